@@ -1,0 +1,34 @@
+// Options shared by the subcommands, and the pieces every subcommand runs: load the scenario and its
+// profile, print in the requested format.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/scenario.h"
+#include "sim/cost/hardware_profile.h"
+
+namespace trainsim::cli {
+
+enum class Format { Text, Json, Csv };
+
+struct CommonOptions {
+    std::string scenario_path;
+    std::vector<std::string> overrides;  // "key=value"
+    Format format = Format::Text;
+};
+
+/// Parses `--format` values; throws InputError naming the option.
+[[nodiscard]] Format parse_format(const std::string& text);
+
+/// Loads the scenario with its overrides applied.
+[[nodiscard]] config::Scenario load_scenario(const CommonOptions& options);
+
+/// Loads the scenario's hardware profile: a name from the shipped profile folder (TRAINSIM_DATA_DIR or
+/// the source tree's scenarios/hardware), or a path.
+[[nodiscard]] cost::HardwareProfile load_profile(const config::Scenario& scenario);
+
+/// Where the shipped profiles live.
+[[nodiscard]] std::string profile_directory();
+
+}  // namespace trainsim::cli

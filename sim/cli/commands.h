@@ -1,0 +1,15 @@
+// The `trainsim` subcommands. Each returns the process exit status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trainsim::cli {
+
+/// `trainsim run SCENARIO [--set k=v]... [--format text|json|csv] [--trace FILE] [--fold tp,dp|none]`
+int run_command(const std::vector<std::string>& args);
+
+/// `trainsim layer SCENARIO [--set k=v]... [--format text|json|csv]`
+int layer_command(const std::vector<std::string>& args);
+
+}  // namespace trainsim::cli

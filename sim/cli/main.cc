@@ -1,0 +1,53 @@
+// trainsim: simulate large-transformer training. Errors are one line on stderr: exit 2 for input the
+// user can fix, 3 for a run that cannot finish (deadlock, event budget), 1 for an internal error.
+#include <boost/program_options/errors.hpp>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "sim/cli/commands.h"
+#include "sim/core/input_error.h"
+#include "sim/engine/simulator.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: trainsim <command> [options]\n"
+    "commands:\n"
+    "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, --fold)\n"
+    "  layer SCENARIO  one transformer layer on one GPU for one micro-batch (Korthikanti Table 4)\n"
+    "run 'trainsim <command> --help' for a command's options\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        std::cout << kUsage;
+        return args.empty() ? 2 : 0;
+    }
+    const std::string command = args[0];
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    try {
+        if (command == "run") {
+            return trainsim::cli::run_command(rest);
+        }
+        if (command == "layer") {
+            return trainsim::cli::layer_command(rest);
+        }
+        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer)\n";
+        return 2;
+    } catch (const trainsim::InputError& e) {
+        std::cerr << "trainsim: " << e.what() << "\n";
+        return 2;
+    } catch (const boost::program_options::error& e) {
+        std::cerr << "trainsim " << command << ": " << e.what() << "\n";
+        return 2;
+    } catch (const trainsim::engine::SimulationError& e) {
+        std::cerr << "trainsim: simulation cannot finish: " << e.what() << "\n";
+        return 3;
+    } catch (const std::exception& e) {
+        std::cerr << "trainsim: internal error: " << e.what() << "\n";
+        return 1;
+    }
+}

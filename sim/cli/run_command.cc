@@ -1,0 +1,100 @@
+#include <boost/program_options.hpp>
+#include <iostream>
+
+#include "sim/cli/command_line.h"
+#include "sim/cli/commands.h"
+#include "sim/core/input_error.h"
+#include "sim/program/iteration_program.h"
+#include "sim/report/atomic_file.h"
+#include "sim/report/perfetto_trace.h"
+#include "sim/report/report_json.h"
+#include "sim/report/report_text.h"
+
+namespace trainsim::cli {
+
+namespace po = boost::program_options;
+
+namespace {
+
+program::Fold parse_fold(const std::string& text) {
+    program::Fold fold{false, false};
+    if (text == "none") {
+        return fold;
+    }
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = text.find(',', start);
+        const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (part == "tp") {
+            fold.tensor = true;
+        } else if (part == "dp") {
+            fold.data = true;
+        } else {
+            throw InputError("--fold=" + text + " must be 'none' or a comma list of tp, dp");
+        }
+        if (comma == std::string::npos) {
+            break;
+        }
+        start = comma + 1;
+    }
+    return fold;
+}
+
+}  // namespace
+
+int run_command(const std::vector<std::string>& args) {
+    CommonOptions common;
+    std::string format = "text";
+    std::string trace;
+    std::string fold = "tp,dp";
+    po::options_description options("trainsim run SCENARIO [options]");
+    options.add_options()("help,h", "show this help")(
+        "set", po::value<std::vector<std::string>>(&common.overrides)->composing(),
+        "override a scenario key: --set parallelism.data_parallel_size=16")(
+        "format", po::value<std::string>(&format), "text (default), json or csv")(
+        "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace of the iteration to FILE")(
+        "fold", po::value<std::string>(&fold),
+        "which identical GPUs to simulate once: tp,dp (default), tp, dp or none");
+    po::options_description hidden;
+    hidden.add_options()("scenario", po::value<std::string>(&common.scenario_path));
+    po::options_description all;
+    all.add(options).add(hidden);
+    po::positional_options_description positional;
+    positional.add("scenario", 1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << options;
+        return 0;
+    }
+    if (common.scenario_path.empty()) {
+        throw InputError("trainsim run: missing SCENARIO (a scenario JSON file)");
+    }
+    common.format = parse_format(format);
+    const program::Fold folding = parse_fold(fold);
+
+    const config::Scenario scenario = load_scenario(common);
+    const cost::CostModel cost(load_profile(scenario));
+    const program::IterationProgram prog = program::build_iteration(scenario, cost, folding);
+    const engine::RunResult run = engine::simulate(prog.program);
+    const report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
+    if (!trace.empty()) {
+        report::write_file_atomically(trace, "--trace",
+                                      [&](std::ostream& out) { report::write_perfetto_trace(out, prog, run); });
+    }
+    switch (common.format) {
+    case Format::Json:
+        std::cout << report::to_json(rep).dump(2) << "\n";
+        break;
+    case Format::Csv:
+        report::write_csv(std::cout, rep);
+        break;
+    case Format::Text:
+        report::write_text(std::cout, rep);
+        break;
+    }
+    return 0;
+}
+
+}  // namespace trainsim::cli

@@ -1,0 +1,65 @@
+#include "sim/config/overrides.h"
+
+#include <string>
+
+#include "sim/config/scenario_schema.h"
+#include "sim/core/input_error.h"
+
+namespace trainsim::config {
+
+namespace {
+
+std::string trim(const std::string &text) {
+    const auto first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) {
+        return "";
+    }
+    const auto last = text.find_last_not_of(" \t");
+    return text.substr(first, last - first + 1);
+}
+
+// `16` is the number 16, `true` a boolean, `null` null, `{"preset": "gpt-22b"}` an object; text that
+// is not JSON, such as `1f1b` or `a100-80gb-selene`, is the string itself, so shells need no quoting.
+Json override_value(const std::string &text) {
+    Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return parsed.is_discarded() ? Json(text) : parsed;
+}
+
+} // namespace
+
+Override parse_override(const std::string &text) {
+    const auto equals = text.find('=');
+    if (equals == std::string::npos) {
+        throw InputError("--set " + printable_key(text) + ": expected key=value");
+    }
+    Override result{trim(text.substr(0, equals)), text.substr(equals + 1)};
+    if (result.key.empty()) {
+        throw InputError("--set " + printable_key(text) + ": expected key=value with a non-empty key");
+    }
+    return result;
+}
+
+void apply_overrides(Json &document, const std::vector<Override> &overrides) {
+    for (const auto &o : overrides) {
+        if (!is_known_path(o.key)) {
+            throw InputError("--set " + unknown_key_message(o.key));
+        }
+        const auto dot = o.key.find('.');
+        if (dot == std::string::npos) {
+            document[o.key] = override_value(o.value);
+            continue;
+        }
+        const std::string section = o.key.substr(0, dot);
+        Json &object = document[section]; // creates null when the file has no such section
+        if (object.is_null()) {
+            object = Json::object();
+        }
+        if (!object.is_object()) {
+            throw InputError("--set " + o.key + ": " + section + " is " + describe_json(object) +
+                             " in the scenario, not an object");
+        }
+        object[o.key.substr(dot + 1)] = override_value(o.value);
+    }
+}
+
+} // namespace trainsim::config

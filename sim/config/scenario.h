@@ -1,0 +1,107 @@
+// A validated scenario: what the user asked to simulate (DESIGN.md §4). Keys follow Megatron-LM's
+// argument names. Every downstream module reads this and never re-validates it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainsim::config {
+
+struct ModelConfig {
+    std::string preset; // the preset it came from, "" when given explicitly
+    std::int64_t num_layers = 0;
+    std::int64_t hidden_size = 0;
+    std::int64_t num_attention_heads = 0;
+    std::int64_t ffn_hidden_size = 0; // default 4 × hidden_size
+    std::int64_t seq_length = 0;
+    std::int64_t padded_vocab_size = 0;
+};
+
+struct ParallelConfig {
+    std::int64_t tensor_model_parallel_size = 1;
+    std::int64_t pipeline_model_parallel_size = 1;
+    std::int64_t data_parallel_size = 1;
+    std::int64_t virtual_pipeline_model_parallel_size = 1; // null in JSON means 1
+    bool sequence_parallel = false;
+};
+
+enum class RecomputeGranularity { None, Full, Selective, Overlapped };
+enum class RecomputeMethod { Uniform, Block };
+
+struct TrainingConfig {
+    std::int64_t micro_batch_size = 0;
+    std::int64_t global_batch_size = 0;
+    RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
+    std::optional<RecomputeMethod> recompute_method; // required (and only allowed) with full
+    std::optional<std::int64_t> recompute_num_layers;
+    bool use_distributed_optimizer = false;
+    bool overlap_grad_reduce = false;
+};
+
+enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved };
+
+struct HardwareConfig {
+    std::string profile; // a name from scenarios/hardware/ or a path
+    std::int64_t gpus_per_node = 8;
+};
+
+struct Scenario {
+    std::string name;
+    ModelConfig model;
+    ParallelConfig parallelism;
+    TrainingConfig training;
+    ScheduleKind schedule = ScheduleKind::Auto;
+    HardwareConfig hardware;
+
+    [[nodiscard]] std::int64_t num_gpus() const {
+        return parallelism.tensor_model_parallel_size * parallelism.pipeline_model_parallel_size *
+               parallelism.data_parallel_size;
+    }
+    /// Micro-batches per pipeline per iteration: global / (micro × DP).
+    [[nodiscard]] std::int64_t num_microbatches() const {
+        return training.global_batch_size / (training.micro_batch_size * parallelism.data_parallel_size);
+    }
+    /// The schedule actually run: `auto` resolves to interleaved when v > 1, else 1F1B.
+    [[nodiscard]] ScheduleKind resolved_schedule() const;
+};
+
+[[nodiscard]] const char *to_string(RecomputeGranularity g);
+[[nodiscard]] const char *to_string(RecomputeMethod m);
+[[nodiscard]] const char *to_string(ScheduleKind s);
+
+/// Largest value accepted for any size or count in a scenario (2^40). Anything larger is a typo, and
+/// would overflow the byte and element counts computed downstream.
+inline constexpr std::int64_t kMaxScenarioSize = std::int64_t{1} << 40;
+
+/// Largest accepted product of the sizes that downstream code multiplies together (2^56 elements):
+/// this leaves a factor 2^7 of int64 headroom for byte widths and constant factors such as 34 in
+/// sbh(34 + 5as/h).
+inline constexpr std::int64_t kMaxScenarioProduct = std::int64_t{1} << 56;
+
+/// Checks every rule that a scenario's values must satisfy (ranges, size caps, Megatron's divisibility,
+/// recompute and schedule rules; scenarios/README.md lists them). Throws InputError naming the key and
+/// the rule. parse_scenario calls it; code that builds or edits a Scenario itself calls it too.
+void validate_scenario(const Scenario &scenario);
+
+/// One command-line override, `--set parallelism.data_parallel_size=16`.
+struct Override {
+    std::string key;   // dotted path
+    std::string value; // parsed as JSON when it is valid JSON, otherwise taken as a string
+};
+
+/// Parses `key=value`; throws InputError when there is no '='.
+[[nodiscard]] Override parse_override(const std::string &text);
+
+/// Reads, overrides and validates a scenario file. Throws InputError (one line naming the key and
+/// the rule) on malformed JSON, unknown keys (with a suggestion), wrong types, out-of-range values
+/// and parallel sizes that do not divide what they must.
+[[nodiscard]] Scenario load_scenario(const std::string &path, const std::vector<Override> &overrides = {});
+
+/// The same from JSON text already in memory; `default_name` is used when the file has no "name".
+[[nodiscard]] Scenario parse_scenario(const std::string &json_text, const std::string &default_name,
+                                      const std::vector<Override> &overrides = {});
+
+} // namespace trainsim::config

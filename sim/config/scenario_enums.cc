@@ -1,0 +1,38 @@
+// to_string for the scenario enums, and the resolution of the `auto` schedule.
+#include "sim/config/scenario_enums.h"
+
+namespace trainsim::config {
+
+namespace {
+
+template <class E, std::size_t N> const char *name_of(const std::array<EnumName<E>, N> &table, E value) {
+    for (const auto &entry : table) {
+        if (entry.value == value) {
+            return entry.name;
+        }
+    }
+    return "?"; // unreachable while every enumerator has a table entry
+}
+
+} // namespace
+
+const char *to_string(RecomputeGranularity g) {
+    return name_of(kRecomputeGranularityNames, g);
+}
+const char *to_string(RecomputeMethod m) {
+    return name_of(kRecomputeMethodNames, m);
+}
+const char *to_string(ScheduleKind s) {
+    return name_of(kScheduleNames, s);
+}
+
+ScheduleKind Scenario::resolved_schedule() const {
+    if (schedule != ScheduleKind::Auto) {
+        return schedule;
+    }
+    // Megatron picks the interleaved schedule exactly when there is more than one model chunk per rank.
+    return parallelism.virtual_pipeline_model_parallel_size > 1 ? ScheduleKind::Interleaved
+                                                                : ScheduleKind::OneFOneB;
+}
+
+} // namespace trainsim::config

@@ -1,0 +1,62 @@
+// The spelling of each scenario enum in JSON. One table per enum serves parsing, to_string and the
+// "expected one of" part of error messages, so the three cannot drift apart.
+#pragma once
+
+#include <array>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/scenario.h"
+
+namespace trainsim::config {
+
+template <class E> struct EnumName {
+    E value;
+    const char *name;
+};
+
+inline constexpr std::array<EnumName<RecomputeGranularity>, 4> kRecomputeGranularityNames{{
+    {RecomputeGranularity::None, "none"},
+    {RecomputeGranularity::Full, "full"},
+    {RecomputeGranularity::Selective, "selective"},
+    {RecomputeGranularity::Overlapped, "overlapped"},
+}};
+
+inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{{
+    {RecomputeMethod::Uniform, "uniform"},
+    {RecomputeMethod::Block, "block"},
+}};
+
+inline constexpr std::array<EnumName<ScheduleKind>, 4> kScheduleNames{{
+    {ScheduleKind::Auto, "auto"},
+    {ScheduleKind::GPipe, "gpipe"},
+    {ScheduleKind::OneFOneB, "1f1b"},
+    {ScheduleKind::Interleaved, "interleaved"},
+}};
+
+/// The value spelled `name` in `table`, or nullopt.
+template <class E, std::size_t N>
+[[nodiscard]] std::optional<E> enum_from_name(const std::array<EnumName<E>, N> &table,
+                                              std::string_view name) {
+    for (const auto &entry : table) {
+        if (name == entry.name) {
+            return entry.value;
+        }
+    }
+    return std::nullopt;
+}
+
+/// All spellings in `table`, in table order.
+template <class E, std::size_t N>
+[[nodiscard]] std::vector<std::string> enum_names(const std::array<EnumName<E>, N> &table) {
+    std::vector<std::string> names;
+    names.reserve(N);
+    for (const auto &entry : table) {
+        names.emplace_back(entry.name);
+    }
+    return names;
+}
+
+} // namespace trainsim::config

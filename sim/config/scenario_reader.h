@@ -1,0 +1,16 @@
+// Turns a scenario document (already overridden, keys already checked) into a Scenario: types are
+// checked here and Megatron's defaults filled in; cross-key rules are left to validate_scenario.
+#pragma once
+
+#include <string>
+
+#include "sim/config/json_document.h"
+#include "sim/config/scenario.h"
+
+namespace trainsim::config {
+
+/// Reads every section of `document`. `default_name` is the name when the document has none.
+/// Throws InputError for a missing required key, a wrong type or a size out of range.
+[[nodiscard]] Scenario read_scenario(const Json &document, const std::string &default_name);
+
+} // namespace trainsim::config

@@ -1,0 +1,130 @@
+#include "sim/config/scenario_schema.h"
+
+#include <algorithm>
+
+#include "sim/core/did_you_mean.h"
+#include "sim/core/input_error.h"
+
+namespace trainsim::config {
+
+namespace {
+
+const SectionSchema *find_section(std::string_view name) {
+    const auto &sections = scenario_sections();
+    const auto it = std::find_if(sections.begin(), sections.end(),
+                                 [&](const SectionSchema &s) { return s.name == name; });
+    return it == sections.end() ? nullptr : &*it;
+}
+
+bool contains(const std::vector<std::string> &keys, std::string_view key) {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
+}
+
+// Every valid path: top-level keys and section.key.
+const std::vector<std::string> &all_paths() {
+    static const std::vector<std::string> paths = [] {
+        std::vector<std::string> result = top_level_keys();
+        for (const auto &section : scenario_sections()) {
+            for (const auto &key : section.keys) {
+                result.push_back(join_path(section.name, key));
+            }
+        }
+        return result;
+    }();
+    return paths;
+}
+
+} // namespace
+
+const std::vector<SectionSchema> &scenario_sections() {
+    static const std::vector<SectionSchema> sections{
+        {"model",
+         {"preset", "num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size", "seq_length",
+          "padded_vocab_size"}},
+        {"parallelism",
+         {"tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size",
+          "virtual_pipeline_model_parallel_size", "sequence_parallel"}},
+        {"training",
+         {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
+          "recompute_num_layers", "use_distributed_optimizer", "overlap_grad_reduce"}},
+        {"hardware", {"profile", "gpus_per_node"}},
+    };
+    return sections;
+}
+
+const std::vector<std::string> &top_level_keys() {
+    static const std::vector<std::string> keys{"name",     "model",    "parallelism",
+                                               "training", "schedule", "hardware"};
+    return keys;
+}
+
+std::string suggest_path(std::string_view path) {
+    const std::size_t dot = path.find('.');
+    if (dot != std::string_view::npos) {
+        // A known section with a misspelled key: compare within the section first.
+        if (const SectionSchema *section = find_section(path.substr(0, dot))) {
+            const std::string_view key = path.substr(dot + 1);
+            const std::string match = closest_match(key, section->keys);
+            if (!match.empty()) {
+                return join_path(section->name, match);
+            }
+            // An abbreviation such as "hidden" for "hidden_size", when only one key starts with it.
+            const auto abbreviates = [&](const std::string &k) { return !key.empty() && k.starts_with(key); };
+            const auto &keys = section->keys;
+            if (std::count_if(keys.begin(), keys.end(), abbreviates) == 1) {
+                return join_path(section->name, *std::find_if(keys.begin(), keys.end(), abbreviates));
+            }
+        }
+    }
+    // A misspelled section or top-level key.
+    std::string match = closest_match(path, all_paths());
+    if (!match.empty()) {
+        return match;
+    }
+    // A right key in the wrong place, e.g. "num_layers" at the top level or "model.micro_batch_size".
+    const std::string_view last = dot == std::string_view::npos ? path : path.substr(path.rfind('.') + 1);
+    for (const auto &section : scenario_sections()) {
+        if (contains(section.keys, last)) {
+            return join_path(section.name, last);
+        }
+    }
+    return "";
+}
+
+std::string unknown_key_message(std::string_view path) {
+    const std::string shown = printable_key(path);
+    const std::string suggestion = suggest_path(path);
+    if (!suggestion.empty()) {
+        return shown + ": unknown key (did you mean " + suggestion + "?)";
+    }
+    const std::size_t dot = path.find('.');
+    const SectionSchema *section =
+        dot == std::string_view::npos ? nullptr : find_section(path.substr(0, dot));
+    const std::vector<std::string> &allowed = section != nullptr ? section->keys : top_level_keys();
+    return shown + ": unknown key (expected one of: " + comma_list(allowed) + ")";
+}
+
+bool is_known_path(std::string_view path) {
+    return contains(all_paths(), path);
+}
+
+void check_known_keys(const Json &root) {
+    for (const auto &[key, value] : root.items()) {
+        if (!contains(top_level_keys(), key)) {
+            throw InputError(unknown_key_message(key));
+        }
+    }
+    for (const auto &section : scenario_sections()) {
+        const auto it = root.find(std::string(section.name));
+        if (it == root.end() || !it->is_object()) {
+            continue;
+        }
+        for (const auto &[key, value] : it->items()) {
+            if (!contains(section.keys, key)) {
+                throw InputError(unknown_key_message(join_path(section.name, key)));
+            }
+        }
+    }
+}
+
+} // namespace trainsim::config

@@ -1,0 +1,293 @@
+// validate_scenario: the rules between keys (Megatron-LM's argument checks) and the size caps that keep
+// downstream arithmetic in int64. Each failure is one InputError naming the keys and the rule.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/scenario.h"
+#include "sim/config/scenario_enums.h"
+#include "sim/config/section_reader.h"
+#include "sim/core/input_error.h"
+
+namespace trainsim::config {
+
+namespace {
+
+struct Factor {
+    std::string_view path;
+    std::int64_t value;
+};
+
+std::string show(std::string_view path, std::int64_t value) {
+    return std::string(path) + "=" + std::to_string(value);
+}
+
+std::string show(const Factor &f) {
+    return show(f.path, f.value);
+}
+
+std::string show(const std::vector<Factor> &factors) {
+    std::string text;
+    for (const auto &f : factors) {
+        text += (text.empty() ? "" : " × ") + show(f);
+    }
+    return text;
+}
+
+// "a=2" when `optional` is 1 (its default), else "a=2 × b=3 = 6".
+std::string times_text(const Factor &first, const Factor &optional) {
+    if (optional.value == 1) {
+        return show(first);
+    }
+    return show({first, optional}) + " = " + std::to_string(first.value * optional.value);
+}
+
+Factor pipeline_size(const Scenario &s) {
+    return {"parallelism.pipeline_model_parallel_size", s.parallelism.pipeline_model_parallel_size};
+}
+Factor virtual_size(const Scenario &s) {
+    return {"parallelism.virtual_pipeline_model_parallel_size",
+            s.parallelism.virtual_pipeline_model_parallel_size};
+}
+Factor micro_batch(const Scenario &s) {
+    return {"training.micro_batch_size", s.training.micro_batch_size};
+}
+Factor data_parallel(const Scenario &s) {
+    return {"parallelism.data_parallel_size", s.parallelism.data_parallel_size};
+}
+
+std::string quoted(const char *name) {
+    return std::string("\"") + name + "\"";
+}
+
+[[noreturn]] void fail(const std::string &message) {
+    throw InputError(message);
+}
+
+void check_names(const Scenario &s) {
+    if (s.name.empty()) {
+        fail("name: must not be empty");
+    }
+    if (s.hardware.profile.empty()) {
+        fail("hardware.profile: must not be empty");
+    }
+}
+
+void check_sizes(const Scenario &s) {
+    const std::vector<Factor> sizes{
+        {"model.num_layers", s.model.num_layers},
+        {"model.hidden_size", s.model.hidden_size},
+        {"model.num_attention_heads", s.model.num_attention_heads},
+        {"model.ffn_hidden_size", s.model.ffn_hidden_size},
+        {"model.seq_length", s.model.seq_length},
+        {"model.padded_vocab_size", s.model.padded_vocab_size},
+        {"parallelism.tensor_model_parallel_size", s.parallelism.tensor_model_parallel_size},
+        {"parallelism.pipeline_model_parallel_size", s.parallelism.pipeline_model_parallel_size},
+        {"parallelism.data_parallel_size", s.parallelism.data_parallel_size},
+        {"parallelism.virtual_pipeline_model_parallel_size",
+         s.parallelism.virtual_pipeline_model_parallel_size},
+        {"training.micro_batch_size", s.training.micro_batch_size},
+        {"training.global_batch_size", s.training.global_batch_size},
+        {"hardware.gpus_per_node", s.hardware.gpus_per_node},
+    };
+    for (const auto &f : sizes) {
+        check_size(f.path, f.value);
+    }
+    if (s.training.recompute_num_layers) {
+        check_size("training.recompute_num_layers", *s.training.recompute_num_layers);
+    }
+}
+
+// Every product of sizes that this file or the simulator forms is capped, so none can overflow int64
+// (each size is already ≤ 2^40, so a pair cannot overflow while the cap is tested).
+void check_products(const Scenario &s) {
+    const Factor L{"model.num_layers", s.model.num_layers};
+    const Factor h{"model.hidden_size", s.model.hidden_size};
+    const Factor a{"model.num_attention_heads", s.model.num_attention_heads};
+    const Factor f{"model.ffn_hidden_size", s.model.ffn_hidden_size};
+    const Factor seq{"model.seq_length", s.model.seq_length};
+    const Factor V{"model.padded_vocab_size", s.model.padded_vocab_size};
+    const Factor t{"parallelism.tensor_model_parallel_size", s.parallelism.tensor_model_parallel_size};
+    const Factor p{"parallelism.pipeline_model_parallel_size", s.parallelism.pipeline_model_parallel_size};
+    const Factor d{"parallelism.data_parallel_size", s.parallelism.data_parallel_size};
+    const Factor v{"parallelism.virtual_pipeline_model_parallel_size",
+                   s.parallelism.virtual_pipeline_model_parallel_size};
+    const Factor b{"training.micro_batch_size", s.training.micro_batch_size};
+    const Factor G{"training.global_batch_size", s.training.global_batch_size};
+    const std::vector<std::pair<std::string_view, std::vector<Factor>>> products{
+        {"activation elements of all layers", {L, b, seq, h}},
+        {"MLP activation elements of all layers", {L, b, seq, f}},
+        {"attention-score elements of all layers", {L, b, a, seq, seq}},
+        {"logit elements", {b, seq, V}},
+        {"attention weights", {L, h, h}},
+        {"MLP weights", {L, h, f}},
+        {"embedding weights", {V, h}},
+        {"GPUs", {t, p, d}},
+        {"pipeline chunks", {p, v}},
+        {"samples per micro-batch step", {b, d}},
+        {"tokens per iteration", {G, seq}},
+        {"micro-batch tasks per iteration", {G, v}},
+    };
+    for (const auto &[what, factors] : products) {
+        std::int64_t product = 1;
+        for (const auto &factor : factors) {
+            if (product > kMaxScenarioProduct / factor.value) {
+                fail(show(factors) + " exceeds 2^56 (" + std::string(what) +
+                     "); sizes this large would overflow the byte counts computed downstream");
+            }
+            product *= factor.value;
+        }
+    }
+}
+
+void check_model_shape(const Scenario &s) {
+    if (s.model.hidden_size % s.model.num_attention_heads != 0) {
+        fail(show("model.hidden_size", s.model.hidden_size) + " must be divisible by " +
+             show("model.num_attention_heads", s.model.num_attention_heads));
+    }
+}
+
+// Megatron splits heads, the MLP's hidden dimension and the vocabulary across the tensor-parallel
+// ranks. Dividing the heads also divides hidden_size, a multiple of the heads (check_model_shape).
+void check_tensor_parallel(const Scenario &s) {
+    const std::int64_t t = s.parallelism.tensor_model_parallel_size;
+    const std::vector<Factor> split{
+        {"model.num_attention_heads", s.model.num_attention_heads},
+        {"model.ffn_hidden_size", s.model.ffn_hidden_size},
+        {"model.padded_vocab_size", s.model.padded_vocab_size},
+    };
+    for (const auto &f : split) {
+        if (f.value % t != 0) {
+            fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " + show(f.path, f.value));
+        }
+    }
+}
+
+void check_sequence_parallel(const Scenario &s) {
+    if (!s.parallelism.sequence_parallel) {
+        return;
+    }
+    const std::int64_t t = s.parallelism.tensor_model_parallel_size;
+    if (t == 1) {
+        fail("parallelism.sequence_parallel=true requires parallelism.tensor_model_parallel_size > 1");
+    }
+    if (s.model.seq_length % t != 0) {
+        fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " +
+             show("model.seq_length", s.model.seq_length) +
+             " with parallelism.sequence_parallel=true (the sequence is split across the tensor-parallel "
+             "ranks)");
+    }
+}
+
+void check_pipeline(const Scenario &s) {
+    if (s.model.num_layers % (pipeline_size(s).value * virtual_size(s).value) != 0) {
+        fail(show("model.num_layers", s.model.num_layers) + " must be divisible by " +
+             times_text(pipeline_size(s), virtual_size(s)));
+    }
+}
+
+void check_batch(const Scenario &s) {
+    if (s.training.global_batch_size % (micro_batch(s).value * data_parallel(s).value) != 0) {
+        fail(show("training.global_batch_size", s.training.global_batch_size) + " must be divisible by " +
+             times_text(micro_batch(s), data_parallel(s)));
+    }
+}
+
+void check_schedule(const Scenario &s) {
+    const std::int64_t p = s.parallelism.pipeline_model_parallel_size;
+    const std::int64_t v = s.parallelism.virtual_pipeline_model_parallel_size;
+    if (s.schedule == ScheduleKind::Interleaved && v == 1) {
+        fail("schedule=\"interleaved\" requires parallelism.virtual_pipeline_model_parallel_size > 1");
+    }
+    if ((s.schedule == ScheduleKind::GPipe || s.schedule == ScheduleKind::OneFOneB) && v > 1) {
+        fail("schedule=" + quoted(to_string(s.schedule)) +
+             " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
+             " (use \"interleaved\" or \"auto\" for more than one model chunk per rank)");
+    }
+    if (v > 1 && p <= 2) {
+        fail(show("parallelism.virtual_pipeline_model_parallel_size", v) +
+             " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +
+             " (Megatron: pipeline-model-parallel size should be greater than 2 with interleaved schedule)");
+    }
+    if (s.resolved_schedule() == ScheduleKind::Interleaved) {
+        const std::int64_t m = s.num_microbatches();
+        if (m % p != 0) {
+            fail(show("training.global_batch_size", s.training.global_batch_size) + " / (" +
+                 times_text(micro_batch(s), data_parallel(s)) + ") = " + std::to_string(m) +
+                 " micro-batches, but the interleaved schedule requires a multiple of " +
+                 show("parallelism.pipeline_model_parallel_size", p) + " (Megatron's 2022 rule)");
+        }
+    }
+}
+
+void check_recompute(const Scenario &s) {
+    const TrainingConfig &t = s.training;
+    const std::string granularity = quoted(to_string(t.recompute_granularity));
+    if (t.recompute_granularity != RecomputeGranularity::Full) {
+        if (t.recompute_method) {
+            fail("training.recompute_method=" + quoted(to_string(*t.recompute_method)) +
+                 " requires training.recompute_granularity=\"full\", got " + granularity);
+        }
+        if (t.recompute_num_layers) {
+            fail(show("training.recompute_num_layers", *t.recompute_num_layers) +
+                 " requires training.recompute_granularity=\"full\", got " + granularity);
+        }
+        return;
+    }
+    if (!t.recompute_method) {
+        fail("training.recompute_method: required with training.recompute_granularity=\"full\"");
+    }
+    const std::string method = quoted(to_string(*t.recompute_method));
+    if (!t.recompute_num_layers) {
+        fail("training.recompute_num_layers: required with training.recompute_method=" + method);
+    }
+    const std::int64_t n = *t.recompute_num_layers;
+    // The layers of one model chunk: L / p, or L / (p × v) with interleaving (check_pipeline ran).
+    const std::int64_t chunk = s.model.num_layers / (pipeline_size(s).value * virtual_size(s).value);
+    const bool interleaved = virtual_size(s).value > 1;
+    const std::string chunk_text = std::to_string(chunk) + " layers per pipeline " +
+                                   (interleaved ? "chunk" : "stage") + " (" +
+                                   show("model.num_layers", s.model.num_layers) + " divided among " +
+                                   (interleaved ? show({pipeline_size(s), virtual_size(s)}) + " chunks"
+                                                : show(pipeline_size(s)) + " stages") +
+                                   ")";
+    // Megatron's block recomputes the first n layers of each (virtual) stage; uniform splits the stage
+    // into groups of n layers and checkpoints each group's input.
+    if (*t.recompute_method == RecomputeMethod::Block && n > chunk) {
+        fail(show("training.recompute_num_layers", n) + " must be at most the " + chunk_text +
+             " with training.recompute_method=\"block\"");
+    }
+    if (*t.recompute_method == RecomputeMethod::Uniform && chunk % n != 0) {
+        fail(show("training.recompute_num_layers", n) + " must divide the " + chunk_text +
+             " with training.recompute_method=\"uniform\"");
+    }
+}
+
+void check_hardware(const Scenario &s) {
+    const std::int64_t t = s.parallelism.tensor_model_parallel_size;
+    const std::int64_t g = s.hardware.gpus_per_node;
+    // A tensor-parallel group either fits inside a node or spans whole nodes; anything else would split
+    // a group unevenly across nodes.
+    if (g % t != 0 && t % g != 0) {
+        fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " +
+             show("hardware.gpus_per_node", g) + " or be a multiple of it");
+    }
+}
+
+} // namespace
+
+void validate_scenario(const Scenario &scenario) {
+    check_names(scenario);
+    check_sizes(scenario);
+    check_products(scenario);
+    check_model_shape(scenario);
+    check_tensor_parallel(scenario);
+    check_sequence_parallel(scenario);
+    check_pipeline(scenario);
+    check_batch(scenario);
+    check_schedule(scenario);
+    check_recompute(scenario);
+    check_hardware(scenario);
+}
+
+} // namespace trainsim::config

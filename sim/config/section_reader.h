@@ -1,0 +1,74 @@
+// Typed access to the keys of one scenario section, with the type errors of DESIGN.md §5: each names
+// the dotted key and what it expected, e.g. `training.micro_batch_size: expected a positive integer,
+// got "4"`. Integers must be JSON integers: 4.5 and 4.0 are both rejected, so a value is never rounded.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/config/json_document.h"
+#include "sim/config/scenario_enums.h"
+
+namespace trainsim::config {
+
+class SectionReader {
+public:
+    /// Reads `root[section]` (an absent section reads as empty); an empty `section` reads `root` itself.
+    /// Throws InputError when the section is present but not an object.
+    SectionReader(const Json &root, std::string_view section);
+
+    [[nodiscard]] bool has(std::string_view key) const { return find(key) != nullptr; }
+
+    /// Absent → nullopt. Otherwise a positive integer ≤ kMaxScenarioSize; null is an error.
+    [[nodiscard]] std::optional<std::int64_t> positive_integer(std::string_view key) const;
+
+    /// Absent or null → nullopt. Otherwise a positive integer ≤ kMaxScenarioSize.
+    [[nodiscard]] std::optional<std::int64_t> nullable_positive_integer(std::string_view key) const;
+
+    /// A positive integer that must be present; `hint` is appended to the "missing" message.
+    [[nodiscard]] std::int64_t required_positive_integer(std::string_view key,
+                                                         std::string_view hint = {}) const;
+
+    /// Absent → `fallback`; otherwise a JSON boolean.
+    [[nodiscard]] bool boolean(std::string_view key, bool fallback) const;
+
+    /// Absent → nullopt; otherwise a JSON string.
+    [[nodiscard]] std::optional<std::string> string(std::string_view key) const;
+
+    /// Absent (or null when `nullable`) → nullopt; otherwise one of the spellings in `table`.
+    template <class E, std::size_t N>
+    [[nodiscard]] std::optional<E> enumeration(std::string_view key, const std::array<EnumName<E>, N> &table,
+                                               bool nullable) const {
+        const Json *value = find(key);
+        if (value == nullptr || (nullable && value->is_null())) {
+            return std::nullopt;
+        }
+        if (value->is_string()) {
+            if (const auto e = enum_from_name(table, value->get_ref<const std::string &>())) {
+                return e;
+            }
+        }
+        throw_enum_error(key, enum_names(table), *value, nullable);
+    }
+
+    /// The dotted path of `key` in this section.
+    [[nodiscard]] std::string path(std::string_view key) const { return join_path(section_, key); }
+
+private:
+    [[nodiscard]] const Json *find(std::string_view key) const;
+    [[noreturn]] void throw_enum_error(std::string_view key, const std::vector<std::string> &names,
+                                       const Json &got, bool nullable) const;
+
+    const Json *object_ = nullptr; // nullptr when the section is absent
+    std::string section_;
+};
+
+/// The range rule for every size: `PATH: expected a positive integer ...`. Shared by the reader and by
+/// validate_scenario so that a value from a file and one set in code fail with the same words.
+void check_size(std::string_view path, std::int64_t value);
+
+} // namespace trainsim::config

@@ -1,0 +1,67 @@
+// Strong unit types used at module boundaries: a duration cannot be passed where a byte count is
+// expected. Inside a module plain doubles are fine; at the boundary the type says the unit.
+#pragma once
+
+#include <cmath>
+#include <compare>
+#include <cstdint>
+
+namespace trainsim {
+
+/// A duration in seconds (double). Costs are computed in seconds and rounded to SimTime once.
+struct Seconds {
+    double value = 0.0;
+    constexpr Seconds() = default;
+    constexpr explicit Seconds(double v) : value(v) {}
+    constexpr auto operator<=>(const Seconds&) const = default;
+    constexpr Seconds operator+(Seconds o) const { return Seconds{value + o.value}; }
+    constexpr Seconds operator-(Seconds o) const { return Seconds{value - o.value}; }
+    constexpr Seconds operator*(double f) const { return Seconds{value * f}; }
+    constexpr Seconds& operator+=(Seconds o) {
+        value += o.value;
+        return *this;
+    }
+};
+
+/// A byte count. Signed so that differences (frees) are representable; 2^63 bytes is far beyond any GPU.
+struct Bytes {
+    std::int64_t value = 0;
+    constexpr Bytes() = default;
+    constexpr explicit Bytes(std::int64_t v) : value(v) {}
+    constexpr auto operator<=>(const Bytes&) const = default;
+    constexpr Bytes operator+(Bytes o) const { return Bytes{value + o.value}; }
+    constexpr Bytes operator-(Bytes o) const { return Bytes{value - o.value}; }
+    constexpr Bytes& operator+=(Bytes o) {
+        value += o.value;
+        return *this;
+    }
+};
+
+/// A count of floating-point operations (multiply and add counted separately). Double: 530B-scale
+/// iterations exceed 2^63.
+struct Flops {
+    double value = 0.0;
+    constexpr Flops() = default;
+    constexpr explicit Flops(double v) : value(v) {}
+    constexpr auto operator<=>(const Flops&) const = default;
+    constexpr Flops operator+(Flops o) const { return Flops{value + o.value}; }
+    constexpr Flops& operator+=(Flops o) {
+        value += o.value;
+        return *this;
+    }
+};
+
+/// Simulated time inside the engine: integer nanoseconds, so event order is exact and reproducible.
+using SimTime = std::int64_t;
+
+inline constexpr double kNanosecondsPerSecond = 1e9;
+
+/// The one place where a cost in seconds becomes engine time: round to the nearest nanosecond.
+[[nodiscard]] inline SimTime to_sim_time(Seconds s) {
+    return static_cast<SimTime>(std::llround(s.value * kNanosecondsPerSecond));
+}
+[[nodiscard]] inline Seconds to_seconds(SimTime t) {
+    return Seconds{static_cast<double>(t) / kNanosecondsPerSecond};
+}
+
+}  // namespace trainsim

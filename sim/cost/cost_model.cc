@@ -1,0 +1,250 @@
+#include "sim/cost/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "sim/cost/format_number.h"
+
+namespace trainsim::cost {
+
+namespace {
+
+// Unit conversions only; every rate and latency comes from the profile.
+constexpr double kSecondsPerMicrosecond = 1e-6;
+constexpr double kBytesPerGB = 1e9;
+constexpr double kFlopsPerTflop = 1e12;
+
+// One message per curve and direction, without the value read, so that the text does not depend on
+// which op happened to read first and the list stays short.
+std::string clamp_warning(const char* what, const char* unit, const Curve& curve, CurveRange range) {
+    const bool below = range == CurveRange::BelowFirst;
+    const double x = below ? curve.x.front() : curve.x.back();
+    const double y = below ? curve.y.front() : curve.y.back();
+    return std::string("cost: ") + what + " read " +
+           (below ? "below the profile's smallest" : "above the profile's largest") + " point " +
+           format_number(x) + " " + unit + "; clamped to " + format_number(y);
+}
+
+double ceil_div(std::int64_t a, std::int64_t b) {
+    return static_cast<double>((a + b - 1) / b);
+}
+
+// Wave quantization, as a correction to the efficiency curve (README "GEMM"). A GEMM whose output tiles
+// are fewer than the SMs leaves SMs idle for its whole run; with more than one wave cuBLAS's choice among
+// tile sizes and split-K smooths the tail, and the curve's measured points (5 to 119 waves) already carry
+// that average loss, so multi-wave shapes get no correction. The curve's small points are cubes (Azure
+// m=n=k), which are themselves single partial waves; the fill is therefore taken relative to a cube of
+// the same FLOPs, so a measured cube is not penalised twice. Capped at 1: never faster than the curve.
+double wave_factor(const GemmShape& s, double flops, const HardwareProfile& p) {
+    const double sms = p.num_sms;
+    const double tiles = ceil_div(s.m, p.tile_m) * ceil_div(s.n, p.tile_n) * static_cast<double>(s.batch);
+    const double cube_tiles = std::pow(flops / 2.0, 2.0 / 3.0) / (static_cast<double>(p.tile_m) * p.tile_n);
+    const double fill = std::min(1.0, tiles / sms);
+    const double cube_fill = std::min(1.0, cube_tiles / sms);
+    return std::min(1.0, fill / cube_fill);
+}
+
+// nccl-tests' bus-bandwidth factor (DESIGN.md §6): busbw = algbw · factor.
+double busbw_factor(CollectiveKind kind, int n) {
+    switch (kind) {
+    case CollectiveKind::AllReduce:
+        return 2.0 * (n - 1) / n;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+        return static_cast<double>(n - 1) / n;
+    case CollectiveKind::SendRecv:
+        return 1.0;
+    }
+    throw std::invalid_argument("cost: unknown collective kind");
+}
+
+// Ring steps of NCCL's latency model: 2(n-1) for all-reduce, n-1 for all-gather and reduce-scatter.
+int ring_steps(CollectiveKind kind, int n) {
+    return kind == CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
+}
+
+int ceil_log2(int v) {
+    int levels = 0;
+    while ((1 << levels) < v) {
+        ++levels;
+    }
+    return levels;
+}
+
+}  // namespace
+
+const char* to_string(CollectiveKind k) {
+    switch (k) {
+    case CollectiveKind::AllReduce:
+        return "all_reduce";
+    case CollectiveKind::AllGather:
+        return "all_gather";
+    case CollectiveKind::ReduceScatter:
+        return "reduce_scatter";
+    case CollectiveKind::SendRecv:
+        return "send_recv";
+    }
+    return "unknown";
+}
+
+const char* to_string(Scope s) {
+    switch (s) {
+    case Scope::IntraNode:
+        return "intra_node";
+    case Scope::InterNode:
+        return "inter_node";
+    }
+    return "unknown";
+}
+
+// These spellings are also the keys of the profile's memory_bound.kind_factors.
+const char* to_string(MemoryBoundKind k) {
+    switch (k) {
+    case MemoryBoundKind::LayerNorm:
+        return "layernorm";
+    case MemoryBoundKind::BiasGelu:
+        return "bias_gelu";
+    case MemoryBoundKind::BiasDropoutAdd:
+        return "bias_dropout_add";
+    case MemoryBoundKind::ScaleMaskSoftmax:
+        return "scale_mask_softmax";
+    case MemoryBoundKind::Dropout:
+        return "dropout";
+    case MemoryBoundKind::Optimizer:
+        return "optimizer";
+    case MemoryBoundKind::Generic:
+        return "generic";
+    }
+    return "unknown";
+}
+
+CostModel::CostModel(HardwareProfile profile) : profile_(std::move(profile)) {
+    if (profile_.memory_bound_kind_factor.size() != static_cast<std::size_t>(MemoryBoundKind::Generic) + 1) {
+        throw std::invalid_argument(
+            "CostModel: memory_bound_kind_factor needs one factor per MemoryBoundKind");
+    }
+}
+
+void CostModel::warn(const std::string& message) const {
+    if (std::find(warnings_.begin(), warnings_.end(), message) == warnings_.end()) {
+        warnings_.push_back(message);
+    }
+}
+
+Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls) const {
+    if (shape.m < 0 || shape.n < 0 || shape.k < 0 || shape.batch < 1) {
+        throw std::invalid_argument("CostModel::gemm: dimensions must be >= 0 and batch >= 1");
+    }
+    const double flops = shape.flops().value;
+    if (flops == 0.0) {
+        return Seconds{0.0};  // no work, no kernel
+    }
+    const double peak = profile_.peak_tflops * kFlopsPerTflop;
+    double rate = 0.0;
+    switch (cls) {
+    case GemmClass::Dense: {
+        const CurveRead eff = read_curve(profile_.gemm_efficiency_vs_flops, flops);
+        if (eff.range != CurveRange::Inside) {
+            warn(clamp_warning("gemm efficiency", "FLOPs", profile_.gemm_efficiency_vs_flops, eff.range));
+        }
+        rate = peak * eff.y * wave_factor(shape, flops, profile_);
+        break;
+    }
+    case GemmClass::AttentionScore:
+        rate = peak * profile_.attention_score_efficiency;
+        break;
+    case GemmClass::AttentionOverValue:
+        rate = peak * profile_.attention_over_value_efficiency;
+        break;
+    }
+    return Seconds{std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond, flops / rate)};
+}
+
+Seconds CostModel::memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const {
+    if (bytes_moved.value < 0) {
+        throw std::invalid_argument("CostModel::memory_bound: bytes_moved must be >= 0");
+    }
+    if (bytes_moved.value == 0) {
+        return Seconds{0.0};
+    }
+    const auto bytes = static_cast<double>(bytes_moved.value);
+    const CurveRead eff = read_curve(profile_.memory_bound_efficiency_vs_bytes, bytes);
+    if (eff.range != CurveRange::Inside) {
+        warn(clamp_warning("memory-bound efficiency", "bytes", profile_.memory_bound_efficiency_vs_bytes,
+                           eff.range));
+    }
+    const double factor = profile_.memory_bound_kind_factor[static_cast<std::size_t>(kind)];
+    return Seconds{profile_.memory_bound_launch_us * kSecondsPerMicrosecond +
+                   bytes / (profile_.hbm_GBps * kBytesPerGB * eff.y * factor)};
+}
+
+Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope,
+                              int nodes) const {
+    if (group_size < 1 || bytes.value < 0) {
+        throw std::invalid_argument("CostModel::collective: group_size must be >= 1 and bytes >= 0");
+    }
+    if (group_size == 1 || bytes.value == 0) {
+        return Seconds{0.0};  // nothing leaves the GPU
+    }
+    if (kind == CollectiveKind::SendRecv && group_size != 2) {
+        throw std::invalid_argument("CostModel::collective: send_recv is between one pair (group_size 2)");
+    }
+    const int n = group_size;
+    const auto s = static_cast<double>(bytes.value);
+    const double factor = busbw_factor(kind, n);
+
+    if (scope == Scope::IntraNode) {
+        if (nodes != 1 || n > profile_.gpus_per_node) {
+            throw std::invalid_argument("CostModel::collective: an intra_node group spans 1 node and at most "
+                                        "gpus_per_node ranks");
+        }
+        const IntraNodeLinks& l = profile_.intra_node;
+        if (kind == CollectiveKind::SendRecv) {
+            return Seconds{l.p2p_latency_us * kSecondsPerMicrosecond + s / (l.p2p_GBps * kBytesPerGB)};
+        }
+        // The curve is a measured all-reduce at n0 ranks: its time t0 = S·f0/busbw(S) contains that
+        // call's latency. Take the latency out, then scale the bandwidth part by the factor ratio: the
+        // per-GPU busbw through NVSwitch is the same for any group inside the node.
+        const CurveRead busbw = read_curve(l.busbw_GBps_vs_bytes, s);
+        if (busbw.range != CurveRange::Inside) {
+            warn(clamp_warning("intra-node busbw", "bytes", l.busbw_GBps_vs_bytes, busbw.range));
+        }
+        const int n0 = l.measured_group_size;
+        const double f0 = busbw_factor(CollectiveKind::AllReduce, n0);
+        const double latency0_us = l.ring_latency_us(ring_steps(CollectiveKind::AllReduce, n0));
+        // Clamped at 0: below the smallest point a clamped busbw can give t0 under the latency.
+        const double bandwidth0 =
+            std::max(0.0, s * f0 / (busbw.y * kBytesPerGB) - latency0_us * kSecondsPerMicrosecond);
+        const double latency_us = l.ring_latency_us(ring_steps(kind, n));
+        return Seconds{latency_us * kSecondsPerMicrosecond + bandwidth0 * factor / f0};
+    }
+
+    if (nodes < 2 || nodes > n) {
+        throw std::invalid_argument("CostModel::collective: an inter_node group spans 2..group_size nodes");
+    }
+    const InterNodeLinks& l = profile_.inter_node;
+    if (kind == CollectiveKind::SendRecv) {
+        return Seconds{l.p2p_latency_us * kSecondsPerMicrosecond + s / (l.nic_GBps * kBytesPerGB)};
+    }
+    // Rail-aligned NICs: each of the group's ranks on a node drives its own NIC, so a group with one rank
+    // per node (a data-parallel group beside TP=8) gets one rail, and a full-node group gets all of them.
+    const int ranks_per_node = (n + nodes - 1) / nodes;
+    const int rails = std::min(ranks_per_node, l.nics_per_node);
+    const CurveRead eff = read_curve(l.busbw_efficiency_vs_bytes, s);
+    if (eff.range != CurveRange::Inside) {
+        warn(clamp_warning("inter-node busbw efficiency", "bytes", l.busbw_efficiency_vs_bytes, eff.range));
+    }
+    const double busbw = rails * l.nic_GBps * kBytesPerGB * eff.y;
+    // NCCL's latency model: all-reduce takes the tree when latency matters (log2 of the nodes), all-gather
+    // and reduce-scatter only have the ring (every rank one step); intra-node hops run over NVLink.
+    const double hop_us = profile_.intra_node.latency_per_hop_us;
+    const double latency_us =
+        kind == CollectiveKind::AllReduce
+            ? l.latency_base_us +
+                  2.0 * ((ranks_per_node - 1) * hop_us + ceil_log2(nodes) * l.tree_hop_latency_us)
+            : l.latency_base_us + (n - nodes) * hop_us + (nodes - 1) * l.ring_hop_latency_us;
+    return Seconds{latency_us * kSecondsPerMicrosecond + s * factor / busbw};
+}
+
+}  // namespace trainsim::cost

@@ -1,0 +1,71 @@
+// The cost model: op → seconds, collective over a group → seconds, from a hardware profile.
+// It knows hardware, not transformers: callers describe a GEMM by its shape and a kernel by its bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "sim/cost/hardware_profile.h"
+
+namespace trainsim::cost {
+
+/// One GEMM call C[m,n] = A[m,k]·B[k,n], repeated `batch` times (a batched GEMM, as in core attention).
+struct GemmShape {
+    std::int64_t m = 0;
+    std::int64_t n = 0;
+    std::int64_t k = 0;
+    std::int64_t batch = 1;
+    [[nodiscard]] Flops flops() const {
+        return Flops{2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
+                     static_cast<double>(batch)};
+    }
+};
+
+/// Which efficiency curve a GEMM reads: dense projections, or core attention's batched GEMMs
+/// (QKᵀ has a small k = head dim and reads far below the dense curve; see the profile's sources).
+enum class GemmClass { Dense, AttentionScore, AttentionOverValue };
+
+/// Memory-bound kernels of a Megatron layer; each may have its own achieved-bandwidth factor.
+enum class MemoryBoundKind { LayerNorm, BiasGelu, BiasDropoutAdd, ScaleMaskSoftmax, Dropout, Optimizer, Generic };
+
+/// NCCL collectives, with nccl-tests' bus-bandwidth factors (DESIGN.md §6).
+enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv };
+
+/// Where a group's traffic goes: all members inside one node (NVLink), or across nodes (InfiniBand).
+enum class Scope { IntraNode, InterNode };
+
+[[nodiscard]] const char* to_string(CollectiveKind k);
+[[nodiscard]] const char* to_string(Scope s);
+[[nodiscard]] const char* to_string(MemoryBoundKind k);
+
+class CostModel {
+public:
+    explicit CostModel(HardwareProfile profile);
+
+    /// Time of one (batched) GEMM in 16-bit precision.
+    [[nodiscard]] Seconds gemm(const GemmShape& shape, GemmClass cls = GemmClass::Dense) const;
+
+    /// Time of a memory-bound kernel that reads and writes `bytes_moved` bytes in total.
+    [[nodiscard]] Seconds memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const;
+
+    /// Time of a collective. `bytes` is nccl-tests' S: the total array size (for all-gather the
+    /// gathered output, for reduce-scatter the input, for send/recv the message). `group_size` is n;
+    /// `nodes` is how many nodes the group spans (1 for IntraNode).
+    [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope,
+                                     int nodes = 1) const;
+
+    [[nodiscard]] const HardwareProfile& profile() const { return profile_; }
+
+    /// Warnings raised so far (e.g. a read outside a curve's measured range). Each distinct message once.
+    [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
+
+private:
+    void warn(const std::string& message) const;
+
+    HardwareProfile profile_;
+    mutable std::vector<std::string> warnings_;
+};
+
+}  // namespace trainsim::cost

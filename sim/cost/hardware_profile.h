@@ -1,0 +1,72 @@
+// A hardware profile: peak rates and fitted cost curves, each value with where it came from.
+// Loaded from scenarios/hardware/<name>.json (format documented in scenarios/hardware/README.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "sim/cost/curve.h"
+
+namespace trainsim::cost {
+
+/// Collectives inside one node (NVLink through NVSwitch). The busbw curve is a measured nccl-tests
+/// all-reduce at `measured_group_size` ranks; its time contains that call's latency, which the cost
+/// model takes out before scaling the bandwidth part to other kinds and group sizes (README "Costs").
+struct IntraNodeLinks {
+    Curve busbw_GBps_vs_bytes;        // nccl-tests all-reduce bus bandwidth against the array size S
+    int measured_group_size = 0;      // n of that measurement
+    double latency_base_us = 0.0;     // per-collective latency, NCCL's base term
+    double latency_per_hop_us = 0.0;  // per ring step over NVLink
+    double p2p_GBps = 0.0;            // send/recv bandwidth of one pair
+    double p2p_latency_us = 0.0;
+
+    /// NCCL's ring latency for `steps` steps over NVLink: 2(n-1) for an all-reduce, n-1 for AG and RS.
+    [[nodiscard]] double ring_latency_us(int steps) const {
+        return latency_base_us + steps * latency_per_hop_us;
+    }
+};
+
+/// Collectives across nodes (InfiniBand, one NIC per GPU, rail-aligned).
+struct InterNodeLinks {
+    double nic_GBps = 0.0;  // effective bandwidth of one NIC (one rail) for large messages
+    int nics_per_node = 0;
+    Curve busbw_efficiency_vs_bytes;  // fraction of the rails' bandwidth reached at array size S
+    double latency_base_us = 0.0;
+    double ring_hop_latency_us = 0.0;  // per network step of a ring (all-gather, reduce-scatter)
+    double tree_hop_latency_us = 0.0;  // per tree level across nodes (all-reduce)
+    double p2p_latency_us = 0.0;       // send/recv over one rail; bandwidth is nic_GBps
+};
+
+struct HardwareProfile {
+    std::string name;
+    std::string description;
+    double peak_tflops = 0.0;  // dense 16-bit tensor-core peak, the MFU denominator
+    double hbm_GBps = 0.0;
+    Bytes memory_visible{0};   // what CUDA reports as total global memory
+    Bytes memory_reserved{0};  // CUDA context, NCCL buffers, fragmentation
+    int gpus_per_node = 8;
+
+    Curve gemm_efficiency_vs_flops;  // fraction of peak against 2mnk·batch
+    double gemm_min_kernel_us = 0.0;
+    int num_sms = 0;  // for wave quantization
+    int tile_m = 0;
+    int tile_n = 0;
+    double attention_score_efficiency = 0.0;  // QKᵀ batched GEMM, fraction of peak_tflops
+    double attention_over_value_efficiency = 0.0;
+
+    Curve memory_bound_efficiency_vs_bytes;  // fraction of hbm_GBps
+    double memory_bound_launch_us = 0.0;
+    // Per-kernel factors applied on top of the curve (1.0 = streaming ceiling), indexed by MemoryBoundKind.
+    std::vector<double> memory_bound_kind_factor;
+
+    IntraNodeLinks intra_node;
+    InterNodeLinks inter_node;
+};
+
+/// Loads and validates a profile. A name without '/' or ".json" is looked up in `search_dir`.
+/// Throws trainsim::InputError naming the field and the rule on any problem.
+[[nodiscard]] HardwareProfile load_hardware_profile(const std::string& name_or_path,
+                                                    const std::string& search_dir);
+
+}  // namespace trainsim::cost

@@ -1,0 +1,64 @@
+#include "sim/engine/program.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace trainsim::engine {
+
+StreamId Program::add_stream(std::int32_t gpu, std::string name) {
+    streams_.push_back(Stream{gpu, std::move(name)});
+    return static_cast<StreamId>(streams_.size() - 1);
+}
+
+RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std::string name) {
+    if (members < 1) {
+        throw std::invalid_argument("rendezvous '" + name + "' needs at least one member");
+    }
+    if (duration < 0) {
+        throw std::invalid_argument("rendezvous '" + name + "' has a negative duration");
+    }
+    rendezvous_.push_back(Rendezvous{members, duration, std::move(name)});
+    return static_cast<RendezvousId>(rendezvous_.size() - 1);
+}
+
+TaskId Program::add_task(StreamId stream, SimTime duration, std::string name,
+                         std::span<const TaskId> dependencies) {
+    if (duration < 0) {
+        throw std::invalid_argument("task '" + name + "' has a negative duration");
+    }
+    return add(stream, duration, kNoRendezvous, std::move(name), dependencies);
+}
+
+TaskId Program::add_rendezvous_task(StreamId stream, RendezvousId r, std::string name,
+                                    std::span<const TaskId> dependencies) {
+    if (r < 0 || static_cast<std::size_t>(r) >= rendezvous_.size()) {
+        throw std::invalid_argument("task '" + name + "' joins an unknown rendezvous");
+    }
+    return add(stream, 0, r, std::move(name), dependencies);
+}
+
+TaskId Program::add(StreamId stream, SimTime duration, RendezvousId r, std::string name,
+                    std::span<const TaskId> dependencies) {
+    if (stream < 0 || static_cast<std::size_t>(stream) >= streams_.size()) {
+        throw std::invalid_argument("task '" + name + "' is on an unknown stream");
+    }
+    const auto id = static_cast<TaskId>(tasks_.size());
+    for (const TaskId d : dependencies) {
+        // Only earlier tasks: the program is built in an order that makes it acyclic by construction.
+        if (d < 0 || d >= id) {
+            throw std::invalid_argument("task '" + name + "' depends on a task not yet added");
+        }
+    }
+    Task task;
+    task.stream = stream;
+    task.duration = duration;
+    task.rendezvous = r;
+    task.name = std::move(name);
+    task.first_dependency = static_cast<std::uint32_t>(dependencies_.size());
+    task.dependency_count = static_cast<std::uint32_t>(dependencies.size());
+    dependencies_.insert(dependencies_.end(), dependencies.begin(), dependencies.end());
+    tasks_.push_back(std::move(task));
+    return id;
+}
+
+}  // namespace trainsim::engine

@@ -1,0 +1,76 @@
+// The engine's input: streams, tasks in program order on each stream, cross-stream dependencies and
+// rendezvous (collectives and matched send/receive pairs). It says nothing about what a task computes;
+// durations arrive already priced.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace trainsim::engine {
+
+using TaskId = std::int32_t;
+using StreamId = std::int32_t;
+using RendezvousId = std::int32_t;
+inline constexpr RendezvousId kNoRendezvous = -1;
+
+/// A queue of work on one GPU that runs one task at a time, in the order tasks were added (a CUDA
+/// stream, or a NCCL communicator's channel).
+struct Stream {
+    std::int32_t gpu = 0;
+    std::string name;
+};
+
+/// A group of tasks on different streams that start together once every member has arrived and end
+/// together `duration` later: a collective over a process group, or a send matched to its receive.
+struct Rendezvous {
+    std::int32_t members = 0;
+    SimTime duration = 0;
+    std::string name;
+};
+
+struct Task {
+    StreamId stream = 0;
+    SimTime duration = 0;  // ignored for rendezvous members: the rendezvous sets it
+    RendezvousId rendezvous = kNoRendezvous;
+    std::string name;
+    std::uint32_t first_dependency = 0;  // into Program's dependency array
+    std::uint32_t dependency_count = 0;
+};
+
+class Program {
+public:
+    StreamId add_stream(std::int32_t gpu, std::string name);
+    RendezvousId add_rendezvous(std::int32_t members, SimTime duration, std::string name);
+
+    /// Adds a task at the end of `stream`. It starts once it heads its stream and every task in
+    /// `dependencies` (any stream) has finished.
+    TaskId add_task(StreamId stream, SimTime duration, std::string name, std::span<const TaskId> dependencies = {});
+
+    /// Adds a member of rendezvous `r` at the end of `stream`.
+    TaskId add_rendezvous_task(StreamId stream, RendezvousId r, std::string name,
+                               std::span<const TaskId> dependencies = {});
+
+    [[nodiscard]] const std::vector<Stream>& streams() const { return streams_; }
+    [[nodiscard]] const std::vector<Task>& tasks() const { return tasks_; }
+    [[nodiscard]] const std::vector<Rendezvous>& rendezvous() const { return rendezvous_; }
+    [[nodiscard]] std::span<const TaskId> dependencies(TaskId t) const {
+        const Task& task = tasks_[static_cast<std::size_t>(t)];
+        return {dependencies_.data() + task.first_dependency, task.dependency_count};
+    }
+    [[nodiscard]] std::size_t size() const { return tasks_.size(); }
+
+private:
+    TaskId add(StreamId stream, SimTime duration, RendezvousId r, std::string name,
+               std::span<const TaskId> dependencies);
+
+    std::vector<Stream> streams_;
+    std::vector<Task> tasks_;
+    std::vector<Rendezvous> rendezvous_;
+    std::vector<TaskId> dependencies_;
+};
+
+}  // namespace trainsim::engine

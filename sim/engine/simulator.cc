@@ -1,0 +1,178 @@
+#include "sim/engine/simulator.h"
+
+#include <sstream>
+
+#include "sim/engine/event_queue.h"
+
+namespace trainsim::engine {
+namespace {
+
+class Run {
+public:
+    Run(const Program& program, const RunOptions& options)
+        : program_(program), options_(options), tasks_(program.tasks()) {
+        const std::size_t n = tasks_.size();
+        result_.timings.assign(n, TaskTiming{});
+        pending_dependencies_.resize(n);
+        successor_offsets_.assign(n + 1, 0);
+        for (std::size_t t = 0; t < n; ++t) {
+            const auto deps = program.dependencies(static_cast<TaskId>(t));
+            pending_dependencies_[t] = static_cast<std::uint32_t>(deps.size());
+            for (const TaskId d : deps) {
+                ++successor_offsets_[static_cast<std::size_t>(d) + 1];
+            }
+        }
+        for (std::size_t t = 0; t < n; ++t) {
+            successor_offsets_[t + 1] += successor_offsets_[t];
+        }
+        successors_.resize(successor_offsets_[n]);
+        std::vector<std::uint32_t> fill(successor_offsets_.begin(), successor_offsets_.end() - 1);
+        for (std::size_t t = 0; t < n; ++t) {
+            for (const TaskId d : program.dependencies(static_cast<TaskId>(t))) {
+                successors_[fill[static_cast<std::size_t>(d)]++] = static_cast<TaskId>(t);
+            }
+        }
+        // Each stream's tasks in program order, as a CSR list.
+        const std::size_t s = program.streams().size();
+        stream_offsets_.assign(s + 1, 0);
+        for (const Task& task : tasks_) {
+            ++stream_offsets_[static_cast<std::size_t>(task.stream) + 1];
+        }
+        for (std::size_t i = 0; i < s; ++i) {
+            stream_offsets_[i + 1] += stream_offsets_[i];
+        }
+        stream_tasks_.resize(n);
+        std::vector<std::uint32_t> stream_fill(stream_offsets_.begin(), stream_offsets_.end() - 1);
+        for (std::size_t t = 0; t < n; ++t) {
+            stream_tasks_[stream_fill[static_cast<std::size_t>(tasks_[t].stream)]++] = static_cast<TaskId>(t);
+        }
+        stream_head_.assign(s, 0);
+        has_arrived_.assign(n, 0);
+        arrivals_.resize(program.rendezvous().size());
+    }
+
+    RunResult execute() {
+        for (std::size_t s = 0; s < stream_head_.size(); ++s) {
+            try_start_head(static_cast<StreamId>(s));
+        }
+        while (!queue_.empty()) {
+            if (result_.events >= options_.max_events) {
+                throw SimulationError("event budget of " + std::to_string(options_.max_events) +
+                                      " events exhausted at t=" + std::to_string(now_) + " ns; " +
+                                      describe_waiting());
+            }
+            const Event e = queue_.pop();
+            ++result_.events;
+            now_ = e.time;
+            complete(e.task);
+        }
+        if (completed_ != tasks_.size()) {
+            throw SimulationError("deadlock at t=" + std::to_string(now_) + " ns: " + describe_waiting());
+        }
+        result_.makespan = now_;
+        return std::move(result_);
+    }
+
+private:
+    [[nodiscard]] TaskId head_of(StreamId s) const {
+        const std::uint32_t pos = stream_offsets_[static_cast<std::size_t>(s)] + stream_head_[static_cast<std::size_t>(s)];
+        return pos < stream_offsets_[static_cast<std::size_t>(s) + 1] ? stream_tasks_[pos] : -1;
+    }
+
+    [[nodiscard]] bool started(TaskId t) const { return result_.timings[static_cast<std::size_t>(t)].start >= 0; }
+
+    void try_start_head(StreamId s) {
+        const TaskId t = head_of(s);
+        if (t < 0 || started(t) || has_arrived_[static_cast<std::size_t>(t)] || pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
+            return;
+        }
+        const Task& task = tasks_[static_cast<std::size_t>(t)];
+        if (task.rendezvous == kNoRendezvous) {
+            start(t, task.duration);
+            return;
+        }
+        const auto r = static_cast<std::size_t>(task.rendezvous);
+        arrivals_[r].push_back(t);
+        has_arrived_[static_cast<std::size_t>(t)] = 1;
+        const Rendezvous& rv = program_.rendezvous()[r];
+        if (static_cast<std::int32_t>(arrivals_[r].size()) == rv.members) {
+            for (const TaskId member : arrivals_[r]) {
+                start(member, rv.duration);
+            }
+        }
+    }
+
+    void start(TaskId t, SimTime duration) {
+        result_.timings[static_cast<std::size_t>(t)].start = now_;
+        queue_.push(now_ + duration, t);
+    }
+
+    void complete(TaskId t) {
+        result_.timings[static_cast<std::size_t>(t)].end = now_;
+        ++completed_;
+        const StreamId s = tasks_[static_cast<std::size_t>(t)].stream;
+        ++stream_head_[static_cast<std::size_t>(s)];
+        for (std::uint32_t i = successor_offsets_[static_cast<std::size_t>(t)];
+             i < successor_offsets_[static_cast<std::size_t>(t) + 1]; ++i) {
+            const TaskId succ = successors_[i];
+            if (--pending_dependencies_[static_cast<std::size_t>(succ)] == 0) {
+                try_start_head(tasks_[static_cast<std::size_t>(succ)].stream);
+            }
+        }
+        try_start_head(s);
+    }
+
+    [[nodiscard]] std::string describe_waiting() const {
+        std::ostringstream out;
+        bool first = true;
+        for (std::size_t s = 0; s < stream_head_.size(); ++s) {
+            const TaskId t = head_of(static_cast<StreamId>(s));
+            if (t < 0 || started(t)) {
+                continue;
+            }
+            const Task& task = tasks_[static_cast<std::size_t>(t)];
+            const Stream& stream = program_.streams()[s];
+            out << (first ? "" : "; ") << "gpu " << stream.gpu << " stream " << stream.name << " waits at '"
+                << task.name << "' for ";
+            first = false;
+            std::vector<std::string> waits;
+            for (const TaskId d : program_.dependencies(t)) {
+                if (result_.timings[static_cast<std::size_t>(d)].end < 0) {
+                    waits.push_back("'" + tasks_[static_cast<std::size_t>(d)].name + "'");
+                }
+            }
+            if (task.rendezvous != kNoRendezvous) {
+                const auto r = static_cast<std::size_t>(task.rendezvous);
+                const Rendezvous& rv = program_.rendezvous()[r];
+                waits.push_back(std::to_string(rv.members - static_cast<std::int32_t>(arrivals_[r].size())) +
+                                " of " + std::to_string(rv.members) + " members of '" + rv.name + "'");
+            }
+            for (std::size_t i = 0; i < waits.size(); ++i) {
+                out << (i ? ", " : "") << waits[i];
+            }
+        }
+        return out.str();
+    }
+
+    const Program& program_;
+    const RunOptions& options_;
+    const std::vector<Task>& tasks_;
+    RunResult result_;
+    EventQueue queue_;
+    SimTime now_ = 0;
+    std::size_t completed_ = 0;
+    std::vector<std::uint32_t> pending_dependencies_;
+    std::vector<std::uint32_t> successor_offsets_;
+    std::vector<TaskId> successors_;
+    std::vector<std::uint32_t> stream_offsets_;
+    std::vector<TaskId> stream_tasks_;
+    std::vector<std::uint32_t> stream_head_;
+    std::vector<char> has_arrived_;  // a rendezvous member that waits for the others
+    std::vector<std::vector<TaskId>> arrivals_;
+};
+
+}  // namespace
+
+RunResult simulate(const Program& program, const RunOptions& options) { return Run(program, options).execute(); }
+
+}  // namespace trainsim::engine

@@ -1,0 +1,43 @@
+// The simulation loop: runs a Program to completion over its streams and rendezvous.
+//
+// The only events are task completions. A task starts the moment it heads its stream, its
+// dependencies are done and, for a rendezvous member, every other member has arrived; its completion
+// is then scheduled `duration` later. Time jumps from event to event (no ticking clock).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "sim/engine/program.h"
+
+namespace trainsim::engine {
+
+struct TaskTiming {
+    SimTime start = -1;
+    SimTime end = -1;
+};
+
+struct RunResult {
+    std::vector<TaskTiming> timings;  // indexed by TaskId
+    SimTime makespan = 0;             // the last completion
+    std::uint64_t events = 0;         // events processed
+};
+
+struct RunOptions {
+    /// Stop with an error after this many events: a guard against a program that would run for ever.
+    std::uint64_t max_events = 2'000'000'000;
+};
+
+/// A run that cannot finish: a deadlock (tasks remain but nothing can start) or an exhausted event
+/// budget. The message names each waiting GPU, the task it waits at, and what that task waits for.
+class SimulationError : public std::runtime_error {
+public:
+    explicit SimulationError(const std::string& message) : std::runtime_error(message) {}
+};
+
+[[nodiscard]] RunResult simulate(const Program& program, const RunOptions& options = {});
+
+}  // namespace trainsim::engine

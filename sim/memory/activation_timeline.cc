@@ -1,0 +1,68 @@
+#include "sim/memory/activation_timeline.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace trainsim::memory {
+namespace {
+
+using Key = std::tuple<std::int32_t, std::int32_t, std::int32_t>;  // micro-batch, chunk, layer
+
+struct Change {
+    SimTime time;
+    std::int64_t bytes;  // + allocation, − free
+    Key key;
+};
+
+}  // namespace
+
+std::vector<ActivationPeak> activation_peaks(const program::IterationProgram& prog, const engine::RunResult& run) {
+    const std::size_t gpus = prog.gpus.size();
+    std::vector<std::map<Key, std::int64_t>> held(gpus);  // bytes allocated per key
+    std::vector<std::map<Key, SimTime>> freed_at(gpus);    // end of the key's backward
+    std::vector<std::vector<Change>> changes(gpus);
+    for (std::size_t t = 0; t < prog.info.size(); ++t) {
+        const program::TaskInfo& info = prog.info[t];
+        const auto g = static_cast<std::size_t>(info.gpu);
+        const Key key{info.microbatch, info.chunk, info.layer};
+        const SimTime end = run.timings[t].end;
+        if (info.saved.value > 0) {
+            changes[g].push_back({end, info.saved.value, key});
+            held[g][key] += info.saved.value;
+        }
+        if (info.phase == program::Phase::Backward && info.category != program::TaskCategory::Recompute) {
+            SimTime& f = freed_at[g][key];
+            f = std::max(f, end);
+        }
+    }
+    std::vector<ActivationPeak> out(gpus);
+    for (std::size_t g = 0; g < gpus; ++g) {
+        for (const auto& [key, bytes] : held[g]) {
+            const auto it = freed_at[g].find(key);
+            if (it != freed_at[g].end()) {
+                changes[g].push_back({it->second, -bytes, key});
+            }
+        }
+        // Frees before allocations at the same instant: memory handed back can be reused at once.
+        std::stable_sort(changes[g].begin(), changes[g].end(), [](const Change& a, const Change& b) {
+            return a.time != b.time ? a.time < b.time : a.bytes < b.bytes;
+        });
+        std::int64_t current = 0;
+        std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_microbatch;
+        for (const Change& c : changes[g]) {
+            current += c.bytes;
+            per_microbatch[{std::get<0>(c.key), std::get<1>(c.key)}] += c.bytes;
+            if (current > out[g].peak.value) {
+                out[g].peak = Bytes{current};
+                out[g].at = c.time;
+                out[g].microbatches_in_flight = static_cast<std::int64_t>(
+                    std::count_if(per_microbatch.begin(), per_microbatch.end(),
+                                  [](const auto& kv) { return kv.second > 0; }));
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace trainsim::memory

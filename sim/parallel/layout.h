@@ -1,0 +1,58 @@
+// The parallel layout: Megatron-LM's rank order and where each process group's traffic goes.
+//
+// Megatron's default order (`--rank-ordering`'s default "tp-cp-ep-dp-pp", RankGenerator in
+// megatron/core/parallel_state.py) puts tensor-parallel peers innermost, then data-parallel replicas,
+// then pipeline stages: global rank = tp + t·(dp + d·pp). Nodes hold consecutive ranks.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/config/scenario.h"
+#include "sim/cost/cost_model.h"
+
+namespace trainsim::parallel {
+
+/// Coordinates of one GPU in the layout.
+struct Coordinates {
+    std::int64_t tp = 0;
+    std::int64_t dp = 0;
+    std::int64_t pp = 0;
+    friend bool operator==(const Coordinates&, const Coordinates&) = default;
+};
+
+/// How far a group's members are spread: their count, and how many nodes they occupy.
+struct GroupSpan {
+    std::int64_t size = 1;
+    std::int64_t nodes = 1;
+    [[nodiscard]] cost::Scope scope() const { return nodes > 1 ? cost::Scope::InterNode : cost::Scope::IntraNode; }
+};
+
+class Layout {
+public:
+    explicit Layout(const config::Scenario& scenario);
+
+    [[nodiscard]] std::int64_t tensor_size() const { return t_; }
+    [[nodiscard]] std::int64_t data_size() const { return d_; }
+    [[nodiscard]] std::int64_t pipeline_size() const { return p_; }
+    [[nodiscard]] std::int64_t world_size() const { return t_ * d_ * p_; }
+    [[nodiscard]] std::int64_t gpus_per_node() const { return gpus_per_node_; }
+
+    [[nodiscard]] std::int64_t global_rank(const Coordinates& c) const { return c.tp + t_ * (c.dp + d_ * c.pp); }
+    [[nodiscard]] Coordinates coordinates(std::int64_t rank) const;
+    [[nodiscard]] std::int64_t node_of(std::int64_t rank) const { return rank / gpus_per_node_; }
+
+    /// The tensor-parallel group of `c` (varying tp), its data-parallel group (varying dp), and the
+    /// model-parallel group (varying tp and pp: the gradient-norm all-reduce).
+    [[nodiscard]] GroupSpan tensor_group(const Coordinates& c) const;
+    [[nodiscard]] GroupSpan data_group(const Coordinates& c) const;
+    [[nodiscard]] GroupSpan model_parallel_group(const Coordinates& c) const;
+    /// First and last pipeline stage at the same (tp, dp): the tied word-embedding gradient.
+    [[nodiscard]] GroupSpan embedding_group(const Coordinates& c) const;
+    /// A point-to-point transfer between two GPUs.
+    [[nodiscard]] GroupSpan pair(const Coordinates& a, const Coordinates& b) const;
+
+private:
+    std::int64_t t_, d_, p_, gpus_per_node_;
+};
+
+}  // namespace trainsim::parallel

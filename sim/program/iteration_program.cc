@@ -1,0 +1,203 @@
+#include "sim/program/iteration_program.h"
+
+#include <array>
+#include <map>
+#include <memory>
+
+#include "sim/core/input_error.h"
+#include "sim/program/op_lowering.h"
+#include "sim/schedule/schedule.h"
+#include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_ops.h"
+#include "sim/workload/transformer_layer.h"
+
+namespace trainsim::program {
+namespace {
+
+using config::RecomputeGranularity;
+using workload::OpList;
+
+// The per-layer op lists of one scenario; built once and shared by every GPU and micro-batch.
+struct LayerOps {
+    OpList forward_stored;      // forward that keeps its activations (none or selective policy)
+    OpList forward_checkpointed;  // forward of a fully recomputed layer (keeps only its input)
+    OpList backward;            // backward under the scenario's none/selective policy
+    OpList backward_plain;      // backward of a fully recomputed layer, after its recompute
+    OpList recompute;           // the recomputed forward of full recompute
+    OpList embedding_forward, embedding_backward, output_forward, output_backward;
+};
+
+class IterationBuilder {
+public:
+    IterationBuilder(const config::Scenario& sc, const cost::CostModel& cost, const Fold& fold)
+        : sc_(sc), layout_(sc), pricing_(cost, layout_), fold_(fold) {
+        const auto& par = sc.parallelism;
+        p_ = par.pipeline_model_parallel_size;
+        v_ = par.virtual_pipeline_model_parallel_size;
+        out_.layers_per_chunk = sc.model.num_layers / (p_ * v_);
+        const workload::LayerShape shape = workload::layer_shape_of(sc);
+        const RecomputeGranularity policy = sc.training.recompute_granularity;
+        const RecomputeGranularity stored =
+            policy == RecomputeGranularity::Selective ? RecomputeGranularity::Selective : RecomputeGranularity::None;
+        ops_.forward_stored = workload::layer_forward(shape, stored);
+        ops_.forward_checkpointed = workload::layer_forward(shape, RecomputeGranularity::Full);
+        ops_.backward = workload::layer_backward(shape, stored);
+        ops_.backward_plain = workload::layer_backward(shape, RecomputeGranularity::None);
+        ops_.recompute = workload::layer_full_recompute(shape);
+        ops_.embedding_forward = workload::embedding_forward(shape);
+        ops_.embedding_backward = workload::embedding_backward(shape);
+        ops_.output_forward = workload::output_forward(shape);
+        ops_.output_backward = workload::output_backward(shape);
+        p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
+    }
+
+    IterationProgram build() {
+        if (sc_.training.recompute_granularity == RecomputeGranularity::Overlapped) {
+            throw InputError("training.recompute_granularity=overlapped is not supported yet");
+        }
+        if (sc_.training.overlap_grad_reduce) {
+            throw InputError("training.overlap_grad_reduce=true is not supported yet (gradients are reduced "
+                             "after the last backward)");
+        }
+        const auto sched = schedule::make_schedule(sc_.schedule, {p_, v_, sc_.num_microbatches()});
+        const std::int64_t t = sc_.parallelism.tensor_model_parallel_size;
+        const std::int64_t d = sc_.parallelism.data_parallel_size;
+        for (std::int64_t pp = 0; pp < p_; ++pp) {
+            const std::vector<schedule::Step> steps = sched->steps(pp);
+            for (std::int64_t dp = 0; dp < (fold_.data ? 1 : d); ++dp) {
+                for (std::int64_t tp = 0; tp < (fold_.tensor ? 1 : t); ++tp) {
+                    build_gpu({tp, dp, pp}, steps);
+                }
+            }
+        }
+        return std::move(out_);
+    }
+
+private:
+    void build_gpu(const parallel::Coordinates& at, const std::vector<schedule::Step>& steps) {
+        const auto gpu = static_cast<std::int32_t>(out_.gpus.size());
+        OpLowering low(out_.program, out_.info, pricing_, rendezvous_, members_policy(), gpu, at);
+        out_.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
+        const std::int64_t virtual_stages = p_ * v_;
+        for (const schedule::Step& step : steps) {
+            const std::int64_t vs = step.chunk * p_ + at.pp;
+            const bool first = vs == 0;
+            const bool last = vs == virtual_stages - 1;
+            const std::int64_t first_layer = vs * out_.layers_per_chunk;
+            StepContext ctx{step.microbatch, step.chunk, -1};
+            if (step.pass == schedule::Pass::Forward) {
+                ctx.phase = Phase::Forward;
+                if (!first) {
+                    low.receive(Direction::Forward, neighbour(at, vs - 1), p2p_bytes_, ctx);
+                }
+                if (first) {
+                    low.lower(ops_.embedding_forward, ctx);
+                }
+                for (std::int64_t j = 0; j < out_.layers_per_chunk; ++j) {
+                    ctx.layer = static_cast<std::int32_t>(first_layer + j);
+                    low.lower(recomputed(j) ? ops_.forward_checkpointed : ops_.forward_stored, ctx);
+                }
+                ctx.layer = -1;
+                if (last) {
+                    low.lower(ops_.output_forward, ctx);
+                } else {
+                    low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, ctx);
+                }
+            } else {
+                ctx.phase = Phase::Backward;
+                if (last) {
+                    low.lower(ops_.output_backward, ctx);
+                } else {
+                    low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
+                }
+                lower_layer_backwards(low, first_layer, ctx);
+                ctx.layer = -1;
+                if (first) {
+                    low.lower(ops_.embedding_backward, ctx);
+                } else {
+                    low.send(Direction::Backward, neighbour(at, vs - 1), p2p_bytes_, ctx);
+                }
+            }
+        }
+        const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
+        const bool tied = p_ > 1 && (at.pp == 0 || at.pp == p_ - 1);
+        const std::int64_t embedding = tied ? workload::word_embedding_parameters_per_rank(sc_) : 0;
+        low.lower(workload::end_of_iteration(sc_, params.total(), embedding), StepContext{-1, -1, -1, Phase::Iteration});
+    }
+
+    // Backward of a chunk's layers, last layer first. Fully recomputed layers are recomputed a
+    // checkpoint block at a time (Megatron's uniform method checkpoints N layers together; block
+    // checkpoints each of the first N layers on its own).
+    void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, StepContext ctx) {
+        std::int64_t j = out_.layers_per_chunk - 1;
+        while (j >= 0) {
+            if (!recomputed(j)) {
+                ctx.layer = static_cast<std::int32_t>(first_layer + j);
+                low.lower(ops_.backward, ctx);
+                --j;
+                continue;
+            }
+            const std::int64_t block_start = j - (j % checkpoint_block());
+            for (std::int64_t k = block_start; k <= j; ++k) {
+                ctx.layer = static_cast<std::int32_t>(first_layer + k);
+                low.lower(ops_.recompute, ctx);
+            }
+            for (std::int64_t k = j; k >= block_start; --k) {
+                ctx.layer = static_cast<std::int32_t>(first_layer + k);
+                low.lower(ops_.backward_plain, ctx);
+            }
+            j = block_start - 1;
+        }
+    }
+
+    [[nodiscard]] bool recomputed(std::int64_t layer_in_chunk) const {
+        if (sc_.training.recompute_granularity != RecomputeGranularity::Full) {
+            return false;
+        }
+        const std::int64_t n = sc_.training.recompute_num_layers.value_or(1);
+        if (sc_.training.recompute_method == config::RecomputeMethod::Block) {
+            return layer_in_chunk < n;
+        }
+        return true;
+    }
+
+    [[nodiscard]] std::int64_t checkpoint_block() const {
+        if (sc_.training.recompute_method == config::RecomputeMethod::Block) {
+            return 1;
+        }
+        return sc_.training.recompute_num_layers.value_or(1);
+    }
+
+    [[nodiscard]] parallel::Coordinates neighbour(const parallel::Coordinates& at, std::int64_t virtual_stage) const {
+        return {at.tp, at.dp, virtual_stage % p_};
+    }
+
+    [[nodiscard]] GroupMembers members_policy() const {
+        GroupMembers m;
+        const std::int64_t t = sc_.parallelism.tensor_model_parallel_size;
+        const std::int64_t d = sc_.parallelism.data_parallel_size;
+        m.tensor = fold_.tensor ? 1 : t;
+        m.data = fold_.data ? 1 : d;
+        m.embedding = 2;
+        m.model_parallel = p_ * m.tensor;
+        return m;
+    }
+
+    const config::Scenario& sc_;
+    parallel::Layout layout_;
+    OpPricing pricing_;
+    Fold fold_;
+    std::int64_t p_ = 1, v_ = 1;
+    LayerOps ops_;
+    Bytes p2p_bytes_{0};
+    RendezvousTable rendezvous_;
+    IterationProgram out_;
+};
+
+}  // namespace
+
+IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost, const Fold& fold) {
+    return IterationBuilder(scenario, cost, fold).build();
+}
+
+}  // namespace trainsim::program

@@ -1,0 +1,30 @@
+#include "sim/program/layer_program.h"
+
+#include "sim/core/input_error.h"
+#include "sim/program/op_lowering.h"
+#include "sim/workload/parameter_count.h"
+#include "sim/workload/transformer_layer.h"
+
+namespace trainsim::program {
+
+IterationProgram build_single_layer(const config::Scenario& sc, const cost::CostModel& cost) {
+    if (sc.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
+        throw InputError("training.recompute_granularity=overlapped is not supported yet");
+    }
+    const parallel::Layout layout(sc);
+    const OpPricing pricing(cost, layout);
+    RendezvousTable rendezvous;
+    IterationProgram out;
+    out.layers_per_chunk = 1;
+    const parallel::Coordinates at{0, 0, 0};
+    OpLowering low(out.program, out.info, pricing, rendezvous, GroupMembers{}, 0, at);
+    out.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
+    const workload::LayerShape shape = workload::layer_shape_of(sc);
+    const workload::OpList forward = workload::layer_forward(shape, sc.training.recompute_granularity);
+    const workload::OpList backward = workload::layer_backward(shape, sc.training.recompute_granularity);
+    low.lower(forward, StepContext{0, 0, 0, Phase::Forward});
+    low.lower(backward, StepContext{0, 0, 0, Phase::Backward});
+    return out;
+}
+
+}  // namespace trainsim::program

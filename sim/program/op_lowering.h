@@ -1,0 +1,85 @@
+// Lowers workload ops onto one simulated GPU's engine streams: compute ops in program order on the
+// compute stream, collectives on their communication stream (the compute stream waits for the
+// blocking ones), pipeline sends and receives on their own streams, matched across GPUs.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/engine/program.h"
+#include "sim/program/op_pricing.h"
+#include "sim/program/task_info.h"
+#include "sim/workload/op.h"
+
+namespace trainsim::program {
+
+enum class Direction : std::uint8_t { Forward, Backward };
+
+struct StepContext {
+    std::int32_t microbatch = -1;
+    std::int32_t chunk = -1;
+    std::int32_t layer = -1;
+    Phase phase = Phase::Forward;
+};
+
+/// How many simulated GPUs take part in each kind of group (1 when the group is folded).
+struct GroupMembers {
+    std::int64_t tensor = 1;
+    std::int64_t data = 1;
+    std::int64_t embedding = 2;
+    std::int64_t model_parallel = 1;
+};
+
+/// Rendezvous shared by the members of one group: the k-th collective a GPU issues on a group
+/// instance meets the k-th of every other member (they run the same program), and the k-th send on a
+/// channel meets the k-th receive.
+class RendezvousTable {
+public:
+    using Key = std::array<std::int64_t, 4>;
+    [[nodiscard]] engine::RendezvousId get(engine::Program& program, const Key& key, std::int64_t members,
+                                           SimTime duration, const std::string& name);
+
+private:
+    std::map<Key, engine::RendezvousId> ids_;
+};
+
+class OpLowering {
+public:
+    OpLowering(engine::Program& program, std::vector<TaskInfo>& info, const OpPricing& pricing,
+               RendezvousTable& rendezvous, GroupMembers members, std::int32_t gpu, parallel::Coordinates at);
+
+    [[nodiscard]] engine::StreamId compute_stream() const { return compute_; }
+
+    void lower(const workload::OpList& ops, const StepContext& ctx);
+    void send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx);
+    void receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx);
+
+private:
+    engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r, std::string name,
+                            std::vector<engine::TaskId> deps, TaskInfo info);
+    [[nodiscard]] const std::vector<SimTime>& durations(const workload::OpList& ops);
+    [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group);
+    [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
+    [[nodiscard]] std::string label(const StepContext& ctx, const std::string& what) const;
+
+    engine::Program& program_;
+    std::vector<TaskInfo>& info_;
+    const OpPricing& pricing_;
+    RendezvousTable& rendezvous_;
+    GroupMembers members_;
+    std::int32_t gpu_;
+    parallel::Coordinates at_;
+    std::int64_t global_rank_;
+    engine::StreamId compute_, tensor_comm_, data_comm_;
+    std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction
+
+    engine::TaskId last_compute_ = -1;
+    std::vector<engine::TaskId> pending_;  // blocking collectives and receives the next compute op waits for
+    std::array<std::int64_t, 4> collective_count_{};    // by CommGroup
+    std::map<std::array<std::int64_t, 3>, std::int64_t> channel_count_;  // (send?, direction, peer)
+    std::map<const workload::OpList*, std::vector<SimTime>> durations_;
+};
+
+}  // namespace trainsim::program

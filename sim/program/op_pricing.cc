@@ -1,0 +1,39 @@
+#include "sim/program/op_pricing.h"
+
+namespace trainsim::program {
+
+parallel::GroupSpan OpPricing::group_span(workload::CommGroup group, const parallel::Coordinates& at) const {
+    switch (group) {
+    case workload::CommGroup::Tensor:
+        return layout_.tensor_group(at);
+    case workload::CommGroup::Data:
+        return layout_.data_group(at);
+    case workload::CommGroup::Embedding:
+        return layout_.embedding_group(at);
+    case workload::CommGroup::ModelParallel:
+        return layout_.model_parallel_group(at);
+    }
+    return {};
+}
+
+Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates& at) const {
+    switch (op.kind) {
+    case workload::OpKind::Gemm:
+        return cost_.gemm(op.gemm, op.gemm_class);
+    case workload::OpKind::MemoryBound:
+        return cost_.memory_bound(op.bytes_moved, op.memory_kind);
+    case workload::OpKind::Collective: {
+        const parallel::GroupSpan span = group_span(op.group, at);
+        return cost_.collective(op.collective, op.collective_bytes, static_cast<int>(span.size), span.scope(),
+                                static_cast<int>(span.nodes));
+    }
+    }
+    return Seconds{0.0};
+}
+
+Seconds OpPricing::p2p(Bytes bytes, const parallel::Coordinates& from, const parallel::Coordinates& to) const {
+    const parallel::GroupSpan span = layout_.pair(from, to);
+    return cost_.collective(cost::CollectiveKind::SendRecv, bytes, 2, span.scope(), static_cast<int>(span.nodes));
+}
+
+}  // namespace trainsim::program

@@ -1,0 +1,116 @@
+#include <algorithm>
+
+#include "sim/report/iteration_report.h"
+
+namespace trainsim::report {
+
+using program::TaskCategory;
+
+namespace {
+
+void charge_busy(Breakdown& b, TaskCategory c, Seconds d) {
+    switch (c) {
+    case TaskCategory::Recompute:
+        b.recompute += d;
+        break;
+    case TaskCategory::Optimizer:
+        b.optimizer += d;
+        break;
+    default:
+        b.compute += d;
+        break;
+    }
+}
+
+void charge_exposed(Breakdown& b, TaskCategory c, Seconds d) {
+    switch (c) {
+    case TaskCategory::TensorComm:
+        b.exposed_tp_comm += d;
+        break;
+    case TaskCategory::PipelineComm:
+        b.exposed_pp_comm += d;
+        break;
+    default:
+        b.exposed_dp_comm += d;
+        break;
+    }
+}
+
+}  // namespace
+
+Breakdown breakdown_of(const program::IterationProgram& prog, const engine::RunResult& run, std::int32_t gpu) {
+    const engine::StreamId compute = prog.gpus[static_cast<std::size_t>(gpu)].compute_stream;
+    const auto& tasks = prog.program.tasks();
+    // The task before each task on its stream: a collective often waits behind an earlier one on the
+    // same communicator (the gradient-norm all-reduce behind the data-parallel all-reduce).
+    std::vector<engine::TaskId> previous_on_stream(tasks.size(), -1);
+    std::vector<engine::TaskId> last_on_stream(prog.program.streams().size(), -1);
+    std::vector<engine::TaskId> communication;  // this GPU's communication tasks
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        auto& last = last_on_stream[static_cast<std::size_t>(tasks[t].stream)];
+        previous_on_stream[t] = last;
+        last = static_cast<engine::TaskId>(t);
+        if (prog.info[t].gpu == gpu && tasks[t].stream != compute) {
+            communication.push_back(static_cast<engine::TaskId>(t));
+        }
+    }
+    Breakdown b;
+    // Charges an idle gap [from, to) of the compute stream: time while one of `waited` (communication
+    // tasks it waited for, and those queued before them on their streams) was transferring is exposed
+    // communication of that task's kind; time while none was, is waiting for a peer: bubble.
+    auto charge_gap = [&](SimTime from, SimTime to, std::vector<engine::TaskId> waited) {
+        if (to <= from) {
+            return;
+        }
+        for (std::size_t i = 0; i < waited.size(); ++i) {
+            const engine::TaskId before = previous_on_stream[static_cast<std::size_t>(waited[i])];
+            if (before >= 0 && run.timings[static_cast<std::size_t>(before)].end > from) {
+                waited.push_back(before);
+            }
+        }
+        std::sort(waited.begin(), waited.end(), [&](engine::TaskId x, engine::TaskId y) {
+            return run.timings[static_cast<std::size_t>(x)].start < run.timings[static_cast<std::size_t>(y)].start;
+        });
+        SimTime covered_until = from;
+        SimTime exposed = 0;
+        for (const engine::TaskId w : waited) {
+            const engine::TaskTiming& timing = run.timings[static_cast<std::size_t>(w)];
+            const SimTime start = std::clamp(std::max(timing.start, covered_until), from, to);
+            const SimTime end = std::clamp(timing.end, from, to);
+            if (end > start) {
+                charge_exposed(b, prog.info[static_cast<std::size_t>(w)].category, to_seconds(end - start));
+                exposed += end - start;
+                covered_until = end;
+            }
+        }
+        b.bubble += to_seconds((to - from) - exposed);
+    };
+    SimTime previous_end = 0;
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        if (prog.info[t].gpu != gpu || tasks[t].stream != compute) {
+            continue;
+        }
+        // Compute tasks were added in program order, which is their execution order.
+        const engine::TaskTiming& timing = run.timings[t];
+        std::vector<engine::TaskId> waited;
+        for (const engine::TaskId d : prog.program.dependencies(static_cast<engine::TaskId>(t))) {
+            if (tasks[static_cast<std::size_t>(d)].stream != compute) {
+                waited.push_back(d);
+            }
+        }
+        charge_gap(previous_end, timing.start, std::move(waited));
+        charge_busy(b, prog.info[t].category, to_seconds(timing.end - timing.start));
+        previous_end = timing.end;
+    }
+    // After its last kernel the GPU waits for its trailing communication, then for the other GPUs.
+    std::vector<engine::TaskId> trailing;
+    for (const engine::TaskId c : communication) {
+        if (run.timings[static_cast<std::size_t>(c)].end > previous_end) {
+            trailing.push_back(c);
+        }
+    }
+    charge_gap(previous_end, run.makespan, std::move(trailing));
+    return b;
+}
+
+}  // namespace trainsim::report

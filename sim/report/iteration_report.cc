@@ -1,0 +1,77 @@
+#include "sim/report/iteration_report.h"
+
+#include "sim/memory/activation_timeline.h"
+#include "sim/memory/static_memory.h"
+#include "sim/workload/model_flops.h"
+
+namespace trainsim::report {
+
+namespace {
+
+Breakdown mean_of(const std::vector<StageReport>& stages) {
+    Breakdown m;
+    if (stages.empty()) {
+        return m;
+    }
+    const double n = static_cast<double>(stages.size());
+    for (const StageReport& s : stages) {
+        m.compute += s.time.compute * (1.0 / n);
+        m.recompute += s.time.recompute * (1.0 / n);
+        m.optimizer += s.time.optimizer * (1.0 / n);
+        m.exposed_tp_comm += s.time.exposed_tp_comm * (1.0 / n);
+        m.exposed_pp_comm += s.time.exposed_pp_comm * (1.0 / n);
+        m.exposed_dp_comm += s.time.exposed_dp_comm * (1.0 / n);
+        m.bubble += s.time.bubble * (1.0 / n);
+    }
+    return m;
+}
+
+}  // namespace
+
+IterationReport make_iteration_report(const config::Scenario& sc, const cost::CostModel& cost,
+                                      const program::IterationProgram& prog, const engine::RunResult& run) {
+    IterationReport r;
+    r.name = sc.name;
+    r.profile = cost.profile().name;
+    r.schedule = config::to_string(sc.resolved_schedule());
+    r.iteration_time = to_seconds(run.makespan);
+    r.num_gpus = sc.num_gpus();
+    r.simulated_gpus = static_cast<std::int64_t>(prog.gpus.size());
+    r.num_microbatches = sc.num_microbatches();
+    r.events = run.events;
+    r.model_flops = workload::model_flops_per_iteration(sc);
+    r.hardware_flops = workload::hardware_flops_per_iteration(sc);
+    r.hardware_flops_convention = workload::hardware_flops_convention(sc);
+    const double peak = cost.profile().peak_tflops * 1e12;
+    const double gpu_seconds = r.iteration_time.value * static_cast<double>(r.num_gpus);
+    r.mfu = r.model_flops.value / (gpu_seconds * peak);
+    r.hfu = r.hardware_flops.value / (gpu_seconds * peak);
+    r.tflops_per_gpu = r.model_flops.value / gpu_seconds / 1e12;
+    r.tokens_per_s = static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
+
+    const std::vector<memory::ActivationPeak> activation = memory::activation_peaks(prog, run);
+    r.memory_capacity_bytes = cost.profile().memory_visible - cost.profile().memory_reserved;
+    // One representative GPU per stage: the first simulated one (tp 0, dp 0); folded peers are identical.
+    for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        const parallel::Coordinates& at = prog.gpus[g].coordinates;
+        const Bytes peak_bytes = memory::static_bytes(sc, at.pp) + activation[g].peak;
+        r.peak_memory_bytes = std::max(r.peak_memory_bytes, peak_bytes);
+        if (at.tp != 0 || at.dp != 0) {
+            continue;
+        }
+        StageReport s;
+        s.stage = at.pp;
+        s.time = breakdown_of(prog, run, static_cast<std::int32_t>(g));
+        s.static_bytes = memory::static_bytes(sc, at.pp);
+        s.activation_bytes = activation[g].peak;
+        s.peak_memory_bytes = peak_bytes;
+        s.microbatches_in_flight = activation[g].microbatches_in_flight;
+        r.stages.push_back(s);
+    }
+    r.fits_in_memory = r.peak_memory_bytes <= r.memory_capacity_bytes;
+    r.breakdown = mean_of(r.stages);
+    r.warnings = cost.warnings();
+    return r;
+}
+
+}  // namespace trainsim::report

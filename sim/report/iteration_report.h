@@ -1,0 +1,67 @@
+// The answer to "how long is an iteration, does it fit, where does the time go": metrics computed
+// from the simulated timeline (DESIGN.md §5).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/config/scenario.h"
+#include "sim/cost/cost_model.h"
+#include "sim/engine/simulator.h"
+#include "sim/program/iteration_program.h"
+
+namespace trainsim::report {
+
+/// Where one GPU's iteration goes, read off its compute stream: busy time by kind, and each idle gap
+/// charged to what the compute stream waited for. The parts add up to the iteration time.
+struct Breakdown {
+    Seconds compute, recompute, optimizer;
+    Seconds exposed_tp_comm, exposed_pp_comm, exposed_dp_comm;
+    Seconds bubble;  // waiting for another stage's work (pipeline fill/drain, stragglers)
+    [[nodiscard]] Seconds exposed_comm() const { return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm; }
+    [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer; }
+    [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble; }
+};
+
+struct StageReport {
+    std::int64_t stage = 0;
+    Breakdown time;
+    Bytes static_bytes{0};      // weights, gradients, optimizer state
+    Bytes activation_bytes{0};  // activations held at the peak
+    Bytes peak_memory_bytes{0};
+    std::int64_t microbatches_in_flight = 0;  // at the peak
+};
+
+struct IterationReport {
+    std::string name;
+    std::string profile;
+    std::string schedule;
+    Seconds iteration_time;
+    double mfu = 0.0;
+    double hfu = 0.0;
+    double tflops_per_gpu = 0.0;
+    double tokens_per_s = 0.0;
+    Flops model_flops;
+    Flops hardware_flops;
+    std::string hardware_flops_convention;
+    Bytes peak_memory_bytes{0};
+    Bytes memory_capacity_bytes{0};  // visible to CUDA minus the profile's reservation
+    bool fits_in_memory = true;
+    std::vector<StageReport> stages;
+    Breakdown breakdown;  // mean over pipeline stages
+    std::int64_t num_gpus = 0;
+    std::int64_t simulated_gpus = 0;
+    std::int64_t num_microbatches = 0;
+    std::uint64_t events = 0;
+    std::vector<std::string> warnings;
+};
+
+/// Breakdown of simulated GPU `gpu` over [0, makespan].
+[[nodiscard]] Breakdown breakdown_of(const program::IterationProgram& program, const engine::RunResult& run,
+                                     std::int32_t gpu);
+
+[[nodiscard]] IterationReport make_iteration_report(const config::Scenario& scenario, const cost::CostModel& cost,
+                                                    const program::IterationProgram& program,
+                                                    const engine::RunResult& run);
+
+}  // namespace trainsim::report

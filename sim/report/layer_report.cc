@@ -1,0 +1,44 @@
+#include "sim/report/layer_report.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "sim/workload/parameter_count.h"
+#include "sim/workload/transformer_layer.h"
+
+namespace trainsim::report {
+
+LayerReport make_layer_report(const config::Scenario& sc, const cost::CostModel& cost,
+                              const program::IterationProgram& prog, const engine::RunResult& run) {
+    LayerReport r;
+    r.name = sc.name;
+    SimTime begin[2] = {std::numeric_limits<SimTime>::max(), std::numeric_limits<SimTime>::max()};
+    SimTime end[2] = {0, 0};
+    SimTime recompute = 0;
+    const auto& tasks = prog.program.tasks();
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const program::TaskInfo& info = prog.info[t];
+        const engine::TaskTiming& timing = run.timings[t];
+        const int phase = info.phase == program::Phase::Forward ? 0 : 1;
+        begin[phase] = std::min(begin[phase], timing.start);
+        end[phase] = std::max(end[phase], timing.end);
+        if (info.category == program::TaskCategory::Recompute) {
+            recompute += timing.end - timing.start;
+        }
+        // Task names are "F0.c0 L0 qkv": the op name is the last word.
+        const std::string& full = tasks[t].name;
+        r.ops.push_back(LayerOpTiming{full.substr(full.rfind(' ') + 1),
+                                      prog.program.streams()[static_cast<std::size_t>(tasks[t].stream)].name,
+                                      program::to_string(info.phase), program::to_string(info.category),
+                                      to_seconds(timing.start), to_seconds(timing.end - timing.start), info.flops});
+    }
+    r.forward = to_seconds(end[0] - begin[0]);
+    r.backward = to_seconds(end[1] - begin[1]);
+    r.recompute = to_seconds(recompute);
+    r.activation_bytes =
+        workload::layer_activation_bytes(workload::layer_shape_of(sc), sc.training.recompute_granularity);
+    r.warnings = cost.warnings();
+    return r;
+}
+
+}  // namespace trainsim::report

@@ -1,0 +1,60 @@
+#include "sim/report/perfetto_trace.h"
+
+#include <nlohmann/json.hpp>
+
+namespace trainsim::report {
+
+void write_perfetto_trace(std::ostream& out, const program::IterationProgram& prog, const engine::RunResult& run) {
+    // Streamed event by event: a 2240-GPU unfolded trace does not fit comfortably in one json object.
+    out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
+    bool first = true;
+    auto emit = [&](const nlohmann::json& e) {
+        out << (first ? "" : ",\n") << e.dump();
+        first = false;
+    };
+    for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        const parallel::Coordinates& c = prog.gpus[g].coordinates;
+        emit({{"ph", "M"},
+              {"name", "process_name"},
+              {"pid", g},
+              {"args", {{"name", "GPU stage " + std::to_string(c.pp) + " tp " + std::to_string(c.tp) + " dp " +
+                                     std::to_string(c.dp)}}}});
+        emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", g}, {"args", {{"sort_index", g}}}});
+    }
+    const auto& streams = prog.program.streams();
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+        emit({{"ph", "M"},
+              {"name", "thread_name"},
+              {"pid", streams[s].gpu},
+              {"tid", s},
+              {"args", {{"name", streams[s].name}}}});
+    }
+    const auto& tasks = prog.program.tasks();
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const program::TaskInfo& info = prog.info[t];
+        const engine::TaskTiming& timing = run.timings[t];
+        nlohmann::json args = {{"phase", program::to_string(info.phase)},
+                               {"category", program::to_string(info.category)}};
+        if (info.microbatch >= 0) {
+            args["microbatch"] = info.microbatch;
+            args["chunk"] = info.chunk;
+        }
+        if (info.layer >= 0) {
+            args["layer"] = info.layer;
+        }
+        if (info.flops.value > 0) {
+            args["flops"] = info.flops.value;
+        }
+        emit({{"ph", "X"},
+              {"name", tasks[t].name},
+              {"cat", program::to_string(info.category)},
+              {"pid", info.gpu},
+              {"tid", tasks[t].stream},
+              {"ts", static_cast<double>(timing.start) / 1e3},  // microseconds
+              {"dur", static_cast<double>(timing.end - timing.start) / 1e3},
+              {"args", args}});
+    }
+    out << "\n]}\n";
+}
+
+}  // namespace trainsim::report

@@ -1,0 +1,85 @@
+#include "sim/report/report_json.h"
+
+namespace trainsim::report {
+namespace {
+
+nlohmann::ordered_json breakdown_json(const Breakdown& b) {
+    nlohmann::ordered_json j;
+    j["compute_s"] = b.compute.value;
+    j["recompute_s"] = b.recompute.value;
+    j["exposed_tp_comm_s"] = b.exposed_tp_comm.value;
+    j["exposed_pp_comm_s"] = b.exposed_pp_comm.value;
+    j["exposed_dp_comm_s"] = b.exposed_dp_comm.value;
+    j["bubble_s"] = b.bubble.value;
+    j["optimizer_s"] = b.optimizer.value;
+    return j;
+}
+
+}  // namespace
+
+nlohmann::ordered_json to_json(const IterationReport& r) {
+    nlohmann::ordered_json j;
+    j["name"] = r.name;
+    j["profile"] = r.profile;
+    j["schedule"] = r.schedule;
+    j["iteration_time_s"] = r.iteration_time.value;
+    j["mfu"] = r.mfu;
+    j["hfu"] = r.hfu;
+    j["tflops_per_gpu"] = r.tflops_per_gpu;
+    j["tokens_per_s"] = r.tokens_per_s;
+    j["peak_memory_bytes"] = r.peak_memory_bytes.value;
+    j["memory_capacity_bytes"] = r.memory_capacity_bytes.value;
+    j["fits_in_memory"] = r.fits_in_memory;
+    j["num_gpus"] = r.num_gpus;
+    j["simulated_gpus"] = r.simulated_gpus;
+    j["num_microbatches"] = r.num_microbatches;
+    j["model_flops"] = r.model_flops.value;
+    j["hardware_flops"] = r.hardware_flops.value;
+    j["flops_convention"] = "GEMM FLOPs only (Megatron convention); model FLOPs: Korthikanti Eq. 7; hardware: " +
+                            r.hardware_flops_convention;
+    j["breakdown"] = breakdown_json(r.breakdown);
+    j["breakdown"]["note"] = "mean over pipeline stages; each stage's parts add up to iteration_time_s";
+    nlohmann::ordered_json stages = nlohmann::ordered_json::array();
+    for (const StageReport& s : r.stages) {
+        nlohmann::ordered_json js;
+        js["stage"] = s.stage;
+        js["peak_memory_bytes"] = s.peak_memory_bytes.value;
+        js["static_bytes"] = s.static_bytes.value;
+        js["activation_bytes"] = s.activation_bytes.value;
+        js["microbatches_in_flight"] = s.microbatches_in_flight;
+        js["busy_s"] = s.time.busy().value;
+        js["bubble_s"] = s.time.bubble.value;
+        js["exposed_comm_s"] = s.time.exposed_comm().value;
+        js["recompute_s"] = s.time.recompute.value;
+        js["breakdown"] = breakdown_json(s.time);
+        stages.push_back(js);
+    }
+    j["stages"] = stages;
+    j["events"] = r.events;
+    j["warnings"] = r.warnings;
+    return j;
+}
+
+nlohmann::ordered_json to_json(const LayerReport& r) {
+    nlohmann::ordered_json j;
+    j["name"] = r.name;
+    j["forward_s"] = r.forward.value;
+    j["backward_s"] = r.backward.value;
+    j["recompute_s"] = r.recompute.value;
+    j["activation_bytes"] = r.activation_bytes.value;
+    nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+    for (const LayerOpTiming& op : r.ops) {
+        ops.push_back({{"name", op.name},
+                       {"phase", op.phase},
+                       {"category", op.category},
+                       {"stream", op.stream},
+                       {"start_s", op.start.value},
+                       {"duration_s", op.duration.value},
+                       {"flops", op.flops.value}});
+    }
+    j["ops"] = ops;
+    j["warnings"] = r.warnings;
+    return j;
+}
+
+}  // namespace trainsim::report

@@ -1,0 +1,101 @@
+#include "sim/report/report_text.h"
+
+#include <cstdio>
+#include <string>
+
+namespace trainsim::report {
+namespace {
+
+std::string fmt(const char* format, double v) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, v);
+    return buffer;
+}
+
+std::string gib(Bytes b) { return fmt("%.2f GiB", static_cast<double>(b.value) / (1024.0 * 1024.0 * 1024.0)); }
+std::string ms(Seconds s) { return fmt("%.3f ms", s.value * 1e3); }
+
+void breakdown_line(std::ostream& out, const char* what, Seconds part, Seconds total) {
+    out << "    " << what << std::string(22 - std::string(what).size(), ' ') << fmt("%12.3f ms", part.value * 1e3)
+        << fmt("  %5.1f %%", total.value > 0 ? 100.0 * part.value / total.value : 0.0) << "\n";
+}
+
+}  // namespace
+
+void write_text(std::ostream& out, const IterationReport& r) {
+    out << "trainsim run: " << r.name << "  (profile " << r.profile << ", schedule " << r.schedule << ")\n";
+    out << "  GPUs " << r.num_gpus << " (simulated " << r.simulated_gpus << "), micro-batches per pipeline "
+        << r.num_microbatches << "\n";
+    out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
+    out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, Korthikanti Eq. 7)\n";
+    out << "  HFU              " << fmt("%.1f %%", 100.0 * r.hfu) << "   (" << r.hardware_flops_convention << ")\n";
+    out << "  per-GPU          " << fmt("%.1f TFLOP/s", r.tflops_per_gpu) << "\n";
+    out << "  throughput       " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n";
+    out << "  peak memory      " << gib(r.peak_memory_bytes) << " of " << gib(r.memory_capacity_bytes) << " usable: "
+        << (r.fits_in_memory ? "fits" : "DOES NOT FIT") << "\n";
+    out << "  where the time goes (mean over pipeline stages):\n";
+    const Breakdown& b = r.breakdown;
+    const Seconds total = r.iteration_time;
+    breakdown_line(out, "compute", b.compute, total);
+    breakdown_line(out, "recompute", b.recompute, total);
+    breakdown_line(out, "exposed TP comm", b.exposed_tp_comm, total);
+    breakdown_line(out, "exposed PP comm", b.exposed_pp_comm, total);
+    breakdown_line(out, "exposed DP comm", b.exposed_dp_comm, total);
+    breakdown_line(out, "pipeline bubble", b.bubble, total);
+    breakdown_line(out, "optimizer", b.optimizer, total);
+    out << "  per stage:\n";
+    out << "    stage      busy ms    bubble ms   exp.comm ms  recompute ms   activations      peak mem  in-flight\n";
+    for (const StageReport& s : r.stages) {
+        char line[200];
+        std::snprintf(line, sizeof line, "    %5lld %12.3f %12.3f %13.3f %13.3f %13s %13s %10lld\n",
+                      static_cast<long long>(s.stage), s.time.busy().value * 1e3, s.time.bubble.value * 1e3,
+                      s.time.exposed_comm().value * 1e3, s.time.recompute.value * 1e3, gib(s.activation_bytes).c_str(),
+                      gib(s.peak_memory_bytes).c_str(), static_cast<long long>(s.microbatches_in_flight));
+        out << line;
+    }
+    for (const std::string& w : r.warnings) {
+        out << "  warning: " << w << "\n";
+    }
+}
+
+void write_text(std::ostream& out, const LayerReport& r) {
+    out << "trainsim layer: " << r.name << " (one transformer layer, one GPU, one micro-batch)\n";
+    out << "  forward          " << ms(r.forward) << "\n";
+    out << "  backward         " << ms(r.backward) << "  (includes recompute)\n";
+    out << "  recompute        " << ms(r.recompute) << "\n";
+    out << "  activations kept " << fmt("%.1f MiB", static_cast<double>(r.activation_bytes.value) / 1048576.0) << "\n";
+    out << "  ops:\n    phase     stream      start ms   duration ms  category   name\n";
+    for (const LayerOpTiming& op : r.ops) {
+        char line[240];
+        std::snprintf(line, sizeof line, "    %-9s %-10s %9.3f %12.3f  %-10s %s\n", op.phase.c_str(), op.stream.c_str(),
+                      op.start.value * 1e3, op.duration.value * 1e3, op.category.c_str(), op.name.c_str());
+        out << line;
+    }
+    for (const std::string& w : r.warnings) {
+        out << "  warning: " << w << "\n";
+    }
+}
+
+void write_csv(std::ostream& out, const IterationReport& r) {
+    out << "name,profile,schedule,num_gpus,num_microbatches,iteration_time_s,mfu,hfu,tflops_per_gpu,tokens_per_s,"
+           "peak_memory_bytes,fits_in_memory,compute_s,recompute_s,exposed_tp_comm_s,exposed_pp_comm_s,"
+           "exposed_dp_comm_s,bubble_s,optimizer_s\n";
+    const Breakdown& b = r.breakdown;
+    out << r.name << "," << r.profile << "," << r.schedule << "," << r.num_gpus << "," << r.num_microbatches << ","
+        << fmt("%.9g", r.iteration_time.value) << "," << fmt("%.6g", r.mfu) << "," << fmt("%.6g", r.hfu) << ","
+        << fmt("%.6g", r.tflops_per_gpu) << "," << fmt("%.6g", r.tokens_per_s) << "," << r.peak_memory_bytes.value
+        << "," << (r.fits_in_memory ? "true" : "false") << "," << fmt("%.9g", b.compute.value) << ","
+        << fmt("%.9g", b.recompute.value) << "," << fmt("%.9g", b.exposed_tp_comm.value) << ","
+        << fmt("%.9g", b.exposed_pp_comm.value) << "," << fmt("%.9g", b.exposed_dp_comm.value) << ","
+        << fmt("%.9g", b.bubble.value) << "," << fmt("%.9g", b.optimizer.value) << "\n";
+}
+
+void write_csv(std::ostream& out, const LayerReport& r) {
+    out << "name,phase,category,stream,start_s,duration_s,flops\n";
+    for (const LayerOpTiming& op : r.ops) {
+        out << op.name << "," << op.phase << "," << op.category << "," << op.stream << "," << fmt("%.9g", op.start.value)
+            << "," << fmt("%.9g", op.duration.value) << "," << fmt("%.9g", op.flops.value) << "\n";
+    }
+}
+
+}  // namespace trainsim::report

@@ -1,0 +1,59 @@
+#include <sstream>
+
+#include "sim/core/input_error.h"
+#include "sim/schedule/gpipe_schedule.h"
+#include "sim/schedule/interleaved_schedule.h"
+#include "sim/schedule/one_f_one_b_schedule.h"
+#include "sim/schedule/schedule.h"
+
+namespace trainsim::schedule {
+
+std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const PipelineShape& shape) {
+    if (shape.stages < 1 || shape.chunks < 1 || shape.microbatches < 1) {
+        throw InputError("schedule: pipeline size, virtual size and micro-batch count must be positive");
+    }
+    if (kind == config::ScheduleKind::Auto) {
+        kind = shape.chunks > 1 ? config::ScheduleKind::Interleaved : config::ScheduleKind::OneFOneB;
+    }
+    switch (kind) {
+    case config::ScheduleKind::GPipe:
+    case config::ScheduleKind::OneFOneB:
+        if (shape.chunks > 1) {
+            throw InputError(std::string("schedule=") + config::to_string(kind) +
+                             " cannot run parallelism.virtual_pipeline_model_parallel_size=" +
+                             std::to_string(shape.chunks) + " (> 1 needs schedule interleaved)");
+        }
+        if (kind == config::ScheduleKind::GPipe) {
+            return std::make_unique<GPipeSchedule>(shape);
+        }
+        return std::make_unique<OneFOneBSchedule>(shape);
+    case config::ScheduleKind::Interleaved:
+        if (shape.chunks < 2) {
+            throw InputError("schedule=interleaved needs parallelism.virtual_pipeline_model_parallel_size > 1");
+        }
+        if (shape.stages <= 2) {
+            throw InputError("schedule=interleaved needs parallelism.pipeline_model_parallel_size > 2 (Megatron-LM)");
+        }
+        if (shape.microbatches % shape.stages != 0) {
+            throw InputError("schedule=interleaved needs the number of micro-batches (" +
+                             std::to_string(shape.microbatches) +
+                             ") to be a multiple of parallelism.pipeline_model_parallel_size=" +
+                             std::to_string(shape.stages) + " (Megatron-LM)");
+        }
+        return std::make_unique<InterleavedSchedule>(shape, shape.stages);
+    case config::ScheduleKind::Auto:
+        break;
+    }
+    throw InputError("schedule: unknown schedule kind");
+}
+
+std::string to_string(const std::vector<Step>& steps) {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+        out << (i ? " " : "") << (steps[i].pass == Pass::Forward ? 'F' : 'B') << steps[i].microbatch << ".c"
+            << steps[i].chunk;
+    }
+    return out.str();
+}
+
+}  // namespace trainsim::schedule

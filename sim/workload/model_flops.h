@@ -1,0 +1,19 @@
+// FLOP counts per iteration in the Megatron convention (GEMMs only), DESIGN.md §6.
+#pragma once
+
+#include "sim/config/scenario.h"
+#include "sim/core/units.h"
+
+namespace trainsim::workload {
+
+/// Korthikanti Eq. 7: 72·B·L·s·h²·(1 + s/(6h) + V/(12·h·L)), B the global batch.
+[[nodiscard]] Flops model_flops_per_iteration(const config::Scenario& scenario);
+
+/// Hardware FLOPs: Eq. 7 without recompute; Korthikanti Eq. 8 as printed for selective
+/// (72·B·L·s·h²·(1 + s/(3h) + V/(12hL))); Narayanan Eq. 3 for full (96·B·L·s·h²·(1 + s/(6h) + V/(16hL))).
+[[nodiscard]] Flops hardware_flops_per_iteration(const config::Scenario& scenario);
+
+/// Which convention hardware_flops_per_iteration used, for the report.
+[[nodiscard]] const char* hardware_flops_convention(const config::Scenario& scenario);
+
+}  // namespace trainsim::workload

@@ -1,0 +1,68 @@
+// One operation of the training workload on one tensor-parallel rank, for one micro-batch: a GEMM, a
+// memory-bound kernel or a collective, with the tensors it keeps for the backward.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/core/units.h"
+#include "sim/cost/cost_model.h"
+
+namespace trainsim::workload {
+
+enum class OpKind : std::uint8_t { Gemm, MemoryBound, Collective };
+
+/// Which process group a collective runs over.
+enum class CommGroup : std::uint8_t {
+    Tensor,         // the t ranks of a tensor-parallel group
+    Data,           // the d replicas of one model shard
+    Embedding,      // first and last pipeline stage, for the shared word-embedding gradient
+    ModelParallel,  // all t·p ranks of one replica (gradient-norm all-reduce before the optimizer)
+};
+
+/// Where an op runs: the compute stream, or the tensor-parallel communication stream (collectives
+/// that Megatron issues asynchronously, and the synchronous ones the compute stream waits for).
+enum class OpStream : std::uint8_t { Compute, TensorComm, DataComm };
+
+/// Why an op exists, for the time breakdown.
+enum class OpRole : std::uint8_t { Layer, Embedding, OutputLayer, Loss, Optimizer, GradientSync };
+
+struct Op {
+    std::string name;  // e.g. "qkv", "qkv.dgrad", "attn.allreduce"
+    OpKind kind = OpKind::Gemm;
+    OpStream stream = OpStream::Compute;
+    OpRole role = OpRole::Layer;
+
+    // Gemm
+    cost::GemmShape gemm;
+    cost::GemmClass gemm_class = cost::GemmClass::Dense;
+    // MemoryBound: bytes read plus bytes written
+    Bytes bytes_moved{0};
+    cost::MemoryBoundKind memory_kind = cost::MemoryBoundKind::Generic;
+    // Collective: nccl-tests' S (total array bytes) over `group`
+    cost::CollectiveKind collective = cost::CollectiveKind::AllReduce;
+    Bytes collective_bytes{0};
+    CommGroup group = CommGroup::Tensor;
+
+    /// A collective the compute stream waits for before its next op (Megatron's synchronous calls);
+    /// false for one issued asynchronously and joined through `after`.
+    bool blocking = false;
+
+    /// Indices of earlier ops in the same list that must finish before this op starts, beyond the
+    /// program order of its own stream (e.g. the GEMM that waits for an async all-gather).
+    std::vector<std::int32_t> after;
+
+    /// Re-executed forward work (activation recomputation), counted as recompute time and HFU FLOPs.
+    bool is_recompute = false;
+
+    /// Bytes this op keeps alive for the backward (Korthikanti §4.1 conventions: 2-byte activations,
+    /// 1-byte dropout masks, small buffers ignored).
+    Bytes saved_bytes{0};
+
+    [[nodiscard]] Flops flops() const { return kind == OpKind::Gemm ? gemm.flops() : Flops{0.0}; }
+};
+
+using OpList = std::vector<Op>;
+
+}  // namespace trainsim::workload

@@ -1,0 +1,78 @@
+#include "sim/workload/op_list_builder.h"
+
+#include <utility>
+
+namespace trainsim::workload {
+
+std::int32_t OpListBuilder::push_compute(Op op) {
+    op.role = role_;
+    op.is_recompute = is_recompute_;
+    op.stream = OpStream::Compute;
+    op.after = std::move(pending_joins_);
+    pending_joins_.clear();
+    ops_.push_back(std::move(op));
+    last_compute_ = static_cast<std::int32_t>(ops_.size() - 1);
+    return last_compute_;
+}
+
+std::int32_t OpListBuilder::push_collective(Op op, bool blocking) {
+    op.role = role_;
+    op.is_recompute = is_recompute_;
+    op.stream = op.group == CommGroup::Tensor ? OpStream::TensorComm : OpStream::DataComm;
+    // A collective consumes what the last compute op produced.
+    if (last_compute_ >= 0) {
+        op.after.push_back(last_compute_);
+    }
+    op.blocking = blocking;
+    ops_.push_back(std::move(op));
+    const auto index = static_cast<std::int32_t>(ops_.size() - 1);
+    if (blocking) {
+        pending_joins_.push_back(index);
+    }
+    return index;
+}
+
+std::int32_t OpListBuilder::gemm(std::string name, cost::GemmShape shape, Bytes saved, cost::GemmClass cls) {
+    Op op;
+    op.name = std::move(name);
+    op.kind = OpKind::Gemm;
+    op.gemm = shape;
+    op.gemm_class = cls;
+    op.saved_bytes = saved;
+    return push_compute(std::move(op));
+}
+
+std::int32_t OpListBuilder::memory(std::string name, cost::MemoryBoundKind kind, std::int64_t bytes_moved,
+                                   Bytes saved) {
+    Op op;
+    op.name = std::move(name);
+    op.kind = OpKind::MemoryBound;
+    op.memory_kind = kind;
+    op.bytes_moved = Bytes{bytes_moved};
+    op.saved_bytes = saved;
+    return push_compute(std::move(op));
+}
+
+std::int32_t OpListBuilder::sync_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
+                                            CommGroup group) {
+    Op op;
+    op.name = std::move(name);
+    op.kind = OpKind::Collective;
+    op.collective = kind;
+    op.collective_bytes = Bytes{bytes};
+    op.group = group;
+    return push_collective(std::move(op), /*blocking=*/true);
+}
+
+std::int32_t OpListBuilder::async_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
+                                             CommGroup group) {
+    Op op;
+    op.name = std::move(name);
+    op.kind = OpKind::Collective;
+    op.collective = kind;
+    op.collective_bytes = Bytes{bytes};
+    op.group = group;
+    return push_collective(std::move(op), /*blocking=*/false);
+}
+
+}  // namespace trainsim::workload

@@ -1,0 +1,106 @@
+#include "sim/workload/stage_ops.h"
+
+#include "sim/workload/op_list_builder.h"
+#include "sim/workload/tensor_parallel_linear.h"
+
+namespace trainsim::workload {
+namespace {
+
+using cost::CollectiveKind;
+using cost::MemoryBoundKind;
+
+constexpr std::int64_t kAct = 2;
+constexpr std::int64_t kMask = 1;
+constexpr std::int64_t kFp32 = 4;
+
+}  // namespace
+
+OpList embedding_forward(const LayerShape& x) {
+    OpListBuilder ops(OpRole::Embedding);
+    const std::int64_t full = x.tokens() * x.hidden;
+    const std::int64_t E = x.sequence_sharded_elements();
+    // Each rank gathers the rows of its vocabulary shard (read weights, write output).
+    ops.memory("embedding.lookup", MemoryBoundKind::Generic, 2 * full * kAct);
+    if (x.tp > 1) {
+        ops.sync_collective(x.sequence_parallel ? "embedding.reducescatter" : "embedding.allreduce",
+                            x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                            full * kAct);
+    }
+    // Position-embedding add and dropout: read two tensors, write one, write the mask.
+    ops.memory("embedding.position_add_dropout", MemoryBoundKind::Dropout, 3 * E * kAct + E * kMask,
+               Bytes{E * kMask});
+    return ops.take();
+}
+
+OpList embedding_backward(const LayerShape& x) {
+    OpListBuilder ops(OpRole::Embedding);
+    const std::int64_t full = x.tokens() * x.hidden;
+    const std::int64_t E = x.sequence_sharded_elements();
+    ops.memory("embedding.dropout.bwd", MemoryBoundKind::Dropout, 2 * E * kAct + E * kMask);
+    if (x.sequence_parallel) {
+        ops.sync_collective("embedding.grad_allgather", CollectiveKind::AllGather, full * kAct);
+    }
+    // Scatter-add of the gradient rows into the embedding's gradient.
+    ops.memory("embedding.grad_accumulate", MemoryBoundKind::Generic, 2 * full * kAct);
+    return ops.take();
+}
+
+OpList output_forward(const LayerShape& x) {
+    OpListBuilder ops(OpRole::OutputLayer);
+    const std::int64_t E = x.sequence_sharded_elements();
+    const std::int64_t local_vocab = x.vocab / x.tp;
+    const std::int64_t logits = x.tokens() * local_vocab;
+    ops.memory("final_ln", MemoryBoundKind::LayerNorm, 2 * E * kAct, Bytes{E * kAct});
+    if (x.sequence_parallel) {
+        ops.sync_collective("output.input_allgather", CollectiveKind::AllGather, x.tokens() * x.hidden * kAct);
+    }
+    ops.gemm("output.logits", {x.tokens(), local_vocab, x.hidden}, Bytes{E * kAct});
+    // Vocab-parallel cross-entropy in fp32: read the 16-bit logits, write and re-read fp32 exp(logits).
+    ops.memory("loss.cross_entropy", MemoryBoundKind::Generic, logits * (kAct + 2 * kFp32),
+                Bytes{logits * kFp32});
+    if (x.tp > 1) {
+        for (const char* name : {"loss.allreduce_max", "loss.allreduce_target", "loss.allreduce_sum_exp"}) {
+            ops.sync_collective(name, CollectiveKind::AllReduce, x.tokens() * kFp32);
+        }
+    }
+    return ops.take();
+}
+
+OpList output_backward(const LayerShape& x) {
+    OpListBuilder ops(OpRole::OutputLayer);
+    const std::int64_t E = x.sequence_sharded_elements();
+    const std::int64_t local_vocab = x.vocab / x.tp;
+    const std::int64_t logits = x.tokens() * local_vocab;
+    // Softmax minus one-hot: read the fp32 softmax, write the 16-bit logits gradient.
+    ops.memory("loss.cross_entropy.bwd", MemoryBoundKind::Generic, logits * (kFp32 + kAct));
+    column_parallel_backward(ops, x, x.tokens(), x.hidden, local_vocab, "output.logits");
+    ops.memory("final_ln.bwd", MemoryBoundKind::LayerNorm, 3 * E * kAct);
+    return ops.take();
+}
+
+OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters, std::int64_t embedding_parameters) {
+    OpListBuilder ops(OpRole::GradientSync);
+    const bool distributed = sc.training.use_distributed_optimizer;
+    const std::int64_t d = sc.parallelism.data_parallel_size;
+    if (d > 1) {
+        ops.sync_collective(distributed ? "dp.grad_reducescatter" : "dp.grad_allreduce",
+                            distributed ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                            parameters * kGradientBytes, CommGroup::Data);
+    }
+    if (embedding_parameters > 0) {
+        ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,
+                            embedding_parameters * kGradientBytes, CommGroup::Embedding);
+    }
+    ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32,
+                        CommGroup::ModelParallel);
+    const std::int64_t owned = distributed ? parameters / d : parameters;
+    ops.set_role(OpRole::Optimizer);
+    ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
+    ops.set_role(OpRole::GradientSync);
+    if (distributed && d > 1) {
+        ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, parameters * kAct, CommGroup::Data);
+    }
+    return ops.take();
+}
+
+}  // namespace trainsim::workload

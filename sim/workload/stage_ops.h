@@ -1,0 +1,37 @@
+// The work outside the transformer layers: the embedding on the first stage, the output layer and
+// cross-entropy on the last, and the end of the iteration (gradient reduction and optimizer step).
+#pragma once
+
+#include "sim/config/scenario.h"
+#include "sim/workload/layer_shape.h"
+#include "sim/workload/op.h"
+
+namespace trainsim::workload {
+
+/// Vocab-parallel embedding lookup, its TP reduction (all-reduce, or reduce-scatter with SP), position
+/// embedding add and embedding dropout. Saves the dropout mask (Korthikanti §4.3: sbh/t with SP).
+[[nodiscard]] OpList embedding_forward(const LayerShape& shape);
+[[nodiscard]] OpList embedding_backward(const LayerShape& shape);
+
+/// Final LayerNorm, the logits GEMM against the (tied) word embedding, and vocab-parallel cross-entropy
+/// in fp32 with its three small TP all-reduces (max, target logit, sum of exponentials).
+[[nodiscard]] OpList output_forward(const LayerShape& shape);
+[[nodiscard]] OpList output_backward(const LayerShape& shape);
+
+/// Bytes the Adam step moves per parameter on the GPU that owns it: read fp32 gradient, master
+/// weight and both moments (16), write master and moments (12) and the 16-bit weight (2), plus one
+/// more fp32 read of the gradient for the norm used by gradient clipping (4).
+inline constexpr std::int64_t kOptimizerBytesPerParameter = 34;
+
+/// Bytes per gradient element in the data-parallel reduction: Megatron accumulates and reduces
+/// gradients in fp32 with bf16 training (`accumulate_allreduce_grads_in_fp32`).
+inline constexpr std::int64_t kGradientBytes = 4;
+
+/// End of the iteration on one GPU holding `parameters` parameters: data-parallel gradient all-reduce
+/// (or reduce-scatter with the distributed optimizer), the tied-embedding gradient all-reduce between
+/// first and last stage (when `embedding_parameters` > 0), the gradient-norm all-reduce over the
+/// model-parallel group, the Adam step, and with the distributed optimizer the parameter all-gather.
+[[nodiscard]] OpList end_of_iteration(const config::Scenario& scenario, std::int64_t parameters,
+                                      std::int64_t embedding_parameters);
+
+}  // namespace trainsim::workload

@@ -1,0 +1,181 @@
+#include "sim/workload/transformer_layer.h"
+
+#include "sim/workload/op_list_builder.h"
+#include "sim/workload/tensor_parallel_linear.h"
+
+namespace trainsim::workload {
+namespace {
+
+using config::RecomputeGranularity;
+using cost::CollectiveKind;
+using cost::GemmClass;
+using cost::MemoryBoundKind;
+
+// Element counts per rank for one micro-batch. Activations are 2 bytes (bf16/fp16), dropout masks 1.
+struct Sizes {
+    std::int64_t sb, h, d, s, local_heads, b;
+    std::int64_t E;       // LayerNorm/dropout/residual tensor: s·b·h, or s·b·h/t with SP
+    std::int64_t full;    // s·b·h, the tensor a TP collective moves
+    std::int64_t per_tp;  // s·b·h/t: Q, K, V, projection input
+    std::int64_t F;       // s·b·ffn/t: MLP hidden per rank
+    std::int64_t S;       // b·(a/t)·s²: attention scores per rank
+    std::int64_t qkv_out, ffn_local;
+};
+
+Sizes sizes_of(const LayerShape& x) {
+    Sizes z{};
+    z.sb = x.tokens();
+    z.h = x.hidden;
+    z.d = x.head_dim();
+    z.s = x.seq;
+    z.b = x.micro_batch;
+    z.local_heads = x.local_heads();
+    z.E = x.sequence_sharded_elements();
+    z.full = x.tokens() * x.hidden;
+    z.per_tp = z.full / x.tp;
+    z.ffn_local = x.ffn / x.tp;
+    z.F = x.tokens() * z.ffn_local;
+    z.S = x.micro_batch * z.local_heads * x.seq * x.seq;
+    z.qkv_out = 3 * x.hidden / x.tp;
+    return z;
+}
+
+constexpr std::int64_t kAct = 2;   // bytes per activation element
+constexpr std::int64_t kMask = 1;  // bytes per dropout-mask element
+
+// Core attention forward: QKᵀ, scale-mask-softmax, dropout, attention over V. `keep_scores` is false
+// under selective recompute, which drops the b·a·s² tensors (Korthikanti §5).
+void core_attention_forward(OpListBuilder& ops, const Sizes& z, bool keep_scores, bool keep_any) {
+    const std::int64_t batch = z.b * z.local_heads;
+    const Bytes qk_saved{keep_any ? 2 * z.per_tp * kAct : 0};  // Q and K
+    ops.gemm("attn.qk", {z.s, z.s, z.d, batch}, qk_saved, GemmClass::AttentionScore);
+    ops.memory("attn.softmax", MemoryBoundKind::ScaleMaskSoftmax, 2 * z.S * kAct,
+               Bytes{keep_scores ? z.S * kAct : 0});
+    ops.memory("attn.dropout", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask,
+               Bytes{keep_scores ? z.S * kMask : 0});
+    // Saves the dropout output (when scores are kept) and V.
+    const Bytes av_saved{(keep_scores ? z.S * kAct : 0) + (keep_any ? z.per_tp * kAct : 0)};
+    ops.gemm("attn.av", {z.s, z.d, z.s, batch}, av_saved, GemmClass::AttentionOverValue);
+}
+
+// A row-parallel linear's backward (projection, fc2): the gradient of g is an all-gather with SP and
+// the identity without.
+void row_parallel_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const std::string& name,
+                           std::int64_t in_features) {
+    if (x.sequence_parallel) {
+        ops.sync_collective(name + ".grad_allgather", CollectiveKind::AllGather, z.full * kAct);
+    }
+    ops.gemm(name + ".dgrad", {z.sb, in_features, z.h});
+    ops.gemm(name + ".wgrad", {in_features, z.h, z.sb});
+}
+
+void tp_output_reduction(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const std::string& name) {
+    if (x.tp == 1) {
+        return;
+    }
+    if (x.sequence_parallel) {
+        ops.sync_collective(name + ".reducescatter", CollectiveKind::ReduceScatter, z.full * kAct);
+    } else {
+        ops.sync_collective(name + ".allreduce", CollectiveKind::AllReduce, z.full * kAct);
+    }
+}
+
+void tp_input_gather(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const std::string& name) {
+    if (x.sequence_parallel) {
+        ops.sync_collective(name + ".allgather", CollectiveKind::AllGather, z.full * kAct);
+    }
+}
+
+void forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGranularity recompute) {
+    const Sizes z = sizes_of(x);
+    const bool full = recompute == RecomputeGranularity::Full;
+    const bool keep = !full;  // full recompute keeps only the layer input
+    const bool keep_scores = recompute == RecomputeGranularity::None;
+    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+
+    // Full recompute stores the layer input unsharded (2sbh; the paper does not shard it over TP).
+    ops.memory("ln1", MemoryBoundKind::LayerNorm, 2 * z.E * kAct, full ? Bytes{z.full * kAct} : Bytes{z.E * kAct});
+    tp_input_gather(ops, x, z, "ln1");
+    ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kAct));
+    core_attention_forward(ops, z, keep_scores, keep);
+    ops.gemm("proj", {z.sb, z.h, z.h / x.tp}, saved(z.per_tp * kAct));
+    tp_output_reduction(ops, x, z, "proj");
+    ops.memory("attn.bias_dropout_add", MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
+               saved(z.E * kMask));
+    ops.memory("ln2", MemoryBoundKind::LayerNorm, 2 * z.E * kAct, saved(z.E * kAct));
+    tp_input_gather(ops, x, z, "ln2");
+    ops.gemm("fc1", {z.sb, z.ffn_local, z.h}, saved(z.E * kAct));
+    ops.memory("bias_gelu", MemoryBoundKind::BiasGelu, 2 * z.F * kAct, saved(z.F * kAct));
+    ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kAct));
+    tp_output_reduction(ops, x, z, "fc2");
+    ops.memory("mlp.bias_dropout_add", MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
+               saved(z.E * kMask));
+}
+
+}  // namespace
+
+OpList layer_forward(const LayerShape& shape, RecomputeGranularity recompute) {
+    OpListBuilder ops(OpRole::Layer);
+    forward_into(ops, shape, recompute);
+    return ops.take();
+}
+
+OpList layer_full_recompute(const LayerShape& shape) {
+    // The recomputed forward keeps what a forward without recompute keeps, until its backward frees it.
+    OpListBuilder ops(OpRole::Layer, /*is_recompute=*/true);
+    forward_into(ops, shape, RecomputeGranularity::None);
+    return ops.take();
+}
+
+OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
+    const Sizes z = sizes_of(x);
+    OpListBuilder ops(OpRole::Layer);
+    if (recompute == RecomputeGranularity::Full) {
+        ops.set_recompute(true);
+        forward_into(ops, x, RecomputeGranularity::None);
+        ops.set_recompute(false);
+    }
+    // MLP block, in reverse. Autograd sums the two gradients that meet at each residual connection
+    // (read both, write one), and each bias gradient is a reduction over the tokens of its output
+    // gradient (for projection and fc2 inside the fused bias-dropout-add's backward).
+    ops.memory("mlp.bias_dropout_add.bwd", MemoryBoundKind::BiasDropoutAdd, 2 * z.E * kAct + z.E * kMask);
+    ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+    row_parallel_backward(ops, x, z, "fc2", z.ffn_local);
+    ops.memory("bias_gelu.bwd", MemoryBoundKind::BiasGelu, 3 * z.F * kAct);
+    ops.memory("fc1.bias_grad", MemoryBoundKind::Generic, z.F * kAct);
+    column_parallel_backward(ops, x, z.sb, z.h, z.ffn_local, "fc1");
+    ops.memory("ln2.bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
+    ops.memory("mlp.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
+    // Attention block, in reverse.
+    ops.memory("attn.bias_dropout_add.bwd", MemoryBoundKind::BiasDropoutAdd, 2 * z.E * kAct + z.E * kMask);
+    ops.memory("proj.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+    row_parallel_backward(ops, x, z, "proj", z.h / x.tp);
+    if (recompute == RecomputeGranularity::Selective) {
+        // Megatron's checkpointed core attention re-runs its forward when its backward is reached.
+        ops.set_recompute(true);
+        core_attention_forward(ops, z, /*keep_scores=*/true, /*keep_any=*/false);
+        ops.set_recompute(false);
+    }
+    const std::int64_t batch = z.b * z.local_heads;
+    ops.gemm("attn.av.dgrad_probs", {z.s, z.s, z.d, batch}, Bytes{0}, GemmClass::AttentionScore);
+    ops.gemm("attn.av.dgrad_v", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
+    ops.memory("attn.dropout.bwd", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask);
+    ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kAct);
+    ops.gemm("attn.qk.dgrad_q", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
+    ops.gemm("attn.qk.dgrad_k", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
+    ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kAct);
+    column_parallel_backward(ops, x, z.sb, z.h, z.qkv_out, "qkv");
+    ops.memory("ln1.bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
+    ops.memory("attn.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
+    return ops.take();
+}
+
+Bytes layer_activation_bytes(const LayerShape& shape, RecomputeGranularity recompute) {
+    Bytes total{0};
+    for (const Op& op : layer_forward(shape, recompute)) {
+        total += op.saved_bytes;
+    }
+    return total;
+}
+
+}  // namespace trainsim::workload

@@ -1,0 +1,190 @@
+// Exact-time tests of the discrete-event engine on small programs checked by hand.
+#include <gtest/gtest.h>
+
+#include "sim/engine/event_queue.h"
+#include "sim/engine/simulator.h"
+
+namespace trainsim::engine {
+namespace {
+
+TEST(EventQueue, OrdersByTimeThenInsertion) {
+    EventQueue q;
+    q.push(20, 1);
+    q.push(10, 2);
+    q.push(20, 3);
+    q.push(10, 4);
+    std::vector<std::int32_t> order;
+    while (!q.empty()) {
+        order.push_back(q.pop().task);
+    }
+    EXPECT_EQ(order, (std::vector<std::int32_t>{2, 4, 1, 3}));
+}
+
+TEST(Simulator, StreamRunsTasksInProgramOrder) {
+    Program p;
+    const StreamId s = p.add_stream(0, "compute");
+    const TaskId a = p.add_task(s, 5, "a");
+    const TaskId b = p.add_task(s, 7, "b");
+    const TaskId c = p.add_task(s, 0, "c");
+    const RunResult r = simulate(p);
+    EXPECT_EQ(r.timings[a].start, 0);
+    EXPECT_EQ(r.timings[a].end, 5);
+    EXPECT_EQ(r.timings[b].start, 5);
+    EXPECT_EQ(r.timings[b].end, 12);
+    EXPECT_EQ(r.timings[c].start, 12);
+    EXPECT_EQ(r.timings[c].end, 12);
+    EXPECT_EQ(r.makespan, 12);
+    EXPECT_EQ(r.events, 3u);
+}
+
+TEST(Simulator, StreamsOverlapAndJoinThroughDependencies) {
+    // compute: g1(10) g2(10) g3 waits for the async collective c (15) issued after g1.
+    Program p;
+    const StreamId compute = p.add_stream(0, "compute");
+    const StreamId comm = p.add_stream(0, "comm");
+    const TaskId g1 = p.add_task(compute, 10, "g1");
+    const TaskId c = p.add_task(comm, 15, "c", std::vector<TaskId>{g1});
+    const TaskId g2 = p.add_task(compute, 10, "g2");
+    const TaskId g3 = p.add_task(compute, 1, "g3", std::vector<TaskId>{c});
+    const RunResult r = simulate(p);
+    EXPECT_EQ(r.timings[c].start, 10);
+    EXPECT_EQ(r.timings[c].end, 25);
+    EXPECT_EQ(r.timings[g2].start, 10);
+    EXPECT_EQ(r.timings[g2].end, 20);
+    EXPECT_EQ(r.timings[g3].start, 25);  // 5 ns exposed behind the collective
+    EXPECT_EQ(r.makespan, 26);
+}
+
+TEST(Simulator, CollectiveStartsWhenLastMemberArrives) {
+    Program p;
+    const StreamId s0 = p.add_stream(0, "compute");
+    const StreamId s1 = p.add_stream(1, "compute");
+    const StreamId s2 = p.add_stream(2, "compute");
+    const RendezvousId ar = p.add_rendezvous(3, 100, "allreduce");
+    p.add_task(s0, 10, "w0");
+    p.add_task(s1, 30, "w1");
+    p.add_task(s2, 20, "w2");
+    const TaskId m0 = p.add_rendezvous_task(s0, ar, "ar0");
+    const TaskId m1 = p.add_rendezvous_task(s1, ar, "ar1");
+    const TaskId m2 = p.add_rendezvous_task(s2, ar, "ar2");
+    const TaskId after = p.add_task(s0, 1, "after");
+    const RunResult r = simulate(p);
+    for (const TaskId m : {m0, m1, m2}) {
+        EXPECT_EQ(r.timings[m].start, 30);
+        EXPECT_EQ(r.timings[m].end, 130);
+    }
+    EXPECT_EQ(r.timings[after].start, 130);
+    EXPECT_EQ(r.makespan, 131);
+}
+
+TEST(Simulator, SendMatchedToReceive) {
+    // GPU 0 computes 40 then sends (25); GPU 1 posts its receive at 10 and computes on arrival.
+    Program p;
+    const StreamId c0 = p.add_stream(0, "compute");
+    const StreamId tx = p.add_stream(0, "send");
+    const StreamId c1 = p.add_stream(1, "compute");
+    const StreamId rx = p.add_stream(1, "recv");
+    const RendezvousId link = p.add_rendezvous(2, 25, "p2p 0->1");
+    const TaskId f0 = p.add_task(c0, 40, "F0");
+    const TaskId send = p.add_rendezvous_task(tx, link, "send", std::vector<TaskId>{f0});
+    const TaskId pre = p.add_task(c1, 10, "other");
+    const TaskId recv = p.add_rendezvous_task(rx, link, "recv", std::vector<TaskId>{pre});
+    const TaskId f1 = p.add_task(c1, 40, "F1", std::vector<TaskId>{recv});
+    const RunResult r = simulate(p);
+    EXPECT_EQ(r.timings[send].start, 40);
+    EXPECT_EQ(r.timings[recv].start, 40);
+    EXPECT_EQ(r.timings[recv].end, 65);
+    EXPECT_EQ(r.timings[f1].start, 65);
+    EXPECT_EQ(r.makespan, 105);
+}
+
+TEST(Simulator, RunsAreBitForBitReproducible) {
+    auto build = [] {
+        Program p;
+        std::vector<StreamId> s;
+        for (int g = 0; g < 4; ++g) {
+            s.push_back(p.add_stream(g, "compute"));
+        }
+        for (int k = 0; k < 50; ++k) {
+            const RendezvousId r = p.add_rendezvous(4, k % 3, "c" + std::to_string(k));
+            for (int g = 0; g < 4; ++g) {
+                p.add_task(s[static_cast<std::size_t>(g)], (g * 7 + k) % 5, "w");
+                p.add_rendezvous_task(s[static_cast<std::size_t>(g)], r, "m");
+            }
+        }
+        return p;
+    };
+    const RunResult a = simulate(build());
+    const RunResult b = simulate(build());
+    ASSERT_EQ(a.timings.size(), b.timings.size());
+    for (std::size_t i = 0; i < a.timings.size(); ++i) {
+        EXPECT_EQ(a.timings[i].start, b.timings[i].start);
+        EXPECT_EQ(a.timings[i].end, b.timings[i].end);
+    }
+    EXPECT_EQ(a.makespan, b.makespan);
+}
+
+TEST(Simulator, DeadlockNamesTheWaitingGpusAndWhatTheyWaitFor) {
+    // GPU 0 joins collective A then B; GPU 1 joins B then A: neither can start.
+    Program p;
+    const StreamId s0 = p.add_stream(0, "tp_comm");
+    const StreamId s1 = p.add_stream(1, "tp_comm");
+    const RendezvousId a = p.add_rendezvous(2, 5, "allreduce A");
+    const RendezvousId b = p.add_rendezvous(2, 5, "allreduce B");
+    p.add_rendezvous_task(s0, a, "A on 0");
+    p.add_rendezvous_task(s0, b, "B on 0");
+    p.add_rendezvous_task(s1, b, "B on 1");
+    p.add_rendezvous_task(s1, a, "A on 1");
+    try {
+        (void)simulate(p);
+        FAIL() << "expected a deadlock";
+    } catch (const SimulationError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("deadlock at t=0 ns"), std::string::npos) << m;
+        EXPECT_NE(m.find("gpu 0 stream tp_comm waits at 'A on 0' for 1 of 2 members of 'allreduce A'"),
+                  std::string::npos)
+            << m;
+        EXPECT_NE(m.find("gpu 1 stream tp_comm waits at 'B on 1' for 1 of 2 members of 'allreduce B'"),
+                  std::string::npos)
+            << m;
+    }
+}
+
+TEST(Simulator, DeadlockOnAMissingPeerNamesTheDependency) {
+    Program p;
+    const StreamId s0 = p.add_stream(0, "recv");
+    const StreamId s1 = p.add_stream(0, "compute");
+    const RendezvousId link = p.add_rendezvous(2, 5, "p2p from stage 1");  // the sender never comes
+    const TaskId recv = p.add_rendezvous_task(s0, link, "recv F0");
+    p.add_task(s1, 3, "F0", std::vector<TaskId>{recv});
+    try {
+        (void)simulate(p);
+        FAIL() << "expected a deadlock";
+    } catch (const SimulationError& e) {
+        const std::string m = e.what();
+        EXPECT_NE(m.find("gpu 0 stream compute waits at 'F0' for 'recv F0'"), std::string::npos) << m;
+        EXPECT_NE(m.find("1 of 2 members of 'p2p from stage 1'"), std::string::npos) << m;
+    }
+}
+
+TEST(Simulator, EventBudgetStopsARunawayProgram) {
+    Program p;
+    const StreamId s = p.add_stream(0, "compute");
+    for (int i = 0; i < 10; ++i) {
+        p.add_task(s, 1, "t" + std::to_string(i));
+    }
+    RunOptions options;
+    options.max_events = 4;
+    EXPECT_THROW((void)simulate(p, options), SimulationError);
+}
+
+TEST(Program, RejectsForwardDependenciesAndNegativeDurations) {
+    Program p;
+    const StreamId s = p.add_stream(0, "compute");
+    EXPECT_THROW(p.add_task(s, -1, "neg"), std::invalid_argument);
+    EXPECT_THROW(p.add_task(s, 1, "fwd", std::vector<TaskId>{5}), std::invalid_argument);
+    EXPECT_THROW(p.add_rendezvous(0, 1, "empty"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace trainsim::engine
