@@ -17,6 +17,13 @@ constexpr double kFlopsPerTflop = 1e12;
 
 // One message per curve and direction, without the value read, so that the text does not depend on
 // which op happened to read first and the list stays short.
+// Below a collective curve's smallest message the time is latency-bound: a clamped bandwidth read
+// there is worth a warning only when the bandwidth part still carries weight in the result.
+constexpr double kNegligibleShare = 0.05;
+bool matters(CurveRange range, double bandwidth_s, double total_s) {
+    return range == CurveRange::AboveLast || bandwidth_s > kNegligibleShare * total_s;
+}
+
 std::string clamp_warning(const char* what, const char* unit, const Curve& curve, CurveRange range) {
     const bool below = range == CurveRange::BelowFirst;
     const double x = below ? curve.x.front() : curve.x.back();
@@ -207,9 +214,6 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
         // call's latency. Take the latency out, then scale the bandwidth part by the factor ratio: the
         // per-GPU busbw through NVSwitch is the same for any group inside the node.
         const CurveRead busbw = read_curve(l.busbw_GBps_vs_bytes, s);
-        if (busbw.range != CurveRange::Inside) {
-            warn(clamp_warning("intra-node busbw", "bytes", l.busbw_GBps_vs_bytes, busbw.range));
-        }
         const int n0 = l.measured_group_size;
         const double f0 = busbw_factor(CollectiveKind::AllReduce, n0);
         const double latency0_us = l.ring_latency_us(ring_steps(CollectiveKind::AllReduce, n0));
@@ -217,7 +221,12 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
         const double bandwidth0 =
             std::max(0.0, s * f0 / (busbw.y * kBytesPerGB) - latency0_us * kSecondsPerMicrosecond);
         const double latency_us = l.ring_latency_us(ring_steps(kind, n));
-        return Seconds{latency_us * kSecondsPerMicrosecond + bandwidth0 * factor / f0};
+        const double bandwidth_s = bandwidth0 * factor / f0;
+        const double total_s = latency_us * kSecondsPerMicrosecond + bandwidth_s;
+        if (busbw.range != CurveRange::Inside && matters(busbw.range, bandwidth_s, total_s)) {
+            warn(clamp_warning("intra-node busbw", "bytes", l.busbw_GBps_vs_bytes, busbw.range));
+        }
+        return Seconds{total_s};
     }
 
     if (nodes < 2 || nodes > n) {
@@ -232,9 +241,6 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
     const int ranks_per_node = (n + nodes - 1) / nodes;
     const int rails = std::min(ranks_per_node, l.nics_per_node);
     const CurveRead eff = read_curve(l.busbw_efficiency_vs_bytes, s);
-    if (eff.range != CurveRange::Inside) {
-        warn(clamp_warning("inter-node busbw efficiency", "bytes", l.busbw_efficiency_vs_bytes, eff.range));
-    }
     const double busbw = rails * l.nic_GBps * kBytesPerGB * eff.y;
     // NCCL's latency model: all-reduce takes the tree when latency matters (log2 of the nodes), all-gather
     // and reduce-scatter only have the ring (every rank one step); intra-node hops run over NVLink.
@@ -244,7 +250,18 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
             ? l.latency_base_us +
                   2.0 * ((ranks_per_node - 1) * hop_us + ceil_log2(nodes) * l.tree_hop_latency_us)
             : l.latency_base_us + (n - nodes) * hop_us + (nodes - 1) * l.ring_hop_latency_us;
-    return Seconds{latency_us * kSecondsPerMicrosecond + s * factor / busbw};
+    const double bandwidth_s = s * factor / busbw;
+    const double total_s = latency_us * kSecondsPerMicrosecond + bandwidth_s;
+    if (eff.range != CurveRange::Inside && matters(eff.range, bandwidth_s, total_s)) {
+        warn(clamp_warning("inter-node busbw efficiency", "bytes", l.busbw_efficiency_vs_bytes, eff.range));
+    }
+    return Seconds{total_s};
+}
+
+double CostModel::compute_slowdown_while_overlapped(Scope scope) const {
+    const double share = scope == Scope::IntraNode ? profile_.intra_node.compute_share_while_overlapped
+                                                   : profile_.inter_node.compute_share_while_overlapped;
+    return 1.0 / (1.0 - share);
 }
 
 }  // namespace trainsim::cost

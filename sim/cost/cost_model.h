@@ -56,6 +56,10 @@ public:
     [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope,
                                      int nodes = 1) const;
 
+    /// How much longer a compute kernel takes while a collective of `scope` runs beside it: NCCL's
+    /// kernels occupy SMs and memory bandwidth, 1 / (1 − the profile's compute share).
+    [[nodiscard]] double compute_slowdown_while_overlapped(Scope scope) const;
+
     [[nodiscard]] const HardwareProfile& profile() const { return profile_; }
 
     /// Warnings raised so far (e.g. a read outside a curve's measured range). Each distinct message once.

@@ -93,14 +93,24 @@ void read_memory_bound(const ProfileReader& r, const ProfileJson& root, Hardware
     r.assumptions(mb, path);
 }
 
+// The fraction of the GPU's compute a running collective takes from kernels that overlap it.
+double read_share(const ProfileReader& r, const ProfileJson& s, const std::string& path) {
+    const double share = r.positive(s, path, "compute_share_while_overlapped");
+    if (share >= 1.0) {
+        r.fail(path + ".compute_share_while_overlapped.value", "must be less than 1, got " + format_number(share));
+    }
+    return share;
+}
+
 void read_intra_node(const ProfileReader& r, const ProfileJson& network, HardwareProfile& p) {
     const std::string path = "network.intra_node";
     const ProfileJson& s = r.section(network, "network", "intra_node");
     r.expect_keys(s, path,
                   {"busbw_GBps_vs_bytes", "measured_group_size", "latency_base_us", "latency_per_hop_us",
-                   "p2p_GBps", "p2p_latency_us"},
+                   "p2p_GBps", "p2p_latency_us", "compute_share_while_overlapped"},
                   {"assumptions"});
     IntraNodeLinks& l = p.intra_node;
+    l.compute_share_while_overlapped = read_share(r, s, path);
     l.busbw_GBps_vs_bytes = r.curve(s, path, "busbw_GBps_vs_bytes", YRule::Positive);
     const std::string n_path = path + ".measured_group_size.value";
     l.measured_group_size = to_int(r, r.positive_integer(s, path, "measured_group_size"), n_path);
@@ -139,9 +149,10 @@ void read_inter_node(const ProfileReader& r, const ProfileJson& network, Hardwar
     const ProfileJson& s = r.section(network, "network", "inter_node");
     r.expect_keys(s, path,
                   {"nic_GBps", "nics_per_node", "busbw_efficiency_vs_bytes", "latency_base_us",
-                   "ring_hop_latency_us", "tree_hop_latency_us", "p2p_latency_us"},
+                   "ring_hop_latency_us", "tree_hop_latency_us", "p2p_latency_us", "compute_share_while_overlapped"},
                   {"assumptions"});
     InterNodeLinks& l = p.inter_node;
+    l.compute_share_while_overlapped = read_share(r, s, path);
     l.nic_GBps = r.positive(s, path, "nic_GBps");
     l.nics_per_node = to_int(r, r.positive_integer(s, path, "nics_per_node"), path + ".nics_per_node.value");
     l.busbw_efficiency_vs_bytes = r.curve(s, path, "busbw_efficiency_vs_bytes", YRule::Efficiency);

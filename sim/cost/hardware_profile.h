@@ -20,6 +20,7 @@ struct IntraNodeLinks {
     double latency_per_hop_us = 0.0;  // per ring step over NVLink
     double p2p_GBps = 0.0;            // send/recv bandwidth of one pair
     double p2p_latency_us = 0.0;
+    double compute_share_while_overlapped = 0.0;  // of the SMs/HBM a running collective takes from compute
 
     /// NCCL's ring latency for `steps` steps over NVLink: 2(n-1) for an all-reduce, n-1 for AG and RS.
     [[nodiscard]] double ring_latency_us(int steps) const {
@@ -36,6 +37,7 @@ struct InterNodeLinks {
     double ring_hop_latency_us = 0.0;  // per network step of a ring (all-gather, reduce-scatter)
     double tree_hop_latency_us = 0.0;  // per tree level across nodes (all-reduce)
     double p2p_latency_us = 0.0;       // send/recv over one rail; bandwidth is nic_GBps
+    double compute_share_while_overlapped = 0.0;
 };
 
 struct HardwareProfile {

@@ -30,7 +30,7 @@ struct LayerOps {
 class IterationBuilder {
 public:
     IterationBuilder(const config::Scenario& sc, const cost::CostModel& cost, const Fold& fold)
-        : sc_(sc), layout_(sc), pricing_(cost, layout_), fold_(fold) {
+        : sc_(sc), layout_(sc), pricing_(cost, layout_), pricing_cost_(cost), fold_(fold) {
         const auto& par = sc.parallelism;
         p_ = par.pipeline_model_parallel_size;
         v_ = par.virtual_pipeline_model_parallel_size;
@@ -52,6 +52,7 @@ public:
     }
 
     IterationProgram build() {
+        check_fits_profile(sc_, pricing_cost_.profile());
         if (sc_.training.recompute_granularity == RecomputeGranularity::Overlapped) {
             throw InputError("training.recompute_granularity=overlapped is not supported yet");
         }
@@ -186,6 +187,7 @@ private:
     const config::Scenario& sc_;
     parallel::Layout layout_;
     OpPricing pricing_;
+    const cost::CostModel& pricing_cost_;
     Fold fold_;
     std::int64_t p_ = 1, v_ = 1;
     LayerOps ops_;

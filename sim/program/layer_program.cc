@@ -11,6 +11,7 @@ IterationProgram build_single_layer(const config::Scenario& sc, const cost::Cost
     if (sc.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
         throw InputError("training.recompute_granularity=overlapped is not supported yet");
     }
+    check_fits_profile(sc, cost.profile());
     const parallel::Layout layout(sc);
     const OpPricing pricing(cost, layout);
     RendezvousTable rendezvous;

@@ -1,5 +1,7 @@
 #include "sim/program/op_lowering.h"
 
+#include <algorithm>
+#include <cmath>
 #include <utility>
 
 namespace trainsim::program {
@@ -48,15 +50,43 @@ engine::TaskId OpLowering::add_task(engine::StreamId stream, SimTime duration, e
 
 const std::vector<SimTime>& OpLowering::durations(const OpList& ops) {
     auto it = durations_.find(&ops);
-    if (it == durations_.end()) {
-        std::vector<SimTime> d;
-        d.reserve(ops.size());
-        for (const Op& op : ops) {
-            d.push_back(to_sim_time(pricing_.duration(op, at_)));
-        }
-        it = durations_.emplace(&ops, std::move(d)).first;
+    if (it != durations_.end()) {
+        return it->second;
     }
-    return it->second;
+    std::vector<SimTime> d;
+    d.reserve(ops.size());
+    // Asynchronous collectives still running beside the compute stream: (op index, time left, slowdown).
+    struct Open {
+        std::int32_t op;
+        SimTime left;
+        double slowdown;
+    };
+    std::vector<Open> open;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        const Op& op = ops[i];
+        SimTime t = to_sim_time(pricing_.duration(op, at_));
+        if (op.kind == OpKind::Collective) {
+            if (!op.blocking) {
+                open.push_back({static_cast<std::int32_t>(i), t, pricing_.compute_slowdown_beside(op, at_)});
+            }
+        } else {
+            // A compute op waits for the collectives it joins, so those no longer run beside it.
+            std::erase_if(open, [&](const Open& o) {
+                return std::find(op.after.begin(), op.after.end(), o.op) != op.after.end();
+            });
+            if (!open.empty()) {
+                const auto widest = std::max_element(open.begin(), open.end(),
+                                                     [](const Open& a, const Open& b) { return a.left < b.left; });
+                const SimTime overlap = std::min(t, widest->left);
+                t += static_cast<SimTime>(std::llround(static_cast<double>(overlap) * (widest->slowdown - 1.0)));
+                for (Open& o : open) {
+                    o.left = std::max<SimTime>(0, o.left - t);
+                }
+            }
+        }
+        d.push_back(t);
+    }
+    return durations_.emplace(&ops, std::move(d)).first->second;
 }
 
 RendezvousTable::Key OpLowering::group_key(CommGroup group) {

@@ -1,6 +1,16 @@
 #include "sim/program/op_pricing.h"
 
+#include "sim/core/input_error.h"
+
 namespace trainsim::program {
+
+void check_fits_profile(const config::Scenario& scenario, const cost::HardwareProfile& profile) {
+    if (scenario.hardware.gpus_per_node > profile.gpus_per_node) {
+        throw InputError("hardware.gpus_per_node=" + std::to_string(scenario.hardware.gpus_per_node) +
+                         " exceeds the " + std::to_string(profile.gpus_per_node) + " GPUs per node of profile " +
+                         profile.name);
+    }
+}
 
 parallel::GroupSpan OpPricing::group_span(workload::CommGroup group, const parallel::Coordinates& at) const {
     switch (group) {

@@ -2,17 +2,25 @@
 // its collective's real group size and node span from the layout.
 #pragma once
 
+#include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
 #include "sim/parallel/layout.h"
 #include "sim/workload/op.h"
 
 namespace trainsim::program {
 
+/// Throws InputError when the scenario asks for a node the profile does not describe.
+void check_fits_profile(const config::Scenario& scenario, const cost::HardwareProfile& profile);
+
 class OpPricing {
 public:
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout) : cost_(cost), layout_(layout) {}
 
     [[nodiscard]] Seconds duration(const workload::Op& op, const parallel::Coordinates& at) const;
+    /// How much longer compute runs beside `collective` (an op of kind Collective) at `at`.
+    [[nodiscard]] double compute_slowdown_beside(const workload::Op& collective, const parallel::Coordinates& at) const {
+        return cost_.compute_slowdown_while_overlapped(group_span(collective.group, at).scope());
+    }
     /// A pipeline send/receive of `bytes` between two GPUs.
     [[nodiscard]] Seconds p2p(Bytes bytes, const parallel::Coordinates& from, const parallel::Coordinates& to) const;
     [[nodiscard]] const parallel::Layout& layout() const { return layout_; }
