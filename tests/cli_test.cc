@@ -1,0 +1,130 @@
+// The CLI contract (DESIGN.md §5): outputs, exit statuses, one-line errors that name the key and the
+// rule, and output files that appear whole or not at all.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/test_support.h"
+
+namespace trainsim {
+namespace {
+
+using testing::run_trainsim;
+
+const std::string k22b = testing::source_path("scenarios/korthikanti-22b.json");
+
+std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+TEST(Cli, RunJsonHasTheContractKeys) {
+    const auto r = run_trainsim("run " + k22b + " --format json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* key : {"iteration_time_s", "mfu", "hfu", "tflops_per_gpu", "tokens_per_s", "peak_memory_bytes",
+                            "stages", "breakdown", "fits_in_memory", "warnings"}) {
+        EXPECT_TRUE(j.contains(key)) << key;
+    }
+    for (const char* key : {"peak_memory_bytes", "activation_bytes", "busy_s", "bubble_s", "exposed_comm_s",
+                            "recompute_s"}) {
+        EXPECT_TRUE(j["stages"][0].contains(key)) << key;
+    }
+    for (const char* key : {"compute_s", "recompute_s", "exposed_tp_comm_s", "exposed_pp_comm_s", "exposed_dp_comm_s",
+                            "bubble_s", "optimizer_s"}) {
+        EXPECT_TRUE(j["breakdown"].contains(key)) << key;
+    }
+    EXPECT_GT(j["iteration_time_s"].get<double>(), 0.5);
+    EXPECT_LT(j["mfu"].get<double>(), 1.0);
+    EXPECT_FALSE(j["fits_in_memory"].get<bool>());  // Korthikanti Fig. 1: the 22B baseline exceeds 80 GB
+}
+
+TEST(Cli, RunTextAndCsv) {
+    const auto text = run_trainsim("run " + k22b);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("iteration time"), std::string::npos);
+    EXPECT_NE(text.out.find("MFU"), std::string::npos);
+    EXPECT_NE(text.out.find("pipeline bubble"), std::string::npos);
+    const auto csv = run_trainsim("run " + k22b + " --format csv");
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    EXPECT_EQ(lines(csv.out), 2u);
+    EXPECT_EQ(csv.out.rfind("name,profile,schedule,num_gpus,", 0), 0u);
+}
+
+TEST(Cli, LayerJsonHasTheContractKeys) {
+    const auto r = run_trainsim("layer " + k22b + " --format json --set training.recompute_granularity=selective");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* key : {"forward_s", "backward_s", "recompute_s", "activation_bytes", "ops"}) {
+        EXPECT_TRUE(j.contains(key)) << key;
+    }
+    EXPECT_GT(j["recompute_s"].get<double>(), 0.0);
+    const auto& op = j["ops"][0];
+    for (const char* key : {"name", "stream", "start_s", "duration_s"}) {
+        EXPECT_TRUE(op.contains(key)) << key;
+    }
+}
+
+struct BadInput {
+    std::string args;
+    std::string message;  // a substring the one-line error must contain
+};
+
+class CliErrors : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliErrors, OneLineNamingTheKeyAndRuleWithStatus2) {
+    const auto r = run_trainsim(GetParam().args);
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Catalogue, CliErrors,
+    ::testing::Values(
+        BadInput{"run /nonexistent/scenario.json", "/nonexistent/scenario.json"},
+        BadInput{"run " + k22b + " --set parallelism.tensor_model_parallel_size=6",
+                 "parallelism.tensor_model_parallel_size=6 must divide model.num_attention_heads=64"},
+        BadInput{"run " + k22b + " --set paralelism.data_parallel_size=2", "did you mean parallelism"},
+        BadInput{"run " + k22b + " --set training.micro_batch_size=0", "training.micro_batch_size"},
+        BadInput{"run " + k22b + " --set training.micro_batch_size", "training.micro_batch_size"},
+        BadInput{"run " + k22b + " --format yaml", "--format=yaml must be one of text, json, csv"},
+        BadInput{"run " + k22b + " --fold pp", "--fold=pp must be 'none' or a comma list of tp, dp"},
+        BadInput{"run " + k22b + " --set hardware.profile=nonexistent", "hardware.profile"},
+        BadInput{"run " + k22b + " --set hardware.gpus_per_node=16", "hardware.gpus_per_node=16 exceeds"},
+        BadInput{"run " + k22b + " --set training.recompute_granularity=overlapped", "overlapped is not supported"},
+        BadInput{"run " + k22b + " --trace /nonexistent-dir/trace.json", "--trace=/nonexistent-dir/trace.json"},
+        BadInput{"run " + k22b + " --no-such-option", "no-such-option"},
+        BadInput{"run", "missing SCENARIO"},
+        BadInput{"frobnicate", "unknown command 'frobnicate'"}));
+
+TEST(Cli, TraceIsPerfettoJsonWithOneProcessPerGpu) {
+    const std::string path = "/tmp/trainsim_cli_trace_" + std::to_string(::getpid()) + ".json";
+    const auto r = run_trainsim("run " + testing::source_path("scenarios/korthikanti-175b.json") +
+                                " --set training.global_batch_size=16 --trace " + path);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ifstream in(path);
+    const auto j = nlohmann::json::parse(in);
+    std::set<int> pids;
+    std::size_t slices = 0;
+    for (const auto& e : j["traceEvents"]) {
+        if (e["ph"] == "X") {
+            ++slices;
+            pids.insert(e["pid"].get<int>());
+            EXPECT_GE(e["dur"].get<double>(), 0.0);
+        }
+    }
+    EXPECT_EQ(pids.size(), 8u);  // PP 8, TP and DP folded
+    EXPECT_GT(slices, 1000u);
+    std::filesystem::remove(path);
+}
+
+TEST(Cli, FailedRunLeavesNoTraceFile) {
+    const std::string path = "/tmp/trainsim_cli_trace_fail_" + std::to_string(::getpid()) + ".json";
+    const auto r = run_trainsim("run " + k22b + " --set parallelism.tensor_model_parallel_size=6 --trace " + path);
+    EXPECT_EQ(r.status, 2);
+    EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace trainsim
