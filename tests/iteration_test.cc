@@ -19,7 +19,7 @@ using config::Override;
 report::IterationReport simulate(const config::Scenario& sc, const program::Fold& fold = {}) {
     static const cost::CostModel cost = testing::shipped_cost_model();
     const program::IterationProgram prog = program::build_iteration(sc, cost, fold);
-    return report::make_iteration_report(sc, cost, prog, engine::simulate(prog.program));
+    return report::make_iteration_report(sc, cost, prog, program::simulate(prog));
 }
 
 // A small 175B-shaped layout that exercises TP, PP (interleaved), DP and SP.
@@ -70,7 +70,7 @@ TEST(SingleStage, IterationIsLayersPlusEmbeddingOutputAndOptimizer) {
     const config::Scenario sc = testing::shipped_scenario("korthikanti-22b");
     const cost::CostModel cost = testing::shipped_cost_model();
     const program::IterationProgram layer = program::build_single_layer(sc, cost);
-    const report::LayerReport lr = report::make_layer_report(sc, cost, layer, engine::simulate(layer.program));
+    const report::LayerReport lr = report::make_layer_report(sc, cost, layer, program::simulate(layer));
     const report::IterationReport r = simulate(sc);
     const double layers = 48 * (lr.forward + lr.backward).value;
     EXPECT_GT(r.iteration_time.value, layers);

@@ -31,7 +31,7 @@ TEST(KorthikantiTable4, EveryRowWithinTolerance) {
         }
         const config::Scenario sc = testing::shipped_scenario(data.at("scenario").get<std::string>(), overrides);
         const program::IterationProgram prog = program::build_single_layer(sc, cost);
-        const report::LayerReport rep = report::make_layer_report(sc, cost, prog, engine::simulate(prog.program));
+        const report::LayerReport rep = report::make_layer_report(sc, cost, prog, program::simulate(prog));
         const double fwd = rep.forward.value * 1e3;
         const double bwd = rep.backward.value * 1e3;
         const double fwd_paper = row.at("forward_ms").get<double>();
@@ -57,7 +57,7 @@ TEST(KorthikantiTable4, FullRecomputeCostsMoreThanAThirdBecauseOverlapIsLost) {
         const config::Scenario sc =
             testing::shipped_scenario("korthikanti-22b", {{"training.recompute_granularity", policy}});
         const program::IterationProgram prog = program::build_single_layer(sc, cost);
-        return report::make_layer_report(sc, cost, prog, engine::simulate(prog.program));
+        return report::make_layer_report(sc, cost, prog, program::simulate(prog));
     };
     const report::LayerReport none = layer("none");
     const report::LayerReport full = layer("full");

@@ -40,7 +40,7 @@ int layer_command(const std::vector<std::string>& args) {
     const config::Scenario scenario = load_scenario(common);
     const cost::CostModel cost(load_profile(scenario));
     const program::IterationProgram prog = program::build_single_layer(scenario, cost);
-    const engine::RunResult run = engine::simulate(prog.program);
+    const engine::RunResult run = program::simulate(prog);
     const report::LayerReport rep = report::make_layer_report(scenario, cost, prog, run);
     switch (common.format) {
     case Format::Json:

@@ -77,7 +77,7 @@ int run_command(const std::vector<std::string>& args) {
     const config::Scenario scenario = load_scenario(common);
     const cost::CostModel cost(load_profile(scenario));
     const program::IterationProgram prog = program::build_iteration(scenario, cost, folding);
-    const engine::RunResult run = engine::simulate(prog.program);
+    const engine::RunResult run = program::simulate(prog);
     const report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
     if (!trace.empty()) {
         report::write_file_atomically(trace, "--trace",

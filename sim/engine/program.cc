@@ -53,11 +53,14 @@ TaskId Program::add(StreamId stream, SimTime duration, RendezvousId r, std::stri
     task.stream = stream;
     task.duration = duration;
     task.rendezvous = r;
-    task.name = std::move(name);
     task.first_dependency = static_cast<std::uint32_t>(dependencies_.size());
     task.dependency_count = static_cast<std::uint32_t>(dependencies.size());
     dependencies_.insert(dependencies_.end(), dependencies.begin(), dependencies.end());
-    tasks_.push_back(std::move(task));
+    tasks_.push_back(task);
+    if (!name.empty()) {
+        names_.resize(tasks_.size());
+        names_.back() = std::move(name);
+    }
     return id;
 }
 

@@ -32,11 +32,11 @@ struct Rendezvous {
     std::string name;
 };
 
+/// 24 bytes: a 2240-GPU program has tens of millions of these, so names live apart (see task_name).
 struct Task {
-    StreamId stream = 0;
     SimTime duration = 0;  // ignored for rendezvous members: the rendezvous sets it
+    StreamId stream = 0;
     RendezvousId rendezvous = kNoRendezvous;
-    std::string name;
     std::uint32_t first_dependency = 0;  // into Program's dependency array
     std::uint32_t dependency_count = 0;
 };
@@ -48,11 +48,18 @@ public:
 
     /// Adds a task at the end of `stream`. It starts once it heads its stream and every task in
     /// `dependencies` (any stream) has finished.
+    /// `name` is optional: large programs leave it empty and name tasks through RunOptions instead.
     TaskId add_task(StreamId stream, SimTime duration, std::string name, std::span<const TaskId> dependencies = {});
 
     /// Adds a member of rendezvous `r` at the end of `stream`.
     TaskId add_rendezvous_task(StreamId stream, RendezvousId r, std::string name,
                                std::span<const TaskId> dependencies = {});
+
+    /// The name given to add_task, or "" when none was.
+    [[nodiscard]] std::string task_name(TaskId t) const {
+        const auto i = static_cast<std::size_t>(t);
+        return i < names_.size() ? names_[i] : std::string{};
+    }
 
     [[nodiscard]] const std::vector<Stream>& streams() const { return streams_; }
     [[nodiscard]] const std::vector<Task>& tasks() const { return tasks_; }
@@ -71,6 +78,7 @@ private:
     std::vector<Task> tasks_;
     std::vector<Rendezvous> rendezvous_;
     std::vector<TaskId> dependencies_;
+    std::vector<std::string> names_;  // only as long as the last named task
 };
 
 }  // namespace trainsim::engine

@@ -122,6 +122,14 @@ private:
         try_start_head(s);
     }
 
+    [[nodiscard]] std::string task_name(TaskId t) const {
+        if (options_.describe_task) {
+            return options_.describe_task(t);
+        }
+        std::string name = program_.task_name(t);
+        return name.empty() ? "task " + std::to_string(t) : name;
+    }
+
     [[nodiscard]] std::string describe_waiting() const {
         std::ostringstream out;
         bool first = true;
@@ -133,19 +141,21 @@ private:
             const Task& task = tasks_[static_cast<std::size_t>(t)];
             const Stream& stream = program_.streams()[s];
             out << (first ? "" : "; ") << "gpu " << stream.gpu << " stream " << stream.name << " waits at '"
-                << task.name << "' for ";
+                << task_name(t) << "' for ";
             first = false;
             std::vector<std::string> waits;
             for (const TaskId d : program_.dependencies(t)) {
                 if (result_.timings[static_cast<std::size_t>(d)].end < 0) {
-                    waits.push_back("'" + tasks_[static_cast<std::size_t>(d)].name + "'");
+                    waits.push_back("'" + task_name(d) + "'");
                 }
             }
             if (task.rendezvous != kNoRendezvous) {
                 const auto r = static_cast<std::size_t>(task.rendezvous);
                 const Rendezvous& rv = program_.rendezvous()[r];
                 waits.push_back(std::to_string(rv.members - static_cast<std::int32_t>(arrivals_[r].size())) +
-                                " of " + std::to_string(rv.members) + " members of '" + rv.name + "'");
+                                " of " + std::to_string(rv.members) + " members of '" +
+                                (options_.describe_rendezvous ? options_.describe_rendezvous(task.rendezvous) : rv.name) +
+                                "'");
             }
             for (std::size_t i = 0; i < waits.size(); ++i) {
                 out << (i ? ", " : "") << waits[i];

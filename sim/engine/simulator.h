@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct RunResult {
 struct RunOptions {
     /// Stop with an error after this many events: a guard against a program that would run for ever.
     std::uint64_t max_events = 2'000'000'000;
+    /// Names for error messages, for programs that do not store them; default: the stored names.
+    std::function<std::string(TaskId)> describe_task;
+    std::function<std::string(RendezvousId)> describe_rendezvous;
 };
 
 /// A run that cannot finish: a deadlock (tasks remain but nothing can start) or an exhausted event

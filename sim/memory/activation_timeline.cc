@@ -28,8 +28,14 @@ std::vector<ActivationPeak> activation_peaks(const program::IterationProgram& pr
         const Key key{info.microbatch, info.chunk, info.layer};
         const SimTime end = run.timings[t].end;
         if (info.saved.value > 0) {
-            changes[g].push_back({end, info.saved.value, key});
-            held[g][key] += info.saved.value;
+            // Each op's tensors are allocated when that op finishes.
+            for (const program::OpSpan& span : program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+                const std::int64_t bytes = span.op != nullptr ? span.op->saved_bytes.value : 0;
+                if (bytes > 0) {
+                    changes[g].push_back({span.end, bytes, key});
+                    held[g][key] += bytes;
+                }
+            }
         }
         if (info.phase == program::Phase::Backward && info.category != program::TaskCategory::Recompute) {
             SimTime& f = freed_at[g][key];

@@ -17,14 +17,16 @@ namespace {
 using config::RecomputeGranularity;
 using workload::OpList;
 
-// The per-layer op lists of one scenario; built once and shared by every GPU and micro-batch.
+// The per-layer op lists of one scenario; built once and shared by every GPU and micro-batch. They
+// point into IterationProgram::op_lists, which owns them.
 struct LayerOps {
-    OpList forward_stored;      // forward that keeps its activations (none or selective policy)
-    OpList forward_checkpointed;  // forward of a fully recomputed layer (keeps only its input)
-    OpList backward;            // backward under the scenario's none/selective policy
-    OpList backward_plain;      // backward of a fully recomputed layer, after its recompute
-    OpList recompute;           // the recomputed forward of full recompute
-    OpList embedding_forward, embedding_backward, output_forward, output_backward;
+    const OpList* forward_stored = nullptr;        // forward that keeps its activations (none/selective)
+    const OpList* forward_checkpointed = nullptr;  // forward of a fully recomputed layer (keeps its input)
+    const OpList* backward = nullptr;              // backward under the none/selective policy
+    const OpList* backward_plain = nullptr;        // backward of a fully recomputed layer, after its recompute
+    const OpList* recompute = nullptr;             // the recomputed forward of full recompute
+    const OpList *embedding_forward = nullptr, *embedding_backward = nullptr;
+    const OpList *output_forward = nullptr, *output_backward = nullptr;
 };
 
 class IterationBuilder {
@@ -39,15 +41,15 @@ public:
         const RecomputeGranularity policy = sc.training.recompute_granularity;
         const RecomputeGranularity stored =
             policy == RecomputeGranularity::Selective ? RecomputeGranularity::Selective : RecomputeGranularity::None;
-        ops_.forward_stored = workload::layer_forward(shape, stored);
-        ops_.forward_checkpointed = workload::layer_forward(shape, RecomputeGranularity::Full);
-        ops_.backward = workload::layer_backward(shape, stored);
-        ops_.backward_plain = workload::layer_backward(shape, RecomputeGranularity::None);
-        ops_.recompute = workload::layer_full_recompute(shape);
-        ops_.embedding_forward = workload::embedding_forward(shape);
-        ops_.embedding_backward = workload::embedding_backward(shape);
-        ops_.output_forward = workload::output_forward(shape);
-        ops_.output_backward = workload::output_backward(shape);
+        ops_.forward_stored = own(workload::layer_forward(shape, stored));
+        ops_.forward_checkpointed = own(workload::layer_forward(shape, RecomputeGranularity::Full));
+        ops_.backward = own(workload::layer_backward(shape, stored));
+        ops_.backward_plain = own(workload::layer_backward(shape, RecomputeGranularity::None));
+        ops_.recompute = own(workload::layer_full_recompute(shape));
+        ops_.embedding_forward = own(workload::embedding_forward(shape));
+        ops_.embedding_backward = own(workload::embedding_backward(shape));
+        ops_.output_forward = own(workload::output_forward(shape));
+        ops_.output_backward = own(workload::output_backward(shape));
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
     }
 
@@ -75,9 +77,14 @@ public:
     }
 
 private:
+    const OpList* own(OpList ops) {
+        out_.op_lists.push_back(std::make_unique<OpList>(std::move(ops)));
+        return out_.op_lists.back().get();
+    }
+
     void build_gpu(const parallel::Coordinates& at, const std::vector<schedule::Step>& steps) {
         const auto gpu = static_cast<std::int32_t>(out_.gpus.size());
-        OpLowering low(out_.program, out_.info, pricing_, rendezvous_, members_policy(), gpu, at);
+        OpLowering low(out_, pricing_, rendezvous_, members_policy(), gpu, at);
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
         const std::int64_t virtual_stages = p_ * v_;
         for (const schedule::Step& step : steps) {
@@ -92,29 +99,29 @@ private:
                     low.receive(Direction::Forward, neighbour(at, vs - 1), p2p_bytes_, ctx);
                 }
                 if (first) {
-                    low.lower(ops_.embedding_forward, ctx);
+                    low.lower(*ops_.embedding_forward, ctx);
                 }
                 for (std::int64_t j = 0; j < out_.layers_per_chunk; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                    low.lower(recomputed(j) ? ops_.forward_checkpointed : ops_.forward_stored, ctx);
+                    low.lower(recomputed(j) ? *ops_.forward_checkpointed : *ops_.forward_stored, ctx);
                 }
                 ctx.layer = -1;
                 if (last) {
-                    low.lower(ops_.output_forward, ctx);
+                    low.lower(*ops_.output_forward, ctx);
                 } else {
                     low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
             } else {
                 ctx.phase = Phase::Backward;
                 if (last) {
-                    low.lower(ops_.output_backward, ctx);
+                    low.lower(*ops_.output_backward, ctx);
                 } else {
                     low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
                 lower_layer_backwards(low, first_layer, ctx);
                 ctx.layer = -1;
                 if (first) {
-                    low.lower(ops_.embedding_backward, ctx);
+                    low.lower(*ops_.embedding_backward, ctx);
                 } else {
                     low.send(Direction::Backward, neighbour(at, vs - 1), p2p_bytes_, ctx);
                 }
@@ -123,7 +130,12 @@ private:
         const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
         const bool tied = p_ > 1 && (at.pp == 0 || at.pp == p_ - 1);
         const std::int64_t embedding = tied ? workload::word_embedding_parameters_per_rank(sc_) : 0;
-        low.lower(workload::end_of_iteration(sc_, params.total(), embedding), StepContext{-1, -1, -1, Phase::Iteration});
+        // One end-of-iteration list per stage: its parameter count differs between stages.
+        auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
+        if (added) {
+            it->second = own(workload::end_of_iteration(sc_, params.total(), embedding));
+        }
+        low.lower(*it->second, StepContext{-1, -1, -1, Phase::Iteration});
     }
 
     // Backward of a chunk's layers, last layer first. Fully recomputed layers are recomputed a
@@ -134,18 +146,18 @@ private:
         while (j >= 0) {
             if (!recomputed(j)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                low.lower(ops_.backward, ctx);
+                low.lower(*ops_.backward, ctx);
                 --j;
                 continue;
             }
             const std::int64_t block_start = j - (j % checkpoint_block());
             for (std::int64_t k = block_start; k <= j; ++k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                low.lower(ops_.recompute, ctx);
+                low.lower(*ops_.recompute, ctx);
             }
             for (std::int64_t k = j; k >= block_start; --k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                low.lower(ops_.backward_plain, ctx);
+                low.lower(*ops_.backward_plain, ctx);
             }
             j = block_start - 1;
         }
@@ -193,6 +205,7 @@ private:
     LayerOps ops_;
     Bytes p2p_bytes_{0};
     RendezvousTable rendezvous_;
+    std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
     IterationProgram out_;
 };
 

@@ -3,11 +3,15 @@
 // across GPUs as rendezvous.
 #pragma once
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
 #include "sim/engine/program.h"
+#include "sim/engine/simulator.h"
+#include "sim/workload/op.h"
 #include "sim/program/task_info.h"
 
 namespace trainsim::program {
@@ -19,12 +23,37 @@ struct Fold {
     bool data = true;    // simulate one data-parallel replica
 };
 
+/// An op list with each op's duration on one GPU (the overlap slowdown included).
+struct PricedOps {
+    const workload::OpList* ops = nullptr;
+    std::vector<SimTime> durations;
+};
+
 struct IterationProgram {
     engine::Program program;
     std::vector<TaskInfo> info;  // indexed by engine TaskId
     std::vector<SimulatedGpu> gpus;
     std::int64_t layers_per_chunk = 0;
+    std::vector<std::unique_ptr<workload::OpList>> op_lists;  // the lists `priced` points into
+    std::vector<PricedOps> priced;
+
+    /// "F3.c0 L12 qkv..fc1" or "B3.c1 recv gradient from stage 4", for errors and traces.
+    [[nodiscard]] std::string describe(engine::TaskId task) const;
 };
+
+/// Runs the program on the engine, with deadlock reports in workload terms.
+[[nodiscard]] engine::RunResult simulate(const IterationProgram& program, engine::RunOptions options = {});
+
+/// One op of a task with its simulated interval (`op` is null for a pipeline transfer).
+struct OpSpan {
+    const workload::Op* op = nullptr;
+    SimTime start = 0;
+    SimTime end = 0;
+};
+
+/// The ops of `task` laid out back to back from its start.
+[[nodiscard]] std::vector<OpSpan> op_spans(const IterationProgram& program, engine::TaskId task,
+                                           const engine::TaskTiming& timing);
 
 /// Throws InputError for what the scenario asks but the simulator cannot model yet.
 [[nodiscard]] IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost,

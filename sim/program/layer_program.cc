@@ -18,13 +18,15 @@ IterationProgram build_single_layer(const config::Scenario& sc, const cost::Cost
     IterationProgram out;
     out.layers_per_chunk = 1;
     const parallel::Coordinates at{0, 0, 0};
-    OpLowering low(out.program, out.info, pricing, rendezvous, GroupMembers{}, 0, at);
+    OpLowering low(out, pricing, rendezvous, GroupMembers{}, 0, at);
     out.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
     const workload::LayerShape shape = workload::layer_shape_of(sc);
-    const workload::OpList forward = workload::layer_forward(shape, sc.training.recompute_granularity);
-    const workload::OpList backward = workload::layer_backward(shape, sc.training.recompute_granularity);
-    low.lower(forward, StepContext{0, 0, 0, Phase::Forward});
-    low.lower(backward, StepContext{0, 0, 0, Phase::Backward});
+    out.op_lists.push_back(
+        std::make_unique<workload::OpList>(workload::layer_forward(shape, sc.training.recompute_granularity)));
+    out.op_lists.push_back(
+        std::make_unique<workload::OpList>(workload::layer_backward(shape, sc.training.recompute_granularity)));
+    low.lower(*out.op_lists[0], StepContext{0, 0, 0, Phase::Forward});
+    low.lower(*out.op_lists[1], StepContext{0, 0, 0, Phase::Backward});
     return out;
 }
 

@@ -13,46 +13,45 @@ using workload::OpList;
 using workload::OpStream;
 
 engine::RendezvousId RendezvousTable::get(engine::Program& program, const Key& key, std::int64_t members,
-                                          SimTime duration, const std::string& name) {
-    const auto it = ids_.find(key);
-    if (it != ids_.end()) {
-        return it->second;
+                                          SimTime duration) {
+    if (members == 1) {
+        return program.add_rendezvous(1, duration, {});  // a folded group: nobody else will ask
     }
-    const engine::RendezvousId id = program.add_rendezvous(static_cast<std::int32_t>(members), duration, name);
-    ids_.emplace(key, id);
+    const auto [it, added] = pending_.try_emplace(key, Pending{-1, members});
+    if (added) {
+        it->second.id = program.add_rendezvous(static_cast<std::int32_t>(members), duration, {});
+    }
+    const engine::RendezvousId id = it->second.id;
+    if (--it->second.members_left == 0) {
+        pending_.erase(it);
+    }
     return id;
 }
 
-OpLowering::OpLowering(engine::Program& program, std::vector<TaskInfo>& info, const OpPricing& pricing,
-                       RendezvousTable& rendezvous, GroupMembers members, std::int32_t gpu,
-                       parallel::Coordinates at)
-    : program_(program), info_(info), pricing_(pricing), rendezvous_(rendezvous), members_(members), gpu_(gpu),
-      at_(at) {
+OpLowering::OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous,
+                       GroupMembers members, std::int32_t gpu, parallel::Coordinates at)
+    : out_(out), pricing_(pricing), rendezvous_(rendezvous), members_(members), gpu_(gpu), at_(at) {
     global_rank_ = pricing.layout().global_rank(at);
-    compute_ = program_.add_stream(gpu, "compute");
-    tensor_comm_ = program_.add_stream(gpu, "tp_comm");
-    data_comm_ = program_.add_stream(gpu, "dp_comm");
-    send_[0] = program_.add_stream(gpu, "pp_send_fwd");
-    send_[1] = program_.add_stream(gpu, "pp_send_bwd");
-    receive_[0] = program_.add_stream(gpu, "pp_recv_fwd");
-    receive_[1] = program_.add_stream(gpu, "pp_recv_bwd");
+    engine::Program& p = out_.program;
+    compute_ = p.add_stream(gpu, "compute");
+    tensor_comm_ = p.add_stream(gpu, "tp_comm");
+    data_comm_ = p.add_stream(gpu, "dp_comm");
+    send_[0] = p.add_stream(gpu, "pp_send_fwd");
+    send_[1] = p.add_stream(gpu, "pp_send_bwd");
+    receive_[0] = p.add_stream(gpu, "pp_recv_fwd");
+    receive_[1] = p.add_stream(gpu, "pp_recv_bwd");
 }
 
 engine::TaskId OpLowering::add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
-                                    std::string name, std::vector<engine::TaskId> deps, TaskInfo info) {
-    const engine::TaskId id = r == engine::kNoRendezvous
-                                  ? program_.add_task(stream, duration, std::move(name), deps)
-                                  : program_.add_rendezvous_task(stream, r, std::move(name), deps);
+                                    const std::vector<engine::TaskId>& deps, TaskInfo info) {
+    const engine::TaskId id = r == engine::kNoRendezvous ? out_.program.add_task(stream, duration, {}, deps)
+                                                         : out_.program.add_rendezvous_task(stream, r, {}, deps);
     info.gpu = gpu_;
-    info_.push_back(info);
+    out_.info.push_back(info);
     return id;
 }
 
-const std::vector<SimTime>& OpLowering::durations(const OpList& ops) {
-    auto it = durations_.find(&ops);
-    if (it != durations_.end()) {
-        return it->second;
-    }
+std::vector<SimTime> OpLowering::price(const OpList& ops) const {
     std::vector<SimTime> d;
     d.reserve(ops.size());
     // Asynchronous collectives still running beside the compute stream: (op index, time left, slowdown).
@@ -86,7 +85,16 @@ const std::vector<SimTime>& OpLowering::durations(const OpList& ops) {
         }
         d.push_back(t);
     }
-    return durations_.emplace(&ops, std::move(d)).first->second;
+    return d;
+}
+
+std::int32_t OpLowering::priced(const OpList& ops) {
+    const auto [it, added] = priced_.try_emplace(&ops, -1);
+    if (added) {
+        it->second = static_cast<std::int32_t>(out_.priced.size());
+        out_.priced.push_back(PricedOps{&ops, price(ops)});
+    }
+    return it->second;
 }
 
 RendezvousTable::Key OpLowering::group_key(CommGroup group) {
@@ -121,18 +129,6 @@ std::int64_t OpLowering::group_members(CommGroup group) const {
     return 1;
 }
 
-std::string OpLowering::label(const StepContext& ctx, const std::string& what) const {
-    std::string s;
-    if (ctx.phase != Phase::Iteration) {
-        s += ctx.phase == Phase::Forward ? "F" : "B";
-        s += std::to_string(ctx.microbatch) + ".c" + std::to_string(ctx.chunk) + " ";
-    }
-    if (ctx.layer >= 0) {
-        s += "L" + std::to_string(ctx.layer) + " ";
-    }
-    return s + what;
-}
-
 namespace {
 
 TaskCategory category_of(const Op& op) {
@@ -148,72 +144,110 @@ TaskCategory category_of(const Op& op) {
 }  // namespace
 
 void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
-    const std::vector<SimTime>& d = durations(ops);
-    std::vector<engine::TaskId> ids(ops.size(), -1);
+    const std::int32_t priced_index = priced(ops);
+    const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(priced_index)].durations;
+    std::vector<engine::TaskId> ids(ops.size(), -1);  // the task that holds op i
+    TaskInfo base{gpu_, TaskCategory::Compute, ctx.phase, ctx.microbatch, ctx.chunk, ctx.layer, priced_index};
+
+    // Consecutive compute ops with nothing new to wait for become one engine task (a segment): the
+    // engine then sees a few tasks per layer instead of one per kernel, and op_spans() recovers the ops.
+    struct Segment {
+        std::size_t first = 0, count = 0;
+        SimTime duration = 0;
+        TaskInfo info;
+        std::vector<engine::TaskId> deps;
+    } segment;
+    auto flush = [&] {
+        if (segment.count == 0) {
+            return;
+        }
+        segment.info.first_op = static_cast<std::uint16_t>(segment.first);
+        segment.info.op_count = static_cast<std::uint16_t>(segment.count);
+        const engine::TaskId id = add_task(compute_, segment.duration, engine::kNoRendezvous, segment.deps, segment.info);
+        std::fill_n(ids.begin() + static_cast<std::ptrdiff_t>(segment.first), segment.count, id);
+        last_compute_ = id;
+        segment.count = 0;
+    };
+
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
         std::vector<engine::TaskId> deps;
         for (const std::int32_t a : op.after) {
-            deps.push_back(ids[static_cast<std::size_t>(a)]);
+            if (ids[static_cast<std::size_t>(a)] >= 0) {  // ops of the open segment are ordered by the stream
+                deps.push_back(ids[static_cast<std::size_t>(a)]);
+            }
         }
-        TaskInfo info{gpu_, category_of(op), ctx.phase, ctx.microbatch, ctx.chunk, ctx.layer, op.flops(), op.saved_bytes};
         if (op.kind == OpKind::Collective) {
+            flush();
             // A collective consumes what the compute stream produced last.
             if (last_compute_ >= 0) {
                 deps.push_back(last_compute_);
             }
-            const std::int64_t members = group_members(op.group);
-            const engine::RendezvousId r = rendezvous_.get(program_, group_key(op.group), members, d[i], op.name);
+            TaskInfo info = base;
+            info.category = category_of(op);
+            info.first_op = static_cast<std::uint16_t>(i);
+            info.op_count = 1;
+            const engine::RendezvousId r =
+                rendezvous_.get(out_.program, group_key(op.group), group_members(op.group), d[i]);
             const engine::StreamId stream = op.stream == OpStream::TensorComm ? tensor_comm_ : data_comm_;
-            ids[i] = add_task(stream, d[i], r, label(ctx, op.name), std::move(deps), info);
+            ids[i] = add_task(stream, d[i], r, deps, info);
             if (op.blocking) {
                 pending_.push_back(ids[i]);
             }
-        } else {
-            deps.insert(deps.end(), pending_.begin(), pending_.end());
-            pending_.clear();
-            ids[i] = add_task(compute_, d[i], engine::kNoRendezvous, label(ctx, op.name), std::move(deps), info);
-            last_compute_ = ids[i];
+            continue;
         }
+        deps.insert(deps.end(), pending_.begin(), pending_.end());
+        const TaskCategory category = category_of(op);
+        if (segment.count > 0 && (!deps.empty() || category != segment.info.category)) {
+            flush();
+        }
+        if (segment.count == 0) {
+            segment.first = i;
+            segment.duration = 0;
+            segment.info = base;
+            segment.info.category = category;
+            segment.deps = std::move(deps);
+            pending_.clear();
+        }
+        ++segment.count;
+        segment.duration += d[i];
+        segment.info.flops += op.flops();
+        segment.info.saved += op.saved_bytes;
+    }
+    flush();
+}
+
+void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
+                          bool send) {
+    const auto di = static_cast<std::size_t>(dir);
+    const std::int64_t peer_rank = pricing_.layout().global_rank(peer);
+    const std::int64_t seq = channel_count_[{send ? 1 : 0, static_cast<std::int64_t>(di), peer_rank}]++;
+    const SimTime duration = to_sim_time(send ? pricing_.p2p(bytes, at_, peer) : pricing_.p2p(bytes, peer, at_));
+    // Channel key (direction, sender, receiver, sequence): the k-th send meets the k-th receive.
+    const std::int64_t from = send ? global_rank_ : peer_rank;
+    const std::int64_t to = send ? peer_rank : global_rank_;
+    const engine::RendezvousId r =
+        rendezvous_.get(out_.program, {10 + static_cast<std::int64_t>(di), from, to, seq}, 2, duration);
+    // A send follows the compute that produced its tensor; a receive is posted when the program
+    // reaches it, after the compute before it.
+    std::vector<engine::TaskId> deps;
+    if (last_compute_ >= 0) {
+        deps.push_back(last_compute_);
+    }
+    TaskInfo info{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk};
+    info.peer_stage = static_cast<std::int32_t>(peer.pp);
+    const engine::TaskId id = add_task(send ? send_[di] : receive_[di], duration, r, deps, info);
+    if (!send) {
+        pending_.push_back(id);
     }
 }
 
 void OpLowering::send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx) {
-    const auto di = static_cast<std::size_t>(dir);
-    const std::int64_t peer = pricing_.layout().global_rank(to);
-    const std::int64_t seq = channel_count_[{1, static_cast<std::int64_t>(di), peer}]++;
-    const SimTime duration = to_sim_time(pricing_.p2p(bytes, at_, to));
-    const std::string what = std::string(dir == Direction::Forward ? "send activation" : "send gradient") +
-                             " to stage " + std::to_string(to.pp);
-    // Channel key: (direction, sender, receiver, sequence) seen identically from both ends.
-    const engine::RendezvousId r = rendezvous_.get(
-        program_, {10 + static_cast<std::int64_t>(di), global_rank_, peer, seq}, 2, duration, label(ctx, what));
-    std::vector<engine::TaskId> deps;
-    if (last_compute_ >= 0) {
-        deps.push_back(last_compute_);
-    }
-    add_task(send_[di], duration, r, label(ctx, what), std::move(deps),
-             TaskInfo{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk, -1, Flops{0.0}, Bytes{0}});
+    transfer(dir, to, bytes, ctx, true);
 }
 
 void OpLowering::receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx) {
-    const auto di = static_cast<std::size_t>(dir);
-    const std::int64_t peer = pricing_.layout().global_rank(from);
-    const std::int64_t seq = channel_count_[{0, static_cast<std::int64_t>(di), peer}]++;
-    const SimTime duration = to_sim_time(pricing_.p2p(bytes, from, at_));
-    const std::string what = std::string(dir == Direction::Forward ? "recv activation" : "recv gradient") +
-                             " from stage " + std::to_string(from.pp);
-    const engine::RendezvousId r = rendezvous_.get(
-        program_, {10 + static_cast<std::int64_t>(di), peer, global_rank_, seq}, 2, duration, label(ctx, what));
-    // The receive is posted when the program reaches it: after the compute before it.
-    std::vector<engine::TaskId> deps;
-    if (last_compute_ >= 0) {
-        deps.push_back(last_compute_);
-    }
-    const engine::TaskId id =
-        add_task(receive_[di], duration, r, label(ctx, what), std::move(deps),
-                 TaskInfo{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk, -1, Flops{0.0}, Bytes{0}});
-    pending_.push_back(id);
+    transfer(dir, from, bytes, ctx, false);
 }
 
 }  // namespace trainsim::program

@@ -5,10 +5,12 @@
 
 #include <array>
 #include <map>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
 #include "sim/engine/program.h"
+#include "sim/program/iteration_program.h"
 #include "sim/program/op_pricing.h"
 #include "sim/program/task_info.h"
 #include "sim/workload/op.h"
@@ -38,17 +40,32 @@ struct GroupMembers {
 class RendezvousTable {
 public:
     using Key = std::array<std::int64_t, 4>;
+    /// The rendezvous for `key`, created by its first member; forgotten once all members have it, so
+    /// the table only holds rendezvous some member has not reached yet.
     [[nodiscard]] engine::RendezvousId get(engine::Program& program, const Key& key, std::int64_t members,
-                                           SimTime duration, const std::string& name);
+                                           SimTime duration);
 
 private:
-    std::map<Key, engine::RendezvousId> ids_;
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const noexcept {
+            std::size_t h = 0;
+            for (const std::int64_t v : k) {
+                h = h * 0x9E3779B97F4A7C15ULL + std::hash<std::int64_t>{}(v);
+            }
+            return h;
+        }
+    };
+    struct Pending {
+        engine::RendezvousId id;
+        std::int64_t members_left;
+    };
+    std::unordered_map<Key, Pending, KeyHash> pending_;
 };
 
 class OpLowering {
 public:
-    OpLowering(engine::Program& program, std::vector<TaskInfo>& info, const OpPricing& pricing,
-               RendezvousTable& rendezvous, GroupMembers members, std::int32_t gpu, parallel::Coordinates at);
+    OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous, GroupMembers members,
+               std::int32_t gpu, parallel::Coordinates at);
 
     [[nodiscard]] engine::StreamId compute_stream() const { return compute_; }
 
@@ -57,15 +74,16 @@ public:
     void receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx);
 
 private:
-    engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r, std::string name,
-                            std::vector<engine::TaskId> deps, TaskInfo info);
-    [[nodiscard]] const std::vector<SimTime>& durations(const workload::OpList& ops);
+    engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
+                            const std::vector<engine::TaskId>& deps, TaskInfo info);
+    /// Index into out.priced of `ops` priced on this GPU (each list is priced once per GPU).
+    [[nodiscard]] std::int32_t priced(const workload::OpList& ops);
+    [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
     [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
-    [[nodiscard]] std::string label(const StepContext& ctx, const std::string& what) const;
+    void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx, bool send);
 
-    engine::Program& program_;
-    std::vector<TaskInfo>& info_;
+    IterationProgram& out_;
     const OpPricing& pricing_;
     RendezvousTable& rendezvous_;
     GroupMembers members_;
@@ -79,7 +97,7 @@ private:
     std::vector<engine::TaskId> pending_;  // blocking collectives and receives the next compute op waits for
     std::array<std::int64_t, 4> collective_count_{};    // by CommGroup
     std::map<std::array<std::int64_t, 3>, std::int64_t> channel_count_;  // (send?, direction, peer)
-    std::map<const workload::OpList*, std::vector<SimTime>> durations_;
+    std::map<const workload::OpList*, std::int32_t> priced_;
 };
 
 }  // namespace trainsim::program

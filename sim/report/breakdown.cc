@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <vector>
 
 #include "sim/report/iteration_report.h"
 
@@ -38,27 +39,26 @@ void charge_exposed(Breakdown& b, TaskCategory c, Seconds d) {
 
 }  // namespace
 
-Breakdown breakdown_of(const program::IterationProgram& prog, const engine::RunResult& run, std::int32_t gpu) {
-    const engine::StreamId compute = prog.gpus[static_cast<std::size_t>(gpu)].compute_stream;
+std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const engine::RunResult& run) {
     const auto& tasks = prog.program.tasks();
+    const std::size_t gpus = prog.gpus.size();
     // The task before each task on its stream: a collective often waits behind an earlier one on the
     // same communicator (the gradient-norm all-reduce behind the data-parallel all-reduce).
     std::vector<engine::TaskId> previous_on_stream(tasks.size(), -1);
     std::vector<engine::TaskId> last_on_stream(prog.program.streams().size(), -1);
-    std::vector<engine::TaskId> communication;  // this GPU's communication tasks
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         auto& last = last_on_stream[static_cast<std::size_t>(tasks[t].stream)];
         previous_on_stream[t] = last;
         last = static_cast<engine::TaskId>(t);
-        if (prog.info[t].gpu == gpu && tasks[t].stream != compute) {
-            communication.push_back(static_cast<engine::TaskId>(t));
-        }
     }
-    Breakdown b;
-    // Charges an idle gap [from, to) of the compute stream: time while one of `waited` (communication
-    // tasks it waited for, and those queued before them on their streams) was transferring is exposed
+    auto is_compute = [&](std::size_t t) {
+        return tasks[t].stream == prog.gpus[static_cast<std::size_t>(prog.info[t].gpu)].compute_stream;
+    };
+    std::vector<Breakdown> out(gpus);
+    // Charges an idle gap [from, to) of a compute stream: time while one of `waited` (communication tasks
+    // it waited for, and those queued before them on their streams) was transferring is exposed
     // communication of that task's kind; time while none was, is waiting for a peer: bubble.
-    auto charge_gap = [&](SimTime from, SimTime to, std::vector<engine::TaskId> waited) {
+    auto charge_gap = [&](Breakdown& b, SimTime from, SimTime to, std::vector<engine::TaskId>& waited) {
         if (to <= from) {
             return;
         }
@@ -85,32 +85,37 @@ Breakdown breakdown_of(const program::IterationProgram& prog, const engine::RunR
         }
         b.bubble += to_seconds((to - from) - exposed);
     };
-    SimTime previous_end = 0;
+    std::vector<SimTime> previous_end(gpus, 0);
+    std::vector<engine::TaskId> waited;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
-        if (prog.info[t].gpu != gpu || tasks[t].stream != compute) {
+        if (!is_compute(t)) {
             continue;
         }
         // Compute tasks were added in program order, which is their execution order.
+        const auto g = static_cast<std::size_t>(prog.info[t].gpu);
         const engine::TaskTiming& timing = run.timings[t];
-        std::vector<engine::TaskId> waited;
+        waited.clear();
         for (const engine::TaskId d : prog.program.dependencies(static_cast<engine::TaskId>(t))) {
-            if (tasks[static_cast<std::size_t>(d)].stream != compute) {
+            if (!is_compute(static_cast<std::size_t>(d))) {
                 waited.push_back(d);
             }
         }
-        charge_gap(previous_end, timing.start, std::move(waited));
-        charge_busy(b, prog.info[t].category, to_seconds(timing.end - timing.start));
-        previous_end = timing.end;
+        charge_gap(out[g], previous_end[g], timing.start, waited);
+        charge_busy(out[g], prog.info[t].category, to_seconds(timing.end - timing.start));
+        previous_end[g] = timing.end;
     }
-    // After its last kernel the GPU waits for its trailing communication, then for the other GPUs.
-    std::vector<engine::TaskId> trailing;
-    for (const engine::TaskId c : communication) {
-        if (run.timings[static_cast<std::size_t>(c)].end > previous_end) {
-            trailing.push_back(c);
+    // After its last kernel a GPU waits for its trailing communication, then for the other GPUs.
+    std::vector<std::vector<engine::TaskId>> trailing(gpus);
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const auto g = static_cast<std::size_t>(prog.info[t].gpu);
+        if (!is_compute(t) && run.timings[t].end > previous_end[g]) {
+            trailing[g].push_back(static_cast<engine::TaskId>(t));
         }
     }
-    charge_gap(previous_end, run.makespan, std::move(trailing));
-    return b;
+    for (std::size_t g = 0; g < gpus; ++g) {
+        charge_gap(out[g], previous_end[g], run.makespan, trailing[g]);
+    }
+    return out;
 }
 
 }  // namespace trainsim::report

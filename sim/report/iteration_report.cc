@@ -50,6 +50,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     r.tokens_per_s = static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
 
     const std::vector<memory::ActivationPeak> activation = memory::activation_peaks(prog, run);
+    const std::vector<Breakdown> time = breakdowns(prog, run);
     r.memory_capacity_bytes = cost.profile().memory_visible - cost.profile().memory_reserved;
     // One representative GPU per stage: the first simulated one (tp 0, dp 0); folded peers are identical.
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
@@ -61,7 +62,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
         }
         StageReport s;
         s.stage = at.pp;
-        s.time = breakdown_of(prog, run, static_cast<std::int32_t>(g));
+        s.time = time[g];
         s.static_bytes = memory::static_bytes(sc, at.pp);
         s.activation_bytes = activation[g].peak;
         s.peak_memory_bytes = peak_bytes;

@@ -56,9 +56,9 @@ struct IterationReport {
     std::vector<std::string> warnings;
 };
 
-/// Breakdown of simulated GPU `gpu` over [0, makespan].
-[[nodiscard]] Breakdown breakdown_of(const program::IterationProgram& program, const engine::RunResult& run,
-                                     std::int32_t gpu);
+/// Breakdown of every simulated GPU over [0, makespan], indexed like IterationProgram::gpus.
+[[nodiscard]] std::vector<Breakdown> breakdowns(const program::IterationProgram& program,
+                                                const engine::RunResult& run);
 
 [[nodiscard]] IterationReport make_iteration_report(const config::Scenario& scenario, const cost::CostModel& cost,
                                                     const program::IterationProgram& program,

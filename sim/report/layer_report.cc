@@ -25,12 +25,12 @@ LayerReport make_layer_report(const config::Scenario& sc, const cost::CostModel&
         if (info.category == program::TaskCategory::Recompute) {
             recompute += timing.end - timing.start;
         }
-        // Task names are "F0.c0 L0 qkv": the op name is the last word.
-        const std::string& full = tasks[t].name;
-        r.ops.push_back(LayerOpTiming{full.substr(full.rfind(' ') + 1),
-                                      prog.program.streams()[static_cast<std::size_t>(tasks[t].stream)].name,
-                                      program::to_string(info.phase), program::to_string(info.category),
-                                      to_seconds(timing.start), to_seconds(timing.end - timing.start), info.flops});
+        const std::string& stream = prog.program.streams()[static_cast<std::size_t>(tasks[t].stream)].name;
+        for (const program::OpSpan& span : program::op_spans(prog, static_cast<engine::TaskId>(t), timing)) {
+            r.ops.push_back(LayerOpTiming{span.op->name, stream, program::to_string(info.phase),
+                                          program::to_string(info.category), to_seconds(span.start),
+                                          to_seconds(span.end - span.start), span.op->flops()});
+        }
     }
     r.forward = to_seconds(end[0] - begin[0]);
     r.backward = to_seconds(end[1] - begin[1]);

@@ -32,27 +32,31 @@ void write_perfetto_trace(std::ostream& out, const program::IterationProgram& pr
     const auto& tasks = prog.program.tasks();
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         const program::TaskInfo& info = prog.info[t];
-        const engine::TaskTiming& timing = run.timings[t];
-        nlohmann::json args = {{"phase", program::to_string(info.phase)},
-                               {"category", program::to_string(info.category)}};
-        if (info.microbatch >= 0) {
-            args["microbatch"] = info.microbatch;
-            args["chunk"] = info.chunk;
+        const auto id = static_cast<engine::TaskId>(t);
+        // One slice per op: a compute segment is expanded back into its kernels.
+        for (const program::OpSpan& span : program::op_spans(prog, id, run.timings[t])) {
+            nlohmann::json args = {{"phase", program::to_string(info.phase)},
+                                   {"category", program::to_string(info.category)}};
+            if (info.microbatch >= 0) {
+                args["microbatch"] = info.microbatch;
+                args["chunk"] = info.chunk;
+            }
+            if (info.layer >= 0) {
+                args["layer"] = info.layer;
+            }
+            if (span.op != nullptr && span.op->flops().value > 0) {
+                args["flops"] = span.op->flops().value;
+            }
+            const std::string name = span.op != nullptr ? span.op->name : prog.describe(id);
+            emit({{"ph", "X"},
+                  {"name", name},
+                  {"cat", program::to_string(info.category)},
+                  {"pid", info.gpu},
+                  {"tid", tasks[t].stream},
+                  {"ts", static_cast<double>(span.start) / 1e3},  // microseconds
+                  {"dur", static_cast<double>(span.end - span.start) / 1e3},
+                  {"args", args}});
         }
-        if (info.layer >= 0) {
-            args["layer"] = info.layer;
-        }
-        if (info.flops.value > 0) {
-            args["flops"] = info.flops.value;
-        }
-        emit({{"ph", "X"},
-              {"name", tasks[t].name},
-              {"cat", program::to_string(info.category)},
-              {"pid", info.gpu},
-              {"tid", tasks[t].stream},
-              {"ts", static_cast<double>(timing.start) / 1e3},  // microseconds
-              {"dur", static_cast<double>(timing.end - timing.start) / 1e3},
-              {"args", args}});
     }
     out << "\n]}\n";
 }
