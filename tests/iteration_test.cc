@@ -8,6 +8,7 @@
 #include "sim/program/layer_program.h"
 #include "sim/report/iteration_report.h"
 #include "sim/report/layer_report.h"
+#include "sim/workload/parameter_count.h"
 #include "sim/workload/transformer_layer.h"
 #include "tests/test_support.h"
 
@@ -40,6 +41,9 @@ TEST(Folding, UnfoldedRunGivesTheSameIterationTime) {
              {},
              {{"parallelism.sequence_parallel", "false"}, {"training.recompute_granularity", "full"}},
              {{"training.use_distributed_optimizer", "true"}},
+             {{"training.overlap_grad_reduce", "true"}, {"training.ddp_bucket_size", "1000000"}},
+             {{"parallelism.sequence_parallel", "false"}},  // pipeline scatter/gather
+             {{"schedule", "breadth_first"}},
              {{"parallelism.virtual_pipeline_model_parallel_size", "1"}, {"schedule", "1f1b"}}}) {
         const config::Scenario sc = small(extra);
         const report::IterationReport folded = simulate(sc);
@@ -117,6 +121,61 @@ TEST(Memory, FirstStageHoldsPMicrobatchesOfActivations) {
     EXPECT_EQ(r.stages[0].activation_bytes.value, 64 * (2 * per_layer + sbh_t) + recomputed_attention);
     EXPECT_EQ(r.stages[1].activation_bytes.value, 63 * 2 * per_layer + recomputed_attention);
     EXPECT_EQ(r.stages[0].static_bytes, memory::static_bytes(sc, 0));
+}
+
+TEST(DataParallel, BucketsReduceEveryGradientOnceAndHideBehindTheBackward) {
+    const config::Scenario plain = small({{"parallelism.virtual_pipeline_model_parallel_size", "1"},
+                                          {"schedule", "1f1b"}});
+    const config::Scenario overlapped = small({{"parallelism.virtual_pipeline_model_parallel_size", "1"},
+                                               {"schedule", "1f1b"},
+                                               {"training.overlap_grad_reduce", "true"},
+                                               {"training.ddp_bucket_size", "20000000"}});
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const program::IterationProgram prog = program::build_iteration(overlapped, cost);
+    // Every parameter's gradient is in exactly one bucket: the buckets' bytes add up to the stage's
+    // parameters × 4 (fp32 gradients), and there is more than one bucket.
+    for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        std::int64_t reduced = 0;
+        int buckets = 0;
+        for (std::size_t t = 0; t < prog.info.size(); ++t) {
+            const program::TaskInfo& info = prog.info[t];
+            if (info.gpu != static_cast<std::int32_t>(g) || info.priced < 0) {
+                continue;
+            }
+            const workload::Op& op = (*prog.priced[static_cast<std::size_t>(info.priced)].ops)[info.first_op];
+            if (op.kind == workload::OpKind::Collective && op.group == workload::CommGroup::Data) {
+                reduced += op.collective_bytes.value;
+                ++buckets;
+            }
+        }
+        const std::int64_t pp = prog.gpus[g].coordinates.pp;
+        EXPECT_EQ(reduced, workload::stage_parameters(overlapped, pp).total() * 4) << "stage " << pp;
+        EXPECT_GT(buckets, 1);
+    }
+    const report::IterationReport a = simulate(plain);
+    const report::IterationReport b = simulate(overlapped);
+    EXPECT_LT(b.iteration_time.value, a.iteration_time.value);
+    EXPECT_LT(b.breakdown.exposed_dp_comm.value, a.breakdown.exposed_dp_comm.value);
+}
+
+TEST(Pipeline, ScatterGatherSendsOneTthAcrossNodes) {
+    // Without SP, Megatron sends 1/t of each activation per TP rank and all-gathers it over NVLink:
+    // across nodes (one stage per node) that is far faster than the whole tensor over one NIC.
+    const config::Scenario on = testing::shipped_scenario("korthikanti-530b", {{"parallelism.sequence_parallel", "false"}});
+    const config::Scenario off = testing::shipped_scenario(
+        "korthikanti-530b",
+        {{"parallelism.sequence_parallel", "false"}, {"parallelism.scatter_gather_tensors_in_pipeline", "false"}});
+    const report::IterationReport a = simulate(on);
+    const report::IterationReport b = simulate(off);
+    EXPECT_LT(a.iteration_time.value, b.iteration_time.value);
+    EXPECT_LT(a.breakdown.exposed_pp_comm.value, b.breakdown.exposed_pp_comm.value);
+}
+
+TEST(Pipeline, BreadthFirstKeepsEveryMicrobatchOfEveryChunkInFlight) {
+    const config::Scenario sc = small({{"schedule", "breadth_first"}});
+    const report::IterationReport r = simulate(sc);
+    ASSERT_FALSE(r.stages.empty());
+    EXPECT_EQ(r.stages[0].microbatches_in_flight, sc.num_microbatches() * 2);  // m × v
 }
 
 }  // namespace

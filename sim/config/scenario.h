@@ -26,6 +26,16 @@ struct ParallelConfig {
     std::int64_t data_parallel_size = 1;
     std::int64_t virtual_pipeline_model_parallel_size = 1; // null in JSON means 1
     bool sequence_parallel = false;
+    /// Interleaved schedule: micro-batches per group of the schedule table (Megatron's
+    /// microbatch_group_size_per_vp_stage); unset means p, the depth-first default.
+    std::optional<std::int64_t> microbatch_group_size_per_vp_stage;
+    /// Megatron's scatter/gather across nodes: without SP, each TP rank sends 1/t of an activation over
+    /// its own NIC and the receivers all-gather it over NVLink (Narayanan §4.1).
+    bool scatter_gather_tensors_in_pipeline = true;
+
+    [[nodiscard]] std::int64_t microbatch_group_size() const {
+        return microbatch_group_size_per_vp_stage.value_or(pipeline_model_parallel_size);
+    }
 };
 
 enum class RecomputeGranularity { None, Full, Selective, Overlapped };
@@ -37,11 +47,21 @@ struct TrainingConfig {
     RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
     std::optional<RecomputeMethod> recompute_method; // required (and only allowed) with full
     std::optional<std::int64_t> recompute_num_layers;
+    /// Appendix C of Korthikanti: with full recompute, micro-batches whose index modulo the in-flight
+    /// limit is below this count keep all their activations instead (Megatron's
+    /// num_microbatches_with_partial_activation_checkpoints).
+    std::optional<std::int64_t> num_microbatches_with_partial_activation_checkpoints;
     bool use_distributed_optimizer = false;
     bool overlap_grad_reduce = false;
+    /// Parameters per gradient bucket with overlap_grad_reduce; unset means Megatron's default,
+    /// max(40M, 1M × d).
+    std::optional<std::int64_t> ddp_bucket_size;
+    /// Appendix B of Korthikanti: a stage frees its output tensor's data once sent (it duplicates the
+    /// next stage's input); false keeps it until the backward.
+    bool deallocate_pipeline_outputs = true;
 };
 
-enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved };
+enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst };
 
 struct HardwareConfig {
     std::string profile; // a name from scenarios/hardware/ or a path

@@ -29,11 +29,12 @@ inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{
     {RecomputeMethod::Block, "block"},
 }};
 
-inline constexpr std::array<EnumName<ScheduleKind>, 4> kScheduleNames{{
+inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{{
     {ScheduleKind::Auto, "auto"},
     {ScheduleKind::GPipe, "gpipe"},
     {ScheduleKind::OneFOneB, "1f1b"},
     {ScheduleKind::Interleaved, "interleaved"},
+    {ScheduleKind::BreadthFirst, "breadth_first"},
 }};
 
 /// The value spelled `name` in `table`, or nullopt.

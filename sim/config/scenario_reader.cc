@@ -59,6 +59,9 @@ ParallelConfig read_parallelism(const Json &document) {
     p.virtual_pipeline_model_parallel_size =
         r.nullable_positive_integer("virtual_pipeline_model_parallel_size").value_or(1);
     p.sequence_parallel = r.boolean("sequence_parallel", false);
+    // Megatron's default group is p micro-batches (depth-first interleaving); 0 here means "p".
+    p.microbatch_group_size_per_vp_stage = r.nullable_positive_integer("microbatch_group_size_per_vp_stage");
+    p.scatter_gather_tensors_in_pipeline = r.boolean("scatter_gather_tensors_in_pipeline", true);
     return p;
 }
 
@@ -74,6 +77,10 @@ TrainingConfig read_training(const Json &document) {
     t.recompute_num_layers = r.nullable_positive_integer("recompute_num_layers");
     t.use_distributed_optimizer = r.boolean("use_distributed_optimizer", false);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
+    t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");
+    t.deallocate_pipeline_outputs = r.boolean("deallocate_pipeline_outputs", true);
+    t.num_microbatches_with_partial_activation_checkpoints =
+        r.nullable_positive_integer("num_microbatches_with_partial_activation_checkpoints");
     // `full` alone means what Korthikanti's "full recompute" baseline does: checkpoint every layer's
     // input, i.e. uniform with one layer per chunk. With `block` the count is the whole point, so it
     // has no default (validate_scenario reports it missing).

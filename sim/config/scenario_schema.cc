@@ -43,10 +43,12 @@ const std::vector<SectionSchema> &scenario_sections() {
           "padded_vocab_size"}},
         {"parallelism",
          {"tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size",
-          "virtual_pipeline_model_parallel_size", "sequence_parallel"}},
+          "virtual_pipeline_model_parallel_size", "sequence_parallel", "microbatch_group_size_per_vp_stage",
+          "scatter_gather_tensors_in_pipeline"}},
         {"training",
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
-          "recompute_num_layers", "use_distributed_optimizer", "overlap_grad_reduce"}},
+          "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
+          "use_distributed_optimizer", "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs"}},
         {"hardware", {"profile", "gpus_per_node"}},
     };
     return sections;

@@ -204,12 +204,30 @@ void check_schedule(const Scenario &s) {
              " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
              " (use \"interleaved\" or \"auto\" for more than one model chunk per rank)");
     }
-    if (v > 1 && p <= 2) {
+    if (v > 1 && p <= 2 && s.resolved_schedule() == ScheduleKind::Interleaved) {
         fail(show("parallelism.virtual_pipeline_model_parallel_size", v) +
              " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +
              " (Megatron: pipeline-model-parallel size should be greater than 2 with interleaved schedule)");
     }
-    if (s.resolved_schedule() == ScheduleKind::Interleaved) {
+    if (s.parallelism.microbatch_group_size_per_vp_stage && s.resolved_schedule() != ScheduleKind::Interleaved) {
+        fail("parallelism.microbatch_group_size_per_vp_stage is only used by the interleaved schedule");
+    }
+    if (s.resolved_schedule() == ScheduleKind::Interleaved && s.parallelism.microbatch_group_size_per_vp_stage) {
+        // Megatron's current rules for an explicit group size: p <= N <= m, and m mod N is 0 or at
+        // least p (otherwise the schedule has dependency bubbles).
+        const std::int64_t m = s.num_microbatches();
+        const std::int64_t n = *s.parallelism.microbatch_group_size_per_vp_stage;
+        if (n < p || n > m) {
+            fail(show("parallelism.microbatch_group_size_per_vp_stage", n) + " must be between " +
+                 show("parallelism.pipeline_model_parallel_size", p) + " and the " + std::to_string(m) +
+                 " micro-batches per pipeline");
+        }
+        if (m % n != 0 && m % n < p) {
+            fail(std::to_string(m) + " micro-batches leave a last group of " + std::to_string(m % n) +
+                 ", which must be 0 or at least " + show("parallelism.pipeline_model_parallel_size", p) +
+                 " with " + show("parallelism.microbatch_group_size_per_vp_stage", n) + " (Megatron)");
+        }
+    } else if (s.resolved_schedule() == ScheduleKind::Interleaved) {
         const std::int64_t m = s.num_microbatches();
         if (m % p != 0) {
             fail(show("training.global_batch_size", s.training.global_batch_size) + " / (" +
@@ -230,6 +248,11 @@ void check_recompute(const Scenario &s) {
         }
         if (t.recompute_num_layers) {
             fail(show("training.recompute_num_layers", *t.recompute_num_layers) +
+                 " requires training.recompute_granularity=\"full\", got " + granularity);
+        }
+        if (t.num_microbatches_with_partial_activation_checkpoints) {
+            fail(show("training.num_microbatches_with_partial_activation_checkpoints",
+                      *t.num_microbatches_with_partial_activation_checkpoints) +
                  " requires training.recompute_granularity=\"full\", got " + granularity);
         }
         return;
@@ -263,6 +286,13 @@ void check_recompute(const Scenario &s) {
     }
 }
 
+void check_data_parallel(const Scenario &s) {
+    if (s.training.ddp_bucket_size && !s.training.overlap_grad_reduce) {
+        fail("training.ddp_bucket_size requires training.overlap_grad_reduce=true (buckets are how the "
+             "gradient reduction overlaps the backward)");
+    }
+}
+
 void check_hardware(const Scenario &s) {
     const std::int64_t t = s.parallelism.tensor_model_parallel_size;
     const std::int64_t g = s.hardware.gpus_per_node;
@@ -287,6 +317,7 @@ void validate_scenario(const Scenario &scenario) {
     check_batch(scenario);
     check_schedule(scenario);
     check_recompute(scenario);
+    check_data_parallel(scenario);
     check_hardware(scenario);
 }
 

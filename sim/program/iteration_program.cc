@@ -51,6 +51,7 @@ public:
         ops_.output_forward = own(workload::output_forward(shape));
         ops_.output_backward = own(workload::output_backward(shape));
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
+        layer_parameters_ = workload::layer_parameters_per_rank(shape);
     }
 
     IterationProgram build() {
@@ -58,11 +59,8 @@ public:
         if (sc_.training.recompute_granularity == RecomputeGranularity::Overlapped) {
             throw InputError("training.recompute_granularity=overlapped is not supported yet");
         }
-        if (sc_.training.overlap_grad_reduce) {
-            throw InputError("training.overlap_grad_reduce=true is not supported yet (gradients are reduced "
-                             "after the last backward)");
-        }
-        const auto sched = schedule::make_schedule(sc_.schedule, {p_, v_, sc_.num_microbatches()});
+        const auto sched = schedule::make_schedule(
+            sc_.schedule, {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
         const std::int64_t t = sc_.parallelism.tensor_model_parallel_size;
         const std::int64_t d = sc_.parallelism.data_parallel_size;
         for (std::int64_t pp = 0; pp < p_; ++pp) {
@@ -85,9 +83,23 @@ private:
     void build_gpu(const parallel::Coordinates& at, const std::vector<schedule::Step>& steps) {
         const auto gpu = static_cast<std::int32_t>(out_.gpus.size());
         OpLowering low(out_, pricing_, rendezvous_, members_policy(), gpu, at);
+        const auto& par = sc_.parallelism;
+        if (par.scatter_gather_tensors_in_pipeline && !par.sequence_parallel && par.tensor_model_parallel_size > 1) {
+            low.set_pipeline_scatter_gather(par.tensor_model_parallel_size);
+        }
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
         const std::int64_t virtual_stages = p_ * v_;
-        for (const schedule::Step& step : steps) {
+        // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
+        // when Megatron's DDP fills its buckets and launches their reductions.
+        std::vector<std::size_t> last_backward(static_cast<std::size_t>(v_), 0);
+        for (std::size_t k = 0; k < steps.size(); ++k) {
+            if (steps[k].pass == schedule::Pass::Backward) {
+                last_backward[static_cast<std::size_t>(steps[k].chunk)] = k;
+            }
+        }
+        const bool overlap = sc_.training.overlap_grad_reduce && sc_.parallelism.data_parallel_size > 1;
+        for (std::size_t k = 0; k < steps.size(); ++k) {
+            const schedule::Step& step = steps[k];
             const std::int64_t vs = step.chunk * p_ + at.pp;
             const bool first = vs == 0;
             const bool last = vs == virtual_stages - 1;
@@ -113,8 +125,10 @@ private:
                 }
             } else {
                 ctx.phase = Phase::Backward;
+                bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
                 if (last) {
                     low.lower(*ops_.output_backward, ctx);
+                    add_gradients(low, output_layer_parameters(at), ctx);
                 } else {
                     low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
@@ -122,10 +136,16 @@ private:
                 ctx.layer = -1;
                 if (first) {
                     low.lower(*ops_.embedding_backward, ctx);
+                    add_gradients(low, embedding_parameters(), ctx);
                 } else {
                     low.send(Direction::Backward, neighbour(at, vs - 1), p2p_bytes_, ctx);
                 }
+                flush_bucket(low, ctx);
+                bucketing_ = false;
             }
+        }
+        if (overlap) {
+            low.join_data_parallel();
         }
         const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
         const bool tied = p_ > 1 && (at.pp == 0 || at.pp == p_ - 1);
@@ -133,7 +153,7 @@ private:
         // One end-of-iteration list per stage: its parameter count differs between stages.
         auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
         if (added) {
-            it->second = own(workload::end_of_iteration(sc_, params.total(), embedding));
+            it->second = own(workload::end_of_iteration(sc_, params.total(), embedding, overlap));
         }
         low.lower(*it->second, StepContext{-1, -1, -1, Phase::Iteration});
     }
@@ -147,6 +167,7 @@ private:
             if (!recomputed(j)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
                 low.lower(*ops_.backward, ctx);
+                add_gradients(low, layer_parameters_, ctx);
                 --j;
                 continue;
             }
@@ -158,9 +179,45 @@ private:
             for (std::int64_t k = j; k >= block_start; --k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
                 low.lower(*ops_.backward_plain, ctx);
+                add_gradients(low, layer_parameters_, ctx);
             }
             j = block_start - 1;
         }
+    }
+
+    // Gradient buckets (overlap_grad_reduce): parameters whose gradients are final are added in backward
+    // order; a full bucket's reduction is issued at once, asynchronously.
+    void add_gradients(OpLowering& low, std::int64_t parameters, const StepContext& ctx) {
+        if (!bucketing_) {
+            return;
+        }
+        bucket_filled_ += parameters;
+        if (bucket_filled_ >= workload::gradient_bucket_parameters(sc_)) {
+            flush_bucket(low, ctx);
+        }
+    }
+
+    void flush_bucket(OpLowering& low, const StepContext& ctx) {
+        if (!bucketing_ || bucket_filled_ == 0) {
+            return;
+        }
+        auto [it, added] = bucket_ops_.try_emplace(bucket_filled_, nullptr);
+        if (added) {
+            it->second = own(workload::gradient_bucket_reduction(sc_, bucket_filled_));
+        }
+        StepContext at = ctx;
+        at.layer = -1;
+        low.lower(*it->second, at);
+        bucket_filled_ = 0;
+    }
+
+    // Parameters outside the layers, as workload::stage_parameters counts them.
+    [[nodiscard]] std::int64_t embedding_parameters() const {
+        return workload::word_embedding_parameters_per_rank(sc_) + sc_.model.seq_length * sc_.model.hidden_size;
+    }
+    [[nodiscard]] std::int64_t output_layer_parameters(const parallel::Coordinates& at) const {
+        const workload::StageParameters s = workload::stage_parameters(sc_, at.pp);
+        return s.final_layernorm + (at.pp == 0 ? 0 : s.embedding);
     }
 
     [[nodiscard]] bool recomputed(std::int64_t layer_in_chunk) const {
@@ -206,6 +263,10 @@ private:
     Bytes p2p_bytes_{0};
     RendezvousTable rendezvous_;
     std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
+    std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
+    std::int64_t layer_parameters_ = 0;
+    bool bucketing_ = false;
+    std::int64_t bucket_filled_ = 0;
     IterationProgram out_;
 };
 

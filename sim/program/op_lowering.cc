@@ -193,6 +193,8 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
             ids[i] = add_task(stream, d[i], r, deps, info);
             if (op.blocking) {
                 pending_.push_back(ids[i]);
+            } else if (op.stream == OpStream::DataComm) {
+                unjoined_data_.push_back(ids[i]);
             }
             continue;
         }
@@ -217,12 +219,18 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
     flush();
 }
 
+void OpLowering::join_data_parallel() {
+    pending_.insert(pending_.end(), unjoined_data_.begin(), unjoined_data_.end());
+    unjoined_data_.clear();
+}
+
 void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
                           bool send) {
     const auto di = static_cast<std::size_t>(dir);
     const std::int64_t peer_rank = pricing_.layout().global_rank(peer);
     const std::int64_t seq = channel_count_[{send ? 1 : 0, static_cast<std::int64_t>(di), peer_rank}]++;
-    const SimTime duration = to_sim_time(send ? pricing_.p2p(bytes, at_, peer) : pricing_.p2p(bytes, peer, at_));
+    const Bytes wire{bytes.value / scatter_ways_};
+    const SimTime duration = to_sim_time(send ? pricing_.p2p(wire, at_, peer) : pricing_.p2p(wire, peer, at_));
     // Channel key (direction, sender, receiver, sequence): the k-th send meets the k-th receive.
     const std::int64_t from = send ? global_rank_ : peer_rank;
     const std::int64_t to = send ? peer_rank : global_rank_;
@@ -237,9 +245,25 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     TaskInfo info{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk};
     info.peer_stage = static_cast<std::int32_t>(peer.pp);
     const engine::TaskId id = add_task(send ? send_[di] : receive_[di], duration, r, deps, info);
-    if (!send) {
-        pending_.push_back(id);
+    if (send) {
+        return;
     }
+    if (scatter_ways_ == 1) {
+        pending_.push_back(id);
+        return;
+    }
+    // The received shards are all-gathered inside the TP group before the compute can use them.
+    Op gather;
+    gather.kind = OpKind::Collective;
+    gather.collective = cost::CollectiveKind::AllGather;
+    gather.collective_bytes = bytes;
+    gather.group = CommGroup::Tensor;
+    const SimTime gather_time = to_sim_time(pricing_.duration(gather, at_));
+    TaskInfo gather_info = info;
+    gather_info.category = TaskCategory::PipelineComm;
+    const engine::RendezvousId g =
+        rendezvous_.get(out_.program, group_key(CommGroup::Tensor), members_.tensor, gather_time);
+    pending_.push_back(add_task(tensor_comm_, gather_time, g, {id}, gather_info));
 }
 
 void OpLowering::send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx) {

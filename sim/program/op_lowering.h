@@ -69,7 +69,15 @@ public:
 
     [[nodiscard]] engine::StreamId compute_stream() const { return compute_; }
 
+    /// Megatron's scatter/gather of pipeline tensors: each of `ways` TP ranks sends 1/ways of the
+    /// activation and the receivers all-gather it over their TP group (1 disables it).
+    void set_pipeline_scatter_gather(std::int64_t ways) { scatter_ways_ = ways; }
+
     void lower(const workload::OpList& ops, const StepContext& ctx);
+
+    /// Makes the next compute op wait for every asynchronous data-parallel collective issued so far
+    /// (the optimizer waits for the gradient buckets' reductions).
+    void join_data_parallel();
     void send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx);
     void receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx);
 
@@ -93,8 +101,10 @@ private:
     engine::StreamId compute_, tensor_comm_, data_comm_;
     std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction
 
+    std::int64_t scatter_ways_ = 1;
     engine::TaskId last_compute_ = -1;
-    std::vector<engine::TaskId> pending_;  // blocking collectives and receives the next compute op waits for
+    std::vector<engine::TaskId> pending_;
+    std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives  // blocking collectives and receives the next compute op waits for
     std::array<std::int64_t, 4> collective_count_{};    // by CommGroup
     std::map<std::array<std::int64_t, 3>, std::int64_t> channel_count_;  // (send?, direction, peer)
     std::map<const workload::OpList*, std::int32_t> priced_;

@@ -13,12 +13,16 @@ std::string IterationProgram::describe(engine::TaskId task) const {
         s += "L" + std::to_string(i.layer) + " ";
     }
     if (i.priced < 0) {
-        const bool send = i.category == TaskCategory::PipelineComm &&
-                          program.streams()[static_cast<std::size_t>(program.tasks()[static_cast<std::size_t>(task)].stream)]
-                                  .name.rfind("pp_send", 0) == 0;
-        const char* what = i.phase == Phase::Forward ? "activation" : "gradient";
-        return s + (send ? "send " : "recv ") + what + (send ? " to stage " : " from stage ") +
-               std::to_string(i.peer_stage);
+        const std::string& stream =
+            program.streams()[static_cast<std::size_t>(program.tasks()[static_cast<std::size_t>(task)].stream)].name;
+        const std::string what = i.phase == Phase::Forward ? "activation" : "gradient";
+        if (stream.rfind("pp_send", 0) == 0) {
+            return s + "send " + what + " to stage " + std::to_string(i.peer_stage);
+        }
+        if (stream.rfind("pp_recv", 0) == 0) {
+            return s + "recv " + what + " from stage " + std::to_string(i.peer_stage);
+        }
+        return s + "all-gather " + what + " from stage " + std::to_string(i.peer_stage);
     }
     const workload::OpList& ops = *priced[static_cast<std::size_t>(i.priced)].ops;
     s += ops[i.first_op].name;

@@ -1,6 +1,7 @@
 #include <sstream>
 
 #include "sim/core/input_error.h"
+#include "sim/schedule/breadth_first_schedule.h"
 #include "sim/schedule/gpipe_schedule.h"
 #include "sim/schedule/interleaved_schedule.h"
 #include "sim/schedule/one_f_one_b_schedule.h"
@@ -34,13 +35,22 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
         if (shape.stages <= 2) {
             throw InputError("schedule=interleaved needs parallelism.pipeline_model_parallel_size > 2 (Megatron-LM)");
         }
-        if (shape.microbatches % shape.stages != 0) {
+        if (shape.group_size == 0 && shape.microbatches % shape.stages != 0) {
             throw InputError("schedule=interleaved needs the number of micro-batches (" +
                              std::to_string(shape.microbatches) +
                              ") to be a multiple of parallelism.pipeline_model_parallel_size=" +
                              std::to_string(shape.stages) + " (Megatron-LM)");
         }
-        return std::make_unique<InterleavedSchedule>(shape, shape.stages);
+        if (shape.group_size != 0 &&
+            (shape.group_size < shape.stages || shape.group_size > shape.microbatches ||
+             (shape.microbatches % shape.group_size != 0 && shape.microbatches % shape.group_size < shape.stages))) {
+            throw InputError("schedule=interleaved: parallelism.microbatch_group_size_per_vp_stage=" +
+                             std::to_string(shape.group_size) +
+                             " needs p <= N <= m and m mod N either 0 or at least p (Megatron-LM)");
+        }
+        return std::make_unique<InterleavedSchedule>(shape, shape.group_size == 0 ? shape.stages : shape.group_size);
+    case config::ScheduleKind::BreadthFirst:
+        return std::make_unique<BreadthFirstSchedule>(shape);
     case config::ScheduleKind::Auto:
         break;
     }

@@ -25,6 +25,7 @@ struct PipelineShape {
     std::int64_t stages = 1;        // p
     std::int64_t chunks = 1;        // v
     std::int64_t microbatches = 1;  // m
+    std::int64_t group_size = 0;    // interleaved: microbatch_group_size_per_vp_stage; 0 means p
 };
 
 class Schedule {

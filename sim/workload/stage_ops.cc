@@ -1,5 +1,7 @@
 #include "sim/workload/stage_ops.h"
 
+#include <algorithm>
+
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
 
@@ -78,14 +80,39 @@ OpList output_backward(const LayerShape& x) {
     return ops.take();
 }
 
-OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters, std::int64_t embedding_parameters) {
+namespace {
+
+void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64_t parameters, bool blocking) {
+    const bool distributed = sc.training.use_distributed_optimizer;
+    const char* name = distributed ? "dp.grad_reducescatter" : "dp.grad_allreduce";
+    const CollectiveKind kind = distributed ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
+    if (blocking) {
+        ops.sync_collective(name, kind, parameters * kGradientBytes, CommGroup::Data);
+    } else {
+        ops.async_collective(name, kind, parameters * kGradientBytes, CommGroup::Data);
+    }
+}
+
+}  // namespace
+
+OpList gradient_bucket_reduction(const config::Scenario& sc, std::int64_t parameters) {
+    OpListBuilder ops(OpRole::GradientSync);
+    reduce_gradients(ops, sc, parameters, /*blocking=*/false);
+    return ops.take();
+}
+
+std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
+    return sc.training.ddp_bucket_size.value_or(
+        std::max<std::int64_t>(40'000'000, 1'000'000 * sc.parallelism.data_parallel_size));
+}
+
+OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters, std::int64_t embedding_parameters,
+                        bool gradients_reduced) {
     OpListBuilder ops(OpRole::GradientSync);
     const bool distributed = sc.training.use_distributed_optimizer;
     const std::int64_t d = sc.parallelism.data_parallel_size;
-    if (d > 1) {
-        ops.sync_collective(distributed ? "dp.grad_reducescatter" : "dp.grad_allreduce",
-                            distributed ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
-                            parameters * kGradientBytes, CommGroup::Data);
+    if (d > 1 && !gradients_reduced) {
+        reduce_gradients(ops, sc, parameters, /*blocking=*/true);
     }
     if (embedding_parameters > 0) {
         ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,

@@ -31,7 +31,17 @@ inline constexpr std::int64_t kGradientBytes = 4;
 /// (or reduce-scatter with the distributed optimizer), the tied-embedding gradient all-reduce between
 /// first and last stage (when `embedding_parameters` > 0), the gradient-norm all-reduce over the
 /// model-parallel group, the Adam step, and with the distributed optimizer the parameter all-gather.
+/// With overlap_grad_reduce the data-parallel reduction already ran in buckets during the backward
+/// (`gradients_reduced`), and only the rest remains.
 [[nodiscard]] OpList end_of_iteration(const config::Scenario& scenario, std::int64_t parameters,
-                                      std::int64_t embedding_parameters);
+                                      std::int64_t embedding_parameters, bool gradients_reduced = false);
+
+/// One gradient bucket's data-parallel reduction, issued asynchronously as soon as the bucket's last
+/// gradient is ready (Megatron DDP with overlap_grad_reduce): an all-reduce of the fp32 gradients, or a
+/// reduce-scatter with the distributed optimizer.
+[[nodiscard]] OpList gradient_bucket_reduction(const config::Scenario& scenario, std::int64_t parameters);
+
+/// Megatron's default bucket: max(40M, 1M × d) parameters.
+[[nodiscard]] std::int64_t gradient_bucket_parameters(const config::Scenario& scenario);
 
 }  // namespace trainsim::workload
