@@ -248,3 +248,25 @@ TEST(CostModelContract, NamesMatchTheProfileKeys) {
 
 }  // namespace
 }  // namespace trainsim::cost
+
+namespace trainsim::cost {
+namespace {
+
+TEST(CostModelNics, BusyGpusBeyondTheNicsShareThem) {
+    // 8 data-parallel groups of one rank per node on 8 rail-aligned NICs: each group has its own NIC.
+    // Twice as many busy GPUs as NICs halve each group's bandwidth; the latency is unchanged.
+    const CostModel model(load_hardware_profile("a100-80gb-selene", std::string(TRAINSIM_SOURCE_DIR) +
+                                                                          "/scenarios/hardware"));
+    const Bytes big{std::int64_t{1} << 32};
+    const Bytes tiny{8};
+    auto t = [&](Bytes b, int busy) {
+        return model.collective(CollectiveKind::AllReduce, b, 8, Scope::InterNode, 8, busy).value;
+    };
+    EXPECT_DOUBLE_EQ(t(big, 0), t(big, 8));
+    // t = α + bandwidth term, and sharing doubles only the bandwidth term.
+    EXPECT_NEAR(t(big, 16) - t(tiny, 16), 2 * (t(big, 8) - t(tiny, 8)), 1e-12);
+    EXPECT_NEAR(t(tiny, 16), t(tiny, 8), 1e-8);
+}
+
+}  // namespace
+}  // namespace trainsim::cost

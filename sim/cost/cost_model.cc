@@ -186,8 +186,8 @@ Seconds CostModel::memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const {
                    bytes / (profile_.hbm_GBps * kBytesPerGB * eff.y * factor)};
 }
 
-Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope,
-                              int nodes) const {
+Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope, int nodes,
+                              int busy_ranks_per_node) const {
     if (group_size < 1 || bytes.value < 0) {
         throw std::invalid_argument("CostModel::collective: group_size must be >= 1 and bytes >= 0");
     }
@@ -233,15 +233,20 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
         throw std::invalid_argument("CostModel::collective: an inter_node group spans 2..group_size nodes");
     }
     const InterNodeLinks& l = profile_.inter_node;
+    // Rail-aligned NICs: a node's GPUs each drive their own NIC while there are enough; more busy GPUs
+    // than NICs share them evenly (e.g. 8 GPUs in data-parallel reductions on a 4-NIC node).
+    const double nic_share = busy_ranks_per_node > l.nics_per_node
+                                 ? static_cast<double>(l.nics_per_node) / busy_ranks_per_node
+                                 : 1.0;
     if (kind == CollectiveKind::SendRecv) {
-        return Seconds{l.p2p_latency_us * kSecondsPerMicrosecond + s / (l.nic_GBps * kBytesPerGB)};
+        return Seconds{l.p2p_latency_us * kSecondsPerMicrosecond + s / (l.nic_GBps * nic_share * kBytesPerGB)};
     }
     // Rail-aligned NICs: each of the group's ranks on a node drives its own NIC, so a group with one rank
     // per node (a data-parallel group beside TP=8) gets one rail, and a full-node group gets all of them.
     const int ranks_per_node = (n + nodes - 1) / nodes;
     const int rails = std::min(ranks_per_node, l.nics_per_node);
     const CurveRead eff = read_curve(l.busbw_efficiency_vs_bytes, s);
-    const double busbw = rails * l.nic_GBps * kBytesPerGB * eff.y;
+    const double busbw = rails * l.nic_GBps * nic_share * kBytesPerGB * eff.y;
     // NCCL's latency model: all-reduce takes the tree when latency matters (log2 of the nodes), all-gather
     // and reduce-scatter only have the ring (every rank one step); intra-node hops run over NVLink.
     const double hop_us = profile_.intra_node.latency_per_hop_us;

@@ -52,9 +52,11 @@ public:
 
     /// Time of a collective. `bytes` is nccl-tests' S: the total array size (for all-gather the
     /// gathered output, for reduce-scatter the input, for send/recv the message). `group_size` is n;
-    /// `nodes` is how many nodes the group spans (1 for IntraNode).
-    [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope,
-                                     int nodes = 1) const;
+    /// `nodes` is how many nodes the group spans (1 for IntraNode). `busy_ranks_per_node` is how many
+    /// GPUs of each node drive the network at the same time, this group's and other groups' (0: only
+    /// this group's): beyond the node's NICs they share them.
+    [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope, int nodes = 1,
+                                     int busy_ranks_per_node = 0) const;
 
     /// How much longer a compute kernel takes while a collective of `scope` runs beside it: NCCL's
     /// kernels occupy SMs and memory bandwidth, 1 / (1 − the profile's compute share).

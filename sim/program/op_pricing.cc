@@ -1,5 +1,7 @@
 #include "sim/program/op_pricing.h"
 
+#include <algorithm>
+
 #include "sim/core/input_error.h"
 
 namespace trainsim::program {
@@ -35,15 +37,22 @@ Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates&
     case workload::OpKind::Collective: {
         const parallel::GroupSpan span = group_span(op.group, at);
         return cost_.collective(op.collective, op.collective_bytes, static_cast<int>(span.size), span.scope(),
-                                static_cast<int>(span.nodes));
+                                static_cast<int>(span.nodes), busy_ranks_per_node());
     }
     }
     return Seconds{0.0};
 }
 
+int OpPricing::busy_ranks_per_node() const {
+    // Every GPU runs the same phase of the iteration at about the same time (all TP ranks send their
+    // pipeline shard, all data-parallel groups reduce together), so all GPUs of a node compete for its NICs.
+    return static_cast<int>(std::min(layout_.gpus_per_node(), layout_.world_size()));
+}
+
 Seconds OpPricing::p2p(Bytes bytes, const parallel::Coordinates& from, const parallel::Coordinates& to) const {
     const parallel::GroupSpan span = layout_.pair(from, to);
-    return cost_.collective(cost::CollectiveKind::SendRecv, bytes, 2, span.scope(), static_cast<int>(span.nodes));
+    return cost_.collective(cost::CollectiveKind::SendRecv, bytes, 2, span.scope(), static_cast<int>(span.nodes),
+                            busy_ranks_per_node());
 }
 
 }  // namespace trainsim::program

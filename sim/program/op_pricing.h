@@ -29,6 +29,8 @@ public:
     [[nodiscard]] parallel::GroupSpan group_span(workload::CommGroup group, const parallel::Coordinates& at) const;
 
 private:
+    [[nodiscard]] int busy_ranks_per_node() const;
+
     const cost::CostModel& cost_;
     const parallel::Layout& layout_;
 };
