@@ -105,16 +105,33 @@ TEST(Cli, TraceIsPerfettoJsonWithOneProcessPerGpu) {
     ASSERT_EQ(r.status, 0) << r.err;
     std::ifstream in(path);
     const auto j = nlohmann::json::parse(in);
+    // The trace-event format: complete events need name, ts, dur, pid, tid; metadata events name a
+    // process or thread; counter events carry numeric args.
     std::set<int> pids;
+    std::set<int> counter_pids;
     std::size_t slices = 0;
+    ASSERT_TRUE(j["traceEvents"].is_array());
     for (const auto& e : j["traceEvents"]) {
-        if (e["ph"] == "X") {
+        const std::string ph = e.at("ph").get<std::string>();
+        ASSERT_TRUE(ph == "X" || ph == "M" || ph == "C") << e.dump();
+        EXPECT_TRUE(e.at("name").is_string());
+        EXPECT_TRUE(e.at("pid").is_number_integer());
+        if (ph == "X") {
             ++slices;
             pids.insert(e["pid"].get<int>());
-            EXPECT_GE(e["dur"].get<double>(), 0.0);
+            EXPECT_TRUE(e.at("tid").is_number_integer());
+            EXPECT_GE(e.at("ts").get<double>(), 0.0);
+            EXPECT_GE(e.at("dur").get<double>(), 0.0);
+            EXPECT_TRUE(e.at("args").contains("phase"));
+        } else if (ph == "M") {
+            EXPECT_TRUE(e.at("args").is_object());
+        } else {
+            counter_pids.insert(e["pid"].get<int>());
+            EXPECT_TRUE(e.at("args").at("bytes").is_number_integer());
         }
     }
     EXPECT_EQ(pids.size(), 8u);  // PP 8, TP and DP folded
+    EXPECT_EQ(counter_pids.size(), 8u);
     EXPECT_GT(slices, 1000u);
     std::filesystem::remove(path);
 }

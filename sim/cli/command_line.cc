@@ -27,12 +27,14 @@ config::Scenario load_scenario(const CommonOptions& options) {
     return config::load_scenario(options.scenario_path, overrides);
 }
 
-std::string profile_directory() {
+std::string scenario_directory() {
     if (const char* dir = std::getenv("TRAINSIM_DATA_DIR"); dir != nullptr && *dir != '\0') {
-        return std::string(dir) + "/hardware";
+        return dir;
     }
-    return std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/hardware";
+    return std::string(TRAINSIM_SOURCE_DIR) + "/scenarios";
 }
+
+std::string profile_directory() { return scenario_directory() + "/hardware"; }
 
 cost::HardwareProfile load_profile(const config::Scenario& scenario) {
     return cost::load_hardware_profile(scenario.hardware.profile, profile_directory());

@@ -28,7 +28,8 @@ struct CommonOptions {
 /// the source tree's scenarios/hardware), or a path.
 [[nodiscard]] cost::HardwareProfile load_profile(const config::Scenario& scenario);
 
-/// Where the shipped profiles live.
+/// Where the shipped profiles and scenarios live.
 [[nodiscard]] std::string profile_directory();
+[[nodiscard]] std::string scenario_directory();
 
 }  // namespace trainsim::cli

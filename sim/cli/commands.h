@@ -12,4 +12,7 @@ int run_command(const std::vector<std::string>& args);
 /// `trainsim layer SCENARIO [--set k=v]... [--format text|json|csv]`
 int layer_command(const std::vector<std::string>& args);
 
+/// `trainsim activations [SCENARIO...] [--format text|json]`: Korthikanti Table 2 / Figure 7.
+int activations_command(const std::vector<std::string>& args);
+
 }  // namespace trainsim::cli

@@ -16,6 +16,7 @@ constexpr const char* kUsage =
     "commands:\n"
     "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, --fold)\n"
     "  layer SCENARIO  one transformer layer on one GPU for one micro-batch (Korthikanti Table 4)\n"
+    "  activations [SCENARIO...]  activation memory per layer by technique (Korthikanti Table 2, Figure 7)\n"
     "run 'trainsim <command> --help' for a command's options\n";
 
 }  // namespace
@@ -35,7 +36,10 @@ int main(int argc, char** argv) {
         if (command == "layer") {
             return trainsim::cli::layer_command(rest);
         }
-        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer)\n";
+        if (command == "activations") {
+            return trainsim::cli::activations_command(rest);
+        }
+        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations)\n";
         return 2;
     } catch (const trainsim::InputError& e) {
         std::cerr << "trainsim: " << e.what() << "\n";

@@ -81,7 +81,7 @@ int run_command(const std::vector<std::string>& args) {
     const report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
     if (!trace.empty()) {
         report::write_file_atomically(trace, "--trace",
-                                      [&](std::ostream& out) { report::write_perfetto_trace(out, prog, run); });
+                                      [&](std::ostream& out) { report::write_perfetto_trace(out, scenario, prog, run); });
     }
     switch (common.format) {
     case Format::Json:

@@ -264,6 +264,10 @@ void check_recompute(const Scenario &s) {
     if (!t.recompute_num_layers) {
         fail("training.recompute_num_layers: required with training.recompute_method=" + method);
     }
+    if (t.num_microbatches_with_partial_activation_checkpoints && s.resolved_schedule() != ScheduleKind::OneFOneB) {
+        fail("training.num_microbatches_with_partial_activation_checkpoints requires schedule \"1f1b\" "
+             "(Megatron applies it in the non-interleaved schedule), got " + quoted(to_string(s.resolved_schedule())));
+    }
     const std::int64_t n = *t.recompute_num_layers;
     // The layers of one model chunk: L / p, or L / (p × v) with interleaving (check_pipeline ran).
     const std::int64_t chunk = s.model.num_layers / (pipeline_size(s).value * virtual_size(s).value);

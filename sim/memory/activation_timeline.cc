@@ -17,7 +17,8 @@ struct Change {
 
 }  // namespace
 
-std::vector<ActivationPeak> activation_peaks(const program::IterationProgram& prog, const engine::RunResult& run) {
+std::vector<ActivationTimeline> activation_timelines(const program::IterationProgram& prog,
+                                                     const engine::RunResult& run) {
     const std::size_t gpus = prog.gpus.size();
     std::vector<std::map<Key, std::int64_t>> held(gpus);  // bytes allocated per key
     std::vector<std::map<Key, SimTime>> freed_at(gpus);    // end of the key's backward
@@ -30,7 +31,8 @@ std::vector<ActivationPeak> activation_peaks(const program::IterationProgram& pr
         if (info.saved.value > 0) {
             // Each op's tensors are allocated when that op finishes.
             for (const program::OpSpan& span : program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
-                const std::int64_t bytes = span.op != nullptr ? span.op->saved_bytes.value : 0;
+                // A pipeline send keeps its tensor when outputs are not deallocated (Appendix B).
+                const std::int64_t bytes = span.op != nullptr ? span.op->saved_bytes.value : info.saved.value;
                 if (bytes > 0) {
                     changes[g].push_back({span.end, bytes, key});
                     held[g][key] += bytes;
@@ -42,7 +44,7 @@ std::vector<ActivationPeak> activation_peaks(const program::IterationProgram& pr
             f = std::max(f, end);
         }
     }
-    std::vector<ActivationPeak> out(gpus);
+    std::vector<ActivationTimeline> out(gpus);
     for (std::size_t g = 0; g < gpus; ++g) {
         for (const auto& [key, bytes] : held[g]) {
             const auto it = freed_at[g].find(key);
@@ -56,15 +58,22 @@ std::vector<ActivationPeak> activation_peaks(const program::IterationProgram& pr
         });
         std::int64_t current = 0;
         std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_microbatch;
+        ActivationPeak& peak = out[g].peak;
+        std::vector<MemorySample>& samples = out[g].samples;
+        samples.reserve(changes[g].size());
         for (const Change& c : changes[g]) {
             current += c.bytes;
+            if (!samples.empty() && samples.back().time == c.time) {
+                samples.back().held = Bytes{current};
+            } else {
+                samples.push_back({c.time, Bytes{current}});
+            }
             per_microbatch[{std::get<0>(c.key), std::get<1>(c.key)}] += c.bytes;
-            if (current > out[g].peak.value) {
-                out[g].peak = Bytes{current};
-                out[g].at = c.time;
-                out[g].microbatches_in_flight = static_cast<std::int64_t>(
-                    std::count_if(per_microbatch.begin(), per_microbatch.end(),
-                                  [](const auto& kv) { return kv.second > 0; }));
+            if (current > peak.peak.value) {
+                peak.peak = Bytes{current};
+                peak.at = c.time;
+                peak.microbatches_in_flight = static_cast<std::int64_t>(std::count_if(
+                    per_microbatch.begin(), per_microbatch.end(), [](const auto& kv) { return kv.second > 0; }));
             }
         }
     }

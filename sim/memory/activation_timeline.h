@@ -16,8 +16,19 @@ struct ActivationPeak {
     std::int64_t microbatches_in_flight = 0;  // distinct (micro-batch, chunk) holding activations then
 };
 
+/// Activation bytes held from `time` on.
+struct MemorySample {
+    SimTime time = 0;
+    Bytes held{0};
+};
+
+struct ActivationTimeline {
+    std::vector<MemorySample> samples;  // one per change, in time order
+    ActivationPeak peak;
+};
+
 /// One entry per simulated GPU.
-[[nodiscard]] std::vector<ActivationPeak> activation_peaks(const program::IterationProgram& program,
-                                                           const engine::RunResult& run);
+[[nodiscard]] std::vector<ActivationTimeline> activation_timelines(const program::IterationProgram& program,
+                                                                   const engine::RunResult& run);
 
 }  // namespace trainsim::memory

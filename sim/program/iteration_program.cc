@@ -115,13 +115,15 @@ private:
                 }
                 for (std::int64_t j = 0; j < out_.layers_per_chunk; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                    low.lower(recomputed(j) ? *ops_.forward_checkpointed : *ops_.forward_stored, ctx);
+                    low.lower(recomputed(j, step.microbatch, at.pp) ? *ops_.forward_checkpointed : *ops_.forward_stored,
+                              ctx);
                 }
                 ctx.layer = -1;
                 if (last) {
                     low.lower(*ops_.output_forward, ctx);
                 } else {
-                    low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, ctx);
+                    low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, ctx,
+                             sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_);
                 }
             } else {
                 ctx.phase = Phase::Backward;
@@ -132,7 +134,7 @@ private:
                 } else {
                     low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
-                lower_layer_backwards(low, first_layer, ctx);
+                lower_layer_backwards(low, first_layer, at.pp, ctx);
                 ctx.layer = -1;
                 if (first) {
                     low.lower(*ops_.embedding_backward, ctx);
@@ -161,10 +163,10 @@ private:
     // Backward of a chunk's layers, last layer first. Fully recomputed layers are recomputed a
     // checkpoint block at a time (Megatron's uniform method checkpoints N layers together; block
     // checkpoints each of the first N layers on its own).
-    void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, StepContext ctx) {
+    void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, std::int64_t pipeline_rank, StepContext ctx) {
         std::int64_t j = out_.layers_per_chunk - 1;
         while (j >= 0) {
-            if (!recomputed(j)) {
+            if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
                 low.lower(*ops_.backward, ctx);
                 add_gradients(low, layer_parameters_, ctx);
@@ -220,9 +222,19 @@ private:
         return s.final_layernorm + (at.pp == 0 ? 0 : s.embedding);
     }
 
-    [[nodiscard]] bool recomputed(std::int64_t layer_in_chunk) const {
+    // Whether layer `layer_in_chunk` of micro-batch `microbatch` on pipeline rank `rank` is recomputed.
+    [[nodiscard]] bool recomputed(std::int64_t layer_in_chunk, std::int64_t microbatch, std::int64_t rank) const {
         if (sc_.training.recompute_granularity != RecomputeGranularity::Full) {
             return false;
+        }
+        // Korthikanti Appendix C, as Megatron's 1F1B schedule implements it: of every W + 1 consecutive
+        // micro-batches (W the rank's warm-up count, so W + 1 the most in flight) the first N keep all
+        // their activations and the rest are checkpointed.
+        if (const auto n = sc_.training.num_microbatches_with_partial_activation_checkpoints) {
+            const std::int64_t in_flight = std::min(p_ - rank - 1, sc_.num_microbatches()) + 1;
+            if (microbatch % in_flight < *n) {
+                return false;
+            }
         }
         const std::int64_t n = sc_.training.recompute_num_layers.value_or(1);
         if (sc_.training.recompute_method == config::RecomputeMethod::Block) {

@@ -225,7 +225,7 @@ void OpLowering::join_data_parallel() {
 }
 
 void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
-                          bool send) {
+                          bool send, Bytes kept) {
     const auto di = static_cast<std::size_t>(dir);
     const std::int64_t peer_rank = pricing_.layout().global_rank(peer);
     const std::int64_t seq = channel_count_[{send ? 1 : 0, static_cast<std::int64_t>(di), peer_rank}]++;
@@ -244,6 +244,7 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     }
     TaskInfo info{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk};
     info.peer_stage = static_cast<std::int32_t>(peer.pp);
+    info.saved = kept;
     const engine::TaskId id = add_task(send ? send_[di] : receive_[di], duration, r, deps, info);
     if (send) {
         return;
@@ -266,12 +267,13 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     pending_.push_back(add_task(tensor_comm_, gather_time, g, {id}, gather_info));
 }
 
-void OpLowering::send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx) {
-    transfer(dir, to, bytes, ctx, true);
+void OpLowering::send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx,
+                      Bytes kept) {
+    transfer(dir, to, bytes, ctx, true, kept);
 }
 
 void OpLowering::receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx) {
-    transfer(dir, from, bytes, ctx, false);
+    transfer(dir, from, bytes, ctx, false, Bytes{0});
 }
 
 }  // namespace trainsim::program

@@ -78,7 +78,10 @@ public:
     /// Makes the next compute op wait for every asynchronous data-parallel collective issued so far
     /// (the optimizer waits for the gradient buckets' reductions).
     void join_data_parallel();
-    void send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx);
+    /// `kept` bytes of the sent tensor stay allocated until the micro-batch's backward (no Appendix B
+    /// output deallocation).
+    void send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx,
+              Bytes kept = Bytes{0});
     void receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx);
 
 private:
@@ -89,7 +92,8 @@ private:
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
     [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
-    void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx, bool send);
+    void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx, bool send,
+                  Bytes kept);
 
     IterationProgram& out_;
     const OpPricing& pricing_;

@@ -37,10 +37,20 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     r.iteration_time = to_seconds(run.makespan);
     r.num_gpus = sc.num_gpus();
     r.simulated_gpus = static_cast<std::int64_t>(prog.gpus.size());
+
     r.num_microbatches = sc.num_microbatches();
     r.events = run.events;
     r.model_flops = workload::model_flops_per_iteration(sc);
-    r.hardware_flops = workload::hardware_flops_per_iteration(sc);
+    if (workload::hardware_flops_formula_applies(sc)) {
+        r.hardware_flops = workload::hardware_flops_per_iteration(sc);
+    } else {
+        // Every GEMM the simulated GPUs ran, times the identical GPUs folded into each.
+        double executed = 0;
+        for (const program::TaskInfo& info : prog.info) {
+            executed += info.flops.value;
+        }
+        r.hardware_flops = Flops{executed * static_cast<double>(r.num_gpus) / static_cast<double>(r.simulated_gpus)};
+    }
     r.hardware_flops_convention = workload::hardware_flops_convention(sc);
     const double peak = cost.profile().peak_tflops * 1e12;
     const double gpu_seconds = r.iteration_time.value * static_cast<double>(r.num_gpus);
@@ -49,13 +59,15 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     r.tflops_per_gpu = r.model_flops.value / gpu_seconds / 1e12;
     r.tokens_per_s = static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
 
-    const std::vector<memory::ActivationPeak> activation = memory::activation_peaks(prog, run);
+    const std::vector<memory::ActivationTimeline> activation = memory::activation_timelines(prog, run);
     const std::vector<Breakdown> time = breakdowns(prog, run);
-    r.memory_capacity_bytes = cost.profile().memory_visible - cost.profile().memory_reserved;
+    r.memory_visible_bytes = cost.profile().memory_visible;
+    r.memory_reserved_bytes = cost.profile().memory_reserved;
+    r.memory_capacity_bytes = r.memory_visible_bytes - r.memory_reserved_bytes;
     // One representative GPU per stage: the first simulated one (tp 0, dp 0); folded peers are identical.
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
         const parallel::Coordinates& at = prog.gpus[g].coordinates;
-        const Bytes peak_bytes = memory::static_bytes(sc, at.pp) + activation[g].peak;
+        const Bytes peak_bytes = memory::static_bytes(sc, at.pp) + activation[g].peak.peak;
         r.peak_memory_bytes = std::max(r.peak_memory_bytes, peak_bytes);
         if (at.tp != 0 || at.dp != 0) {
             continue;
@@ -64,12 +76,15 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
         s.stage = at.pp;
         s.time = time[g];
         s.static_bytes = memory::static_bytes(sc, at.pp);
-        s.activation_bytes = activation[g].peak;
+        s.activation_bytes = activation[g].peak.peak;
         s.peak_memory_bytes = peak_bytes;
-        s.microbatches_in_flight = activation[g].microbatches_in_flight;
+        s.microbatches_in_flight = activation[g].peak.microbatches_in_flight;
         r.stages.push_back(s);
     }
     r.fits_in_memory = r.peak_memory_bytes <= r.memory_capacity_bytes;
+    for (StageReport& s : r.stages) {
+        s.overflow_bytes = std::max(Bytes{0}, s.peak_memory_bytes - r.memory_capacity_bytes);
+    }
     r.breakdown = mean_of(r.stages);
     r.warnings = cost.warnings();
     return r;

@@ -29,6 +29,7 @@ struct StageReport {
     Bytes static_bytes{0};      // weights, gradients, optimizer state
     Bytes activation_bytes{0};  // activations held at the peak
     Bytes peak_memory_bytes{0};
+    Bytes overflow_bytes{0};  // how far the peak exceeds the usable memory (0 when it fits)
     std::int64_t microbatches_in_flight = 0;  // at the peak
 };
 
@@ -46,6 +47,8 @@ struct IterationReport {
     std::string hardware_flops_convention;
     Bytes peak_memory_bytes{0};
     Bytes memory_capacity_bytes{0};  // visible to CUDA minus the profile's reservation
+    Bytes memory_visible_bytes{0};
+    Bytes memory_reserved_bytes{0};
     bool fits_in_memory = true;
     std::vector<StageReport> stages;
     Breakdown breakdown;  // mean over pipeline stages

@@ -2,9 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sim/memory/activation_timeline.h"
+#include "sim/memory/static_memory.h"
+
 namespace trainsim::report {
 
-void write_perfetto_trace(std::ostream& out, const program::IterationProgram& prog, const engine::RunResult& run) {
+void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario, const program::IterationProgram& prog,
+                          const engine::RunResult& run) {
     // Streamed event by event: a 2240-GPU unfolded trace does not fit comfortably in one json object.
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
@@ -56,6 +60,18 @@ void write_perfetto_trace(std::ostream& out, const program::IterationProgram& pr
                   {"ts", static_cast<double>(span.start) / 1e3},  // microseconds
                   {"dur", static_cast<double>(span.end - span.start) / 1e3},
                   {"args", args}});
+        }
+    }
+    const std::vector<memory::ActivationTimeline> memory = memory::activation_timelines(prog, run);
+    for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        const std::int64_t resident = memory::static_bytes(scenario, prog.gpus[g].coordinates.pp).value;
+        emit({{"ph", "C"}, {"name", "allocated bytes"}, {"pid", g}, {"ts", 0.0}, {"args", {{"bytes", resident}}}});
+        for (const memory::MemorySample& m : memory[g].samples) {
+            emit({{"ph", "C"},
+                  {"name", "allocated bytes"},
+                  {"pid", g},
+                  {"ts", static_cast<double>(m.time) / 1e3},
+                  {"args", {{"bytes", resident + m.held.value}}}});
         }
     }
     out << "\n]}\n";

@@ -29,6 +29,8 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     j["tokens_per_s"] = r.tokens_per_s;
     j["peak_memory_bytes"] = r.peak_memory_bytes.value;
     j["memory_capacity_bytes"] = r.memory_capacity_bytes.value;
+    j["memory_visible_bytes"] = r.memory_visible_bytes.value;
+    j["memory_reserved_bytes"] = r.memory_reserved_bytes.value;
     j["fits_in_memory"] = r.fits_in_memory;
     j["num_gpus"] = r.num_gpus;
     j["simulated_gpus"] = r.simulated_gpus;
@@ -46,6 +48,8 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
         js["peak_memory_bytes"] = s.peak_memory_bytes.value;
         js["static_bytes"] = s.static_bytes.value;
         js["activation_bytes"] = s.activation_bytes.value;
+        js["overflow_bytes"] = s.overflow_bytes.value;
+        js["fits_in_memory"] = s.overflow_bytes.value == 0;
         js["microbatches_in_flight"] = s.microbatches_in_flight;
         js["busy_s"] = s.time.busy().value;
         js["bubble_s"] = s.time.bubble.value;

@@ -33,6 +33,14 @@ void write_text(std::ostream& out, const IterationReport& r) {
     out << "  throughput       " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n";
     out << "  peak memory      " << gib(r.peak_memory_bytes) << " of " << gib(r.memory_capacity_bytes) << " usable: "
         << (r.fits_in_memory ? "fits" : "DOES NOT FIT") << "\n";
+    out << "                   (usable = " << gib(r.memory_visible_bytes) << " CUDA sees − " << gib(r.memory_reserved_bytes)
+        << " reserved for the CUDA context, NCCL buffers and fragmentation)\n";
+    for (const StageReport& s : r.stages) {
+        if (s.overflow_bytes.value > 0) {
+            out << "  stage " << s.stage << " is over by " << gib(s.overflow_bytes) << " (" << s.overflow_bytes.value
+                << " bytes)\n";
+        }
+    }
     out << "  where the time goes (mean over pipeline stages):\n";
     const Breakdown& b = r.breakdown;
     const Seconds total = r.iteration_time;
@@ -44,13 +52,15 @@ void write_text(std::ostream& out, const IterationReport& r) {
     breakdown_line(out, "pipeline bubble", b.bubble, total);
     breakdown_line(out, "optimizer", b.optimizer, total);
     out << "  per stage:\n";
-    out << "    stage      busy ms    bubble ms   exp.comm ms  recompute ms   activations      peak mem  in-flight\n";
+    out << "    stage      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   activations      peak mem  "
+           "in-flight\n";
     for (const StageReport& s : r.stages) {
-        char line[200];
-        std::snprintf(line, sizeof line, "    %5lld %12.3f %12.3f %13.3f %13.3f %13s %13s %10lld\n",
+        char line[240];
+        std::snprintf(line, sizeof line, "    %5lld %12.3f %12.3f %13.3f %13.3f %14s %13s %13s %10lld%s\n",
                       static_cast<long long>(s.stage), s.time.busy().value * 1e3, s.time.bubble.value * 1e3,
-                      s.time.exposed_comm().value * 1e3, s.time.recompute.value * 1e3, gib(s.activation_bytes).c_str(),
-                      gib(s.peak_memory_bytes).c_str(), static_cast<long long>(s.microbatches_in_flight));
+                      s.time.exposed_comm().value * 1e3, s.time.recompute.value * 1e3, gib(s.static_bytes).c_str(),
+                      gib(s.activation_bytes).c_str(), gib(s.peak_memory_bytes).c_str(),
+                      static_cast<long long>(s.microbatches_in_flight), s.overflow_bytes.value > 0 ? "  over" : "");
         out << line;
     }
     for (const std::string& w : r.warnings) {

@@ -32,7 +32,18 @@ Flops hardware_flops_per_iteration(const config::Scenario& sc) {
     }
 }
 
+bool hardware_flops_formula_applies(const config::Scenario& sc) {
+    const config::TrainingConfig& t = sc.training;
+    if (t.recompute_granularity != config::RecomputeGranularity::Full) {
+        return true;
+    }
+    return t.recompute_method != config::RecomputeMethod::Block && !t.num_microbatches_with_partial_activation_checkpoints;
+}
+
 const char* hardware_flops_convention(const config::Scenario& sc) {
+    if (!hardware_flops_formula_applies(sc)) {
+        return "GEMM FLOPs the simulation executed, recompute included (partial full recompute)";
+    }
     switch (sc.training.recompute_granularity) {
     case config::RecomputeGranularity::Selective:
         return "Korthikanti Eq. 8 as printed (selective recompute)";

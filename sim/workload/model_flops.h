@@ -13,6 +13,11 @@ namespace trainsim::workload {
 /// (72·B·L·s·h²·(1 + s/(3h) + V/(12hL))); Narayanan Eq. 3 for full (96·B·L·s·h²·(1 + s/(6h) + V/(16hL))).
 [[nodiscard]] Flops hardware_flops_per_iteration(const config::Scenario& scenario);
 
+/// Whether a published convention covers the scenario's recomputation: none, selective, or full
+/// recompute of every layer of every micro-batch. Otherwise (block method, Appendix C partial
+/// checkpoints) hardware FLOPs are what the simulation executed.
+[[nodiscard]] bool hardware_flops_formula_applies(const config::Scenario& scenario);
+
 /// Which convention hardware_flops_per_iteration used, for the report.
 [[nodiscard]] const char* hardware_flops_convention(const config::Scenario& scenario);
 
