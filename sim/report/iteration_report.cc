@@ -1,5 +1,6 @@
 #include "sim/report/iteration_report.h"
 
+#include "sim/engine/fingerprint.h"
 #include "sim/memory/activation_timeline.h"
 #include "sim/memory/static_memory.h"
 #include "sim/workload/model_flops.h"
@@ -40,6 +41,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
 
     r.num_microbatches = sc.num_microbatches();
     r.events = run.events;
+    r.fingerprint = engine::fingerprint_hex(run);
     r.model_flops = workload::model_flops_per_iteration(sc);
     if (workload::hardware_flops_formula_applies(sc)) {
         r.hardware_flops = workload::hardware_flops_per_iteration(sc);

@@ -56,6 +56,7 @@ struct IterationReport {
     std::int64_t simulated_gpus = 0;
     std::int64_t num_microbatches = 0;
     std::uint64_t events = 0;
+    std::string fingerprint;  // of every task's timing: changes whenever behaviour does
     std::vector<std::string> warnings;
 };
 

@@ -60,6 +60,7 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     }
     j["stages"] = stages;
     j["events"] = r.events;
+    j["fingerprint"] = r.fingerprint;
     j["warnings"] = r.warnings;
     return j;
 }
