@@ -188,3 +188,64 @@ TEST(Program, RejectsForwardDependenciesAndNegativeDurations) {
 
 }  // namespace
 }  // namespace trainsim::engine
+
+namespace trainsim::engine {
+namespace {
+
+TEST(BackgroundStream, FillsTheForegroundsIdleTime) {
+    // compute: A(10), then B waits for the collective C (10..40). R (15) on the background stream
+    // runs in the window 10..25 and costs the critical path nothing.
+    Program p;
+    const StreamId compute = p.add_stream(0, "compute");
+    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId recompute = p.add_background_stream(compute, "recompute");
+    const TaskId a = p.add_task(compute, 10, "A");
+    const TaskId c = p.add_task(comm, 30, "C", std::vector<TaskId>{a});
+    const TaskId r = p.add_task(recompute, 15, "R");
+    const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
+    const RunResult run = simulate(p);
+    EXPECT_EQ(run.timings[r].start, 10);
+    EXPECT_EQ(run.timings[r].end, 25);
+    EXPECT_EQ(run.timings[b].start, 40);
+    EXPECT_EQ(run.makespan, 50);
+}
+
+TEST(BackgroundStream, IsPreemptedAndResumes) {
+    // The window is 10..22; R (20) runs 12 of its 20 ns there, pauses while B runs 22..32, and finishes
+    // its last 8 ns at 40.
+    Program p;
+    const StreamId compute = p.add_stream(0, "compute");
+    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId recompute = p.add_background_stream(compute, "recompute");
+    const TaskId a = p.add_task(compute, 10, "A");
+    const TaskId c = p.add_task(comm, 12, "C", std::vector<TaskId>{a});
+    const TaskId r = p.add_task(recompute, 20, "R");
+    const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
+    const RunResult run = simulate(p);
+    EXPECT_EQ(run.timings[b].start, 22);
+    EXPECT_EQ(run.timings[b].end, 32);
+    EXPECT_EQ(run.timings[r].start, 10);
+    EXPECT_EQ(run.timings[r].end, 40);
+    EXPECT_EQ(run.makespan, 40);
+}
+
+TEST(BackgroundStream, WhatMissesTheWindowRunsOnDemand) {
+    // D needs R's result: R (25) gets the 10 ns window while C runs, then D's wait is R's last 15 ns.
+    Program p;
+    const StreamId compute = p.add_stream(0, "compute");
+    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId recompute = p.add_background_stream(compute, "recompute");
+    const TaskId a = p.add_task(compute, 10, "A");
+    const TaskId c = p.add_task(comm, 10, "C", std::vector<TaskId>{a});
+    const TaskId r = p.add_task(recompute, 25, "R", std::vector<TaskId>{a});
+    const TaskId d = p.add_task(compute, 5, "D", std::vector<TaskId>{c, r});
+    const RunResult run = simulate(p);
+    EXPECT_EQ(run.timings[r].start, 10);
+    EXPECT_EQ(run.timings[r].end, 35);
+    EXPECT_EQ(run.timings[d].start, 35);
+    EXPECT_EQ(run.makespan, 40);
+    EXPECT_THROW(p.add_background_stream(compute, "second"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace trainsim::engine

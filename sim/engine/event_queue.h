@@ -17,11 +17,14 @@ struct Event {
     SimTime time = 0;
     std::uint64_t sequence = 0;  // insertion order; breaks ties in time
     std::int32_t task = -1;      // the task whose completion this event is
+    std::uint32_t version = 0;   // a preempted task's stale completion carries an old version
 };
 
 class EventQueue {
 public:
-    void push(SimTime time, std::int32_t task) { heap_.push(Event{time, next_sequence_++, task}); }
+    void push(SimTime time, std::int32_t task, std::uint32_t version = 0) {
+        heap_.push(Event{time, next_sequence_++, task, version});
+    }
     [[nodiscard]] bool empty() const { return heap_.empty(); }
     [[nodiscard]] std::size_t size() const { return heap_.size(); }
     [[nodiscard]] const Event& top() const { return heap_.top(); }

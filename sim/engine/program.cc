@@ -10,6 +10,21 @@ StreamId Program::add_stream(std::int32_t gpu, std::string name) {
     return static_cast<StreamId>(streams_.size() - 1);
 }
 
+StreamId Program::add_background_stream(StreamId foreground, std::string name) {
+    if (foreground < 0 || static_cast<std::size_t>(foreground) >= streams_.size() ||
+        streams_[static_cast<std::size_t>(foreground)].yields_to >= 0) {
+        throw std::invalid_argument("background stream '" + name + "' needs an ordinary foreground stream");
+    }
+    for (const Stream& s : streams_) {
+        if (s.yields_to == foreground) {
+            throw std::invalid_argument("stream '" + streams_[static_cast<std::size_t>(foreground)].name +
+                                        "' already has a background stream");
+        }
+    }
+    streams_.push_back(Stream{streams_[static_cast<std::size_t>(foreground)].gpu, std::move(name), foreground});
+    return static_cast<StreamId>(streams_.size() - 1);
+}
+
 RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std::string name) {
     if (members < 1) {
         throw std::invalid_argument("rendezvous '" + name + "' needs at least one member");
@@ -33,6 +48,10 @@ TaskId Program::add_rendezvous_task(StreamId stream, RendezvousId r, std::string
                                     std::span<const TaskId> dependencies) {
     if (r < 0 || static_cast<std::size_t>(r) >= rendezvous_.size()) {
         throw std::invalid_argument("task '" + name + "' joins an unknown rendezvous");
+    }
+    if (stream >= 0 && static_cast<std::size_t>(stream) < streams_.size() &&
+        streams_[static_cast<std::size_t>(stream)].yields_to >= 0) {
+        throw std::invalid_argument("task '" + name + "': a background stream cannot join a rendezvous");
     }
     return add(stream, 0, r, std::move(name), dependencies);
 }

@@ -22,6 +22,10 @@ inline constexpr RendezvousId kNoRendezvous = -1;
 struct Stream {
     std::int32_t gpu = 0;
     std::string name;
+    /// For a background stream, the stream it yields to: its tasks run only while that stream runs
+    /// nothing, and are preempted (paused, to resume later) when it starts a task — a low-priority CUDA
+    /// stream filling the idle time of the high-priority one. -1 for an ordinary stream.
+    StreamId yields_to = -1;
 };
 
 /// A group of tasks on different streams that start together once every member has arrived and end
@@ -44,6 +48,9 @@ struct Task {
 class Program {
 public:
     StreamId add_stream(std::int32_t gpu, std::string name);
+    /// A background stream of the same GPU that yields to `foreground` (at most one per foreground;
+    /// its tasks cannot be rendezvous members).
+    StreamId add_background_stream(StreamId foreground, std::string name);
     RendezvousId add_rendezvous(std::int32_t members, SimTime duration, std::string name);
 
     /// Adds a task at the end of `stream`. It starts once it heads its stream and every task in

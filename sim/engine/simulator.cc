@@ -47,6 +47,20 @@ public:
             stream_tasks_[stream_fill[static_cast<std::size_t>(tasks_[t].stream)]++] = static_cast<TaskId>(t);
         }
         stream_head_.assign(s, 0);
+        running_.assign(s, -1);
+        background_of_.assign(s, -1);
+        for (std::size_t i = 0; i < s; ++i) {
+            const StreamId fg = program.streams()[i].yields_to;
+            if (fg >= 0) {
+                background_of_[static_cast<std::size_t>(fg)] = static_cast<StreamId>(i);
+                has_background_ = true;
+            }
+        }
+        if (has_background_) {
+            remaining_.assign(n, 0);
+            slice_start_.assign(n, 0);
+            version_.assign(n, 0);
+        }
         has_arrived_.assign(n, 0);
         arrivals_.resize(program.rendezvous().size());
     }
@@ -63,6 +77,9 @@ public:
             }
             const Event e = queue_.pop();
             ++result_.events;
+            if (has_background_ && e.version != version_[static_cast<std::size_t>(e.task)]) {
+                continue;  // the completion of a slice that was preempted
+            }
             now_ = e.time;
             complete(e.task);
         }
@@ -81,7 +98,43 @@ private:
 
     [[nodiscard]] bool started(TaskId t) const { return result_.timings[static_cast<std::size_t>(t)].start >= 0; }
 
+    [[nodiscard]] StreamId foreground_of(StreamId s) const {
+        return program_.streams()[static_cast<std::size_t>(s)].yields_to;
+    }
+
+    // A background task starts or resumes only while its foreground stream runs nothing.
+    void try_run_background(StreamId s) {
+        const TaskId t = head_of(s);
+        const auto ti = static_cast<std::size_t>(t);
+        if (t < 0 || running_[static_cast<std::size_t>(s)] >= 0 ||
+            running_[static_cast<std::size_t>(foreground_of(s))] >= 0 || pending_dependencies_[ti] != 0) {
+            return;
+        }
+        if (!started(t)) {
+            result_.timings[ti].start = now_;
+            remaining_[ti] = tasks_[ti].duration;
+        }
+        slice_start_[ti] = now_;
+        running_[static_cast<std::size_t>(s)] = t;
+        queue_.push(now_ + remaining_[ti], t, version_[ti]);
+    }
+
+    void preempt_background_of(StreamId foreground) {
+        const StreamId bg = background_of_[static_cast<std::size_t>(foreground)];
+        if (bg < 0 || running_[static_cast<std::size_t>(bg)] < 0) {
+            return;
+        }
+        const auto ti = static_cast<std::size_t>(running_[static_cast<std::size_t>(bg)]);
+        remaining_[ti] -= now_ - slice_start_[ti];
+        ++version_[ti];  // its pending completion is now stale
+        running_[static_cast<std::size_t>(bg)] = -1;
+    }
+
     void try_start_head(StreamId s) {
+        if (has_background_ && foreground_of(s) >= 0) {
+            try_run_background(s);
+            return;
+        }
         const TaskId t = head_of(s);
         if (t < 0 || started(t) || has_arrived_[static_cast<std::size_t>(t)] || pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
             return;
@@ -104,6 +157,11 @@ private:
 
     void start(TaskId t, SimTime duration) {
         result_.timings[static_cast<std::size_t>(t)].start = now_;
+        const StreamId s = tasks_[static_cast<std::size_t>(t)].stream;
+        running_[static_cast<std::size_t>(s)] = t;
+        if (has_background_) {
+            preempt_background_of(s);
+        }
         queue_.push(now_ + duration, t);
     }
 
@@ -112,6 +170,7 @@ private:
         ++completed_;
         const StreamId s = tasks_[static_cast<std::size_t>(t)].stream;
         ++stream_head_[static_cast<std::size_t>(s)];
+        running_[static_cast<std::size_t>(s)] = -1;
         for (std::uint32_t i = successor_offsets_[static_cast<std::size_t>(t)];
              i < successor_offsets_[static_cast<std::size_t>(t) + 1]; ++i) {
             const TaskId succ = successors_[i];
@@ -120,6 +179,10 @@ private:
             }
         }
         try_start_head(s);
+        // A foreground stream with nothing to run leaves the GPU to its background stream.
+        if (has_background_ && background_of_[static_cast<std::size_t>(s)] >= 0) {
+            try_start_head(background_of_[static_cast<std::size_t>(s)]);
+        }
     }
 
     [[nodiscard]] std::string task_name(TaskId t) const {
@@ -178,6 +241,14 @@ private:
     std::vector<TaskId> stream_tasks_;
     std::vector<std::uint32_t> stream_head_;
     std::vector<char> has_arrived_;  // a rendezvous member that waits for the others
+    std::vector<TaskId> running_;    // per stream: the task running now, or -1
+    std::vector<StreamId> background_of_;  // per stream: its background stream, or -1
+    bool has_background_ = false;
+    // Background tasks only (sized when the program has background streams): time still to run, when
+    // the current slice began, and the version that marks their completion events current.
+    std::vector<SimTime> remaining_;
+    std::vector<SimTime> slice_start_;
+    std::vector<std::uint32_t> version_;
     std::vector<std::vector<TaskId>> arrivals_;
 };
 
