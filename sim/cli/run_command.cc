@@ -1,10 +1,12 @@
 #include <boost/program_options.hpp>
 #include <iostream>
+#include <optional>
 
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
 #include "sim/core/input_error.h"
 #include "sim/program/iteration_program.h"
+#include "sim/recompute_search/recompute_scheduler.h"
 #include "sim/report/atomic_file.h"
 #include "sim/report/perfetto_trace.h"
 #include "sim/report/report_json.h"
@@ -76,9 +78,21 @@ int run_command(const std::vector<std::string>& args) {
 
     const config::Scenario scenario = load_scenario(common);
     const cost::CostModel cost(load_profile(scenario));
-    const program::IterationProgram prog = program::build_iteration(scenario, cost, folding);
+    // Overlapped recomputation first lets its scheduler choose the plan, then simulates that plan.
+    std::optional<recompute_search::SearchResult> search;
+    if (scenario.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
+        search = recompute_search::schedule_recompute(scenario, cost, folding);
+    }
+    const program::IterationProgram prog =
+        program::build_iteration(scenario, cost, folding, search ? &search->best.plan : nullptr);
     const engine::RunResult run = program::simulate(prog);
-    const report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
+    report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
+    if (search) {
+        rep.recompute_plan = search->best.plan.describe();
+        rep.recompute_scheduler = search->scheduler;
+        rep.recompute_plans_simulated = search->evaluations;
+        rep.recompute_search_time = search->search_time;
+    }
     if (!trace.empty()) {
         report::write_file_atomically(trace, "--trace",
                                       [&](std::ostream& out) { report::write_perfetto_trace(out, scenario, prog, run); });

@@ -40,6 +40,7 @@ struct ParallelConfig {
 
 enum class RecomputeGranularity { None, Full, Selective, Overlapped };
 enum class RecomputeMethod { Uniform, Block };
+enum class RecomputeScheduler { Heuristic, Optimal };
 
 struct TrainingConfig {
     std::int64_t micro_batch_size = 0;
@@ -51,6 +52,10 @@ struct TrainingConfig {
     /// limit is below this count keep all their activations instead (Megatron's
     /// num_microbatches_with_partial_activation_checkpoints).
     std::optional<std::int64_t> num_microbatches_with_partial_activation_checkpoints;
+    /// Overlapped recomputation: which scheduler chooses the plan, and the per-GPU memory budget it must
+    /// respect (bytes; unset: the profile's usable memory).
+    RecomputeScheduler recompute_scheduler = RecomputeScheduler::Heuristic;
+    std::optional<std::int64_t> recompute_memory_budget;
     bool use_distributed_optimizer = false;
     bool overlap_grad_reduce = false;
     /// Parameters per gradient bucket with overlap_grad_reduce; unset means Megatron's default,

@@ -22,6 +22,9 @@ const char *to_string(RecomputeGranularity g) {
 const char *to_string(RecomputeMethod m) {
     return name_of(kRecomputeMethodNames, m);
 }
+const char *to_string(RecomputeScheduler s) {
+    return name_of(kRecomputeSchedulerNames, s);
+}
 const char *to_string(ScheduleKind s) {
     return name_of(kScheduleNames, s);
 }

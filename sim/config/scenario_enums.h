@@ -29,6 +29,11 @@ inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{
     {RecomputeMethod::Block, "block"},
 }};
 
+inline constexpr std::array<EnumName<RecomputeScheduler>, 2> kRecomputeSchedulerNames{{
+    {RecomputeScheduler::Heuristic, "heuristic"},
+    {RecomputeScheduler::Optimal, "optimal"},
+}};
+
 inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{{
     {ScheduleKind::Auto, "auto"},
     {ScheduleKind::GPipe, "gpipe"},

@@ -75,6 +75,9 @@ TrainingConfig read_training(const Json &document) {
             .value_or(RecomputeGranularity::None);
     t.recompute_method = r.enumeration("recompute_method", kRecomputeMethodNames, /*nullable=*/true);
     t.recompute_num_layers = r.nullable_positive_integer("recompute_num_layers");
+    t.recompute_scheduler = r.enumeration("recompute_scheduler", kRecomputeSchedulerNames, /*nullable=*/true)
+                                .value_or(RecomputeScheduler::Heuristic);
+    t.recompute_memory_budget = r.nullable_positive_integer("recompute_memory_budget");
     t.use_distributed_optimizer = r.boolean("use_distributed_optimizer", false);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");

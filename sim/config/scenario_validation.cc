@@ -241,6 +241,10 @@ void check_schedule(const Scenario &s) {
 void check_recompute(const Scenario &s) {
     const TrainingConfig &t = s.training;
     const std::string granularity = quoted(to_string(t.recompute_granularity));
+    if (t.recompute_granularity != RecomputeGranularity::Overlapped && t.recompute_memory_budget) {
+        fail("training.recompute_memory_budget is the overlapped scheduler's budget and requires "
+             "training.recompute_granularity=\"overlapped\", got " + granularity);
+    }
     if (t.recompute_granularity != RecomputeGranularity::Full) {
         if (t.recompute_method) {
             fail("training.recompute_method=" + quoted(to_string(*t.recompute_method)) +

@@ -25,14 +25,20 @@ struct LayerOps {
     const OpList* backward = nullptr;              // backward under the none/selective policy
     const OpList* backward_plain = nullptr;        // backward of a fully recomputed layer, after its recompute
     const OpList* recompute = nullptr;             // the recomputed forward of full recompute
+    // The variants a recompute plan mixes layer by layer.
+    const OpList* forward_none = nullptr;
+    const OpList* forward_selective = nullptr;
+    const OpList* backward_selective = nullptr;    // with the core attention recomputed inline
+    const OpList* recompute_selective = nullptr;   // the core attention alone (for the background lane)
     const OpList *embedding_forward = nullptr, *embedding_backward = nullptr;
     const OpList *output_forward = nullptr, *output_backward = nullptr;
 };
 
 class IterationBuilder {
 public:
-    IterationBuilder(const config::Scenario& sc, const cost::CostModel& cost, const Fold& fold)
-        : sc_(sc), layout_(sc), pricing_(cost, layout_), pricing_cost_(cost), fold_(fold) {
+    IterationBuilder(const config::Scenario& sc, const cost::CostModel& cost, const Fold& fold,
+                     const recompute::RecomputePlan* plan)
+        : sc_(sc), layout_(sc), pricing_(cost, layout_), pricing_cost_(cost), fold_(fold), plan_(plan) {
         const auto& par = sc.parallelism;
         p_ = par.pipeline_model_parallel_size;
         v_ = par.virtual_pipeline_model_parallel_size;
@@ -41,11 +47,16 @@ public:
         const RecomputeGranularity policy = sc.training.recompute_granularity;
         const RecomputeGranularity stored =
             policy == RecomputeGranularity::Selective ? RecomputeGranularity::Selective : RecomputeGranularity::None;
-        ops_.forward_stored = own(workload::layer_forward(shape, stored));
+        ops_.forward_none = own(workload::layer_forward(shape, RecomputeGranularity::None));
+        ops_.forward_selective = own(workload::layer_forward(shape, RecomputeGranularity::Selective));
         ops_.forward_checkpointed = own(workload::layer_forward(shape, RecomputeGranularity::Full));
-        ops_.backward = own(workload::layer_backward(shape, stored));
         ops_.backward_plain = own(workload::layer_backward(shape, RecomputeGranularity::None));
+        ops_.backward_selective = own(workload::layer_backward(shape, RecomputeGranularity::Selective));
         ops_.recompute = own(workload::layer_full_recompute(shape));
+        ops_.recompute_selective = own(workload::layer_selective_recompute(shape));
+        const bool selective = stored == RecomputeGranularity::Selective;
+        ops_.forward_stored = selective ? ops_.forward_selective : ops_.forward_none;
+        ops_.backward = selective ? ops_.backward_selective : ops_.backward_plain;
         ops_.embedding_forward = own(workload::embedding_forward(shape));
         ops_.embedding_backward = own(workload::embedding_backward(shape));
         ops_.output_forward = own(workload::output_forward(shape));
@@ -56,8 +67,20 @@ public:
 
     IterationProgram build() {
         check_fits_profile(sc_, pricing_cost_.profile());
-        if (sc_.training.recompute_granularity == RecomputeGranularity::Overlapped) {
-            throw InputError("training.recompute_granularity=overlapped is not supported yet");
+        if (plan_ == nullptr && sc_.training.recompute_granularity == RecomputeGranularity::Overlapped) {
+            throw InputError("training.recompute_granularity=overlapped needs a recompute plan (trainsim run "
+                             "chooses one with training.recompute_scheduler)");
+        }
+        if (plan_ != nullptr) {
+            const std::int64_t per_stage = sc_.model.num_layers / p_;
+            bool shape_ok = static_cast<std::int64_t>(plan_->layers.size()) == p_ && plan_->lookahead >= 1;
+            for (const auto& stage : plan_->layers) {
+                shape_ok = shape_ok && static_cast<std::int64_t>(stage.size()) == per_stage;
+            }
+            if (!shape_ok) {
+                throw InputError("recompute plan: needs " + std::to_string(p_) + " stages of " +
+                                 std::to_string(per_stage) + " layers and a lookahead of at least 1");
+            }
         }
         const auto sched = schedule::make_schedule(
             sc_.schedule, {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
@@ -98,8 +121,13 @@ private:
             }
         }
         const bool overlap = sc_.training.overlap_grad_reduce && sc_.parallelism.data_parallel_size > 1;
+        // For overlapped recomputation: the last compute task before each step (its completion is the
+        // step's start) and the last compute task of each (micro-batch, chunk)'s forward.
+        std::vector<engine::TaskId> markers(steps.size(), -1);
+        std::map<std::pair<std::int32_t, std::int32_t>, engine::TaskId> forward_done;
         for (std::size_t k = 0; k < steps.size(); ++k) {
             const schedule::Step& step = steps[k];
+            markers[k] = low.last_compute();
             const std::int64_t vs = step.chunk * p_ + at.pp;
             const bool first = vs == 0;
             const bool last = vs == virtual_stages - 1;
@@ -115,13 +143,14 @@ private:
                 }
                 for (std::int64_t j = 0; j < out_.layers_per_chunk; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                    low.lower(recomputed(j, step.microbatch, at.pp) ? *ops_.forward_checkpointed : *ops_.forward_stored,
-                              ctx);
+                    low.lower(forward_of(at.pp, step.chunk, j, step.microbatch), ctx);
                 }
                 ctx.layer = -1;
                 if (last) {
                     low.lower(*ops_.output_forward, ctx);
-                } else {
+                }
+                forward_done[{step.microbatch, step.chunk}] = low.last_compute();
+                if (!last) {
                     low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, ctx,
                              sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_);
                 }
@@ -134,7 +163,11 @@ private:
                 } else {
                     low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
-                lower_layer_backwards(low, first_layer, at.pp, ctx);
+                if (plan_ != nullptr) {
+                    lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done);
+                } else {
+                    lower_layer_backwards(low, first_layer, at.pp, ctx);
+                }
                 ctx.layer = -1;
                 if (first) {
                     low.lower(*ops_.embedding_backward, ctx);
@@ -184,6 +217,67 @@ private:
                 add_gradients(low, layer_parameters_, ctx);
             }
             j = block_start - 1;
+        }
+    }
+
+    // The forward op list of layer j of a chunk for one micro-batch.
+    [[nodiscard]] const OpList& forward_of(std::int64_t pp, std::int64_t chunk, std::int64_t j,
+                                           std::int64_t microbatch) const {
+        if (plan_ == nullptr) {
+            return recomputed(j, microbatch, pp) ? *ops_.forward_checkpointed : *ops_.forward_stored;
+        }
+        const recompute::LayerRecompute r = plan_->at(pp, chunk * out_.layers_per_chunk + j);
+        if (recompute::is_full(r)) {
+            return *ops_.forward_checkpointed;
+        }
+        return recompute::is_selective(r) ? *ops_.forward_selective : *ops_.forward_none;
+    }
+
+    // Backward of a chunk's layers under a recompute plan. Overlapped recomputation is lowered first onto
+    // the background lane, last layer first: it may start once the step `lookahead` steps earlier has
+    // begun and the micro-batch's forward is done; each layer's backward waits for its recomputation.
+    void lower_planned_backwards(OpLowering& low, std::int64_t pp, std::size_t step_index, std::int64_t first_layer,
+                                 StepContext ctx, const std::vector<engine::TaskId>& markers,
+                                 const std::map<std::pair<std::int32_t, std::int32_t>, engine::TaskId>& forward_done) {
+        const std::int64_t lc = out_.layers_per_chunk;
+        auto plan_of = [&](std::int64_t j) { return plan_->at(pp, ctx.chunk * lc + j); };
+        std::vector<engine::TaskId> ready(static_cast<std::size_t>(lc), -1);
+        std::vector<engine::TaskId> start_after;
+        const auto lookahead = static_cast<std::size_t>(plan_->lookahead);
+        if (step_index >= lookahead && markers[step_index - lookahead] >= 0) {
+            start_after.push_back(markers[step_index - lookahead]);
+        }
+        if (const auto f = forward_done.find({ctx.microbatch, ctx.chunk}); f != forward_done.end() && f->second >= 0) {
+            start_after.push_back(f->second);
+        }
+        for (std::int64_t j = lc - 1; j >= 0; --j) {
+            if (recompute::is_overlapped(plan_of(j))) {
+                ctx.layer = static_cast<std::int32_t>(first_layer + j);
+                const OpList& ops = recompute::is_full(plan_of(j)) ? *ops_.recompute : *ops_.recompute_selective;
+                ready[static_cast<std::size_t>(j)] = low.lower_background(ops, ctx, start_after);
+                start_after.clear();  // the lane runs in order: later ones follow this one
+            }
+        }
+        for (std::int64_t j = lc - 1; j >= 0; --j) {
+            ctx.layer = static_cast<std::int32_t>(first_layer + j);
+            switch (plan_of(j)) {
+            case recompute::LayerRecompute::Keep:
+                low.lower(*ops_.backward_plain, ctx);
+                break;
+            case recompute::LayerRecompute::SelectiveOnDemand:
+                low.lower(*ops_.backward_selective, ctx);
+                break;
+            case recompute::LayerRecompute::FullOnDemand:
+                low.lower(*ops_.recompute, ctx);
+                low.lower(*ops_.backward_plain, ctx);
+                break;
+            case recompute::LayerRecompute::SelectiveOverlapped:
+            case recompute::LayerRecompute::FullOverlapped:
+                low.wait_for(ready[static_cast<std::size_t>(j)]);
+                low.lower(*ops_.backward_plain, ctx);
+                break;
+            }
+            add_gradients(low, layer_parameters_, ctx);
         }
     }
 
@@ -270,6 +364,7 @@ private:
     OpPricing pricing_;
     const cost::CostModel& pricing_cost_;
     Fold fold_;
+    const recompute::RecomputePlan* plan_;
     std::int64_t p_ = 1, v_ = 1;
     LayerOps ops_;
     Bytes p2p_bytes_{0};
@@ -284,8 +379,9 @@ private:
 
 }  // namespace
 
-IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost, const Fold& fold) {
-    return IterationBuilder(scenario, cost, fold).build();
+IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost, const Fold& fold,
+                                 const recompute::RecomputePlan* plan) {
+    return IterationBuilder(scenario, cost, fold, plan).build();
 }
 
 }  // namespace trainsim::program

@@ -13,6 +13,7 @@
 #include "sim/engine/simulator.h"
 #include "sim/workload/op.h"
 #include "sim/program/task_info.h"
+#include "sim/recompute/recompute_plan.h"
 
 namespace trainsim::program {
 
@@ -55,8 +56,11 @@ struct OpSpan {
 [[nodiscard]] std::vector<OpSpan> op_spans(const IterationProgram& program, engine::TaskId task,
                                            const engine::TaskTiming& timing);
 
-/// Throws InputError for what the scenario asks but the simulator cannot model yet.
+/// Throws InputError for what the scenario asks but the simulator cannot model. With `plan`, the plan
+/// decides every layer's recomputation (what and when) instead of the scenario's policy; the
+/// `overlapped` policy requires one (recompute_search chooses it).
 [[nodiscard]] IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost,
-                                               const Fold& fold = {});
+                                               const Fold& fold = {},
+                                               const recompute::RecomputePlan* plan = nullptr);
 
 }  // namespace trainsim::program

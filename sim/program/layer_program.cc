@@ -9,7 +9,8 @@ namespace trainsim::program {
 
 IterationProgram build_single_layer(const config::Scenario& sc, const cost::CostModel& cost) {
     if (sc.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
-        throw InputError("training.recompute_granularity=overlapped is not supported yet");
+        throw InputError("training.recompute_granularity=overlapped: a single layer has no pipeline to overlap "
+                         "with; use 'trainsim run' or 'trainsim recompute'");
     }
     check_fits_profile(sc, cost.profile());
     const parallel::Layout layout(sc);

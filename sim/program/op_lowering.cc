@@ -33,8 +33,8 @@ OpLowering::OpLowering(IterationProgram& out, const OpPricing& pricing, Rendezvo
     : out_(out), pricing_(pricing), rendezvous_(rendezvous), members_(members), gpu_(gpu), at_(at) {
     global_rank_ = pricing.layout().global_rank(at);
     engine::Program& p = out_.program;
-    compute_ = p.add_stream(gpu, "compute");
-    tensor_comm_ = p.add_stream(gpu, "tp_comm");
+    foreground_.compute = p.add_stream(gpu, "compute");
+    foreground_.tensor_comm = p.add_stream(gpu, "tp_comm");
     data_comm_ = p.add_stream(gpu, "dp_comm");
     send_[0] = p.add_stream(gpu, "pp_send_fwd");
     send_[1] = p.add_stream(gpu, "pp_send_bwd");
@@ -97,20 +97,21 @@ std::int32_t OpLowering::priced(const OpList& ops) {
     return it->second;
 }
 
-RendezvousTable::Key OpLowering::group_key(CommGroup group) {
+RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
     const auto g = static_cast<std::size_t>(group);
-    const std::int64_t seq = collective_count_[g]++;
+    const std::int64_t seq = lane.collective_count[g]++;
+    const std::int64_t k = lane.key_kind_offset;
     const parallel::Layout& layout = pricing_.layout();
     switch (group) {
     // A group instance is named by the global rank of its first member.
     case CommGroup::Tensor:
-        return {0, layout.global_rank({0, at_.dp, at_.pp}), seq, 0};
+        return {k + 0, layout.global_rank({0, at_.dp, at_.pp}), seq, 0};
     case CommGroup::Data:
-        return {1, layout.global_rank({at_.tp, 0, at_.pp}), seq, 0};
+        return {k + 1, layout.global_rank({at_.tp, 0, at_.pp}), seq, 0};
     case CommGroup::Embedding:
-        return {2, layout.global_rank({at_.tp, at_.dp, 0}), seq, 0};
+        return {k + 2, layout.global_rank({at_.tp, at_.dp, 0}), seq, 0};
     case CommGroup::ModelParallel:
-        return {3, at_.dp, seq, 0};
+        return {k + 3, at_.dp, seq, 0};
     }
     return {};
 }
@@ -143,7 +144,22 @@ TaskCategory category_of(const Op& op) {
 
 }  // namespace
 
-void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
+void OpLowering::lower(const OpList& ops, const StepContext& ctx) { lower_on(foreground_, ops, ctx); }
+
+engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext& ctx,
+                                            std::vector<engine::TaskId> start_after) {
+    if (background_.compute < 0) {
+        background_.compute = out_.program.add_background_stream(foreground_.compute, "recompute");
+        background_.tensor_comm = out_.program.add_stream(gpu_, "tp_comm_recompute");
+        background_.key_kind_offset = 20;
+        out_.gpus[static_cast<std::size_t>(gpu_)].recompute_stream = background_.compute;
+    }
+    background_.pending = std::move(start_after);
+    lower_on(background_, ops, ctx);
+    return background_.last_compute;
+}
+
+void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx) {
     const std::int32_t priced_index = priced(ops);
     const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(priced_index)].durations;
     std::vector<engine::TaskId> ids(ops.size(), -1);  // the task that holds op i
@@ -163,9 +179,9 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
         }
         segment.info.first_op = static_cast<std::uint16_t>(segment.first);
         segment.info.op_count = static_cast<std::uint16_t>(segment.count);
-        const engine::TaskId id = add_task(compute_, segment.duration, engine::kNoRendezvous, segment.deps, segment.info);
+        const engine::TaskId id = add_task(lane.compute, segment.duration, engine::kNoRendezvous, segment.deps, segment.info);
         std::fill_n(ids.begin() + static_cast<std::ptrdiff_t>(segment.first), segment.count, id);
-        last_compute_ = id;
+        lane.last_compute = id;
         segment.count = 0;
     };
 
@@ -180,25 +196,25 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
         if (op.kind == OpKind::Collective) {
             flush();
             // A collective consumes what the compute stream produced last.
-            if (last_compute_ >= 0) {
-                deps.push_back(last_compute_);
+            if (lane.last_compute >= 0) {
+                deps.push_back(lane.last_compute);
             }
             TaskInfo info = base;
             info.category = category_of(op);
             info.first_op = static_cast<std::uint16_t>(i);
             info.op_count = 1;
             const engine::RendezvousId r =
-                rendezvous_.get(out_.program, group_key(op.group), group_members(op.group), d[i]);
-            const engine::StreamId stream = op.stream == OpStream::TensorComm ? tensor_comm_ : data_comm_;
+                rendezvous_.get(out_.program, group_key(op.group, lane), group_members(op.group), d[i]);
+            const engine::StreamId stream = op.stream == OpStream::TensorComm ? lane.tensor_comm : data_comm_;
             ids[i] = add_task(stream, d[i], r, deps, info);
             if (op.blocking) {
-                pending_.push_back(ids[i]);
+                lane.pending.push_back(ids[i]);
             } else if (op.stream == OpStream::DataComm) {
                 unjoined_data_.push_back(ids[i]);
             }
             continue;
         }
-        deps.insert(deps.end(), pending_.begin(), pending_.end());
+        deps.insert(deps.end(), lane.pending.begin(), lane.pending.end());
         const TaskCategory category = category_of(op);
         if (segment.count > 0 && (!deps.empty() || category != segment.info.category)) {
             flush();
@@ -209,7 +225,7 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
             segment.info = base;
             segment.info.category = category;
             segment.deps = std::move(deps);
-            pending_.clear();
+            lane.pending.clear();
         }
         ++segment.count;
         segment.duration += d[i];
@@ -220,7 +236,7 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
 }
 
 void OpLowering::join_data_parallel() {
-    pending_.insert(pending_.end(), unjoined_data_.begin(), unjoined_data_.end());
+    foreground_.pending.insert(foreground_.pending.end(), unjoined_data_.begin(), unjoined_data_.end());
     unjoined_data_.clear();
 }
 
@@ -239,8 +255,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     // A send follows the compute that produced its tensor; a receive is posted when the program
     // reaches it, after the compute before it.
     std::vector<engine::TaskId> deps;
-    if (last_compute_ >= 0) {
-        deps.push_back(last_compute_);
+    if (foreground_.last_compute >= 0) {
+        deps.push_back(foreground_.last_compute);
     }
     TaskInfo info{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk};
     info.peer_stage = static_cast<std::int32_t>(peer.pp);
@@ -250,7 +266,7 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
         return;
     }
     if (scatter_ways_ == 1) {
-        pending_.push_back(id);
+        foreground_.pending.push_back(id);
         return;
     }
     // The received shards are all-gathered inside the TP group before the compute can use them.
@@ -263,8 +279,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     TaskInfo gather_info = info;
     gather_info.category = TaskCategory::PipelineComm;
     const engine::RendezvousId g =
-        rendezvous_.get(out_.program, group_key(CommGroup::Tensor), members_.tensor, gather_time);
-    pending_.push_back(add_task(tensor_comm_, gather_time, g, {id}, gather_info));
+        rendezvous_.get(out_.program, group_key(CommGroup::Tensor, foreground_), members_.tensor, gather_time);
+    foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, {id}, gather_info));
 }
 
 void OpLowering::send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx,

@@ -67,13 +67,24 @@ public:
     OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous, GroupMembers members,
                std::int32_t gpu, parallel::Coordinates at);
 
-    [[nodiscard]] engine::StreamId compute_stream() const { return compute_; }
+    [[nodiscard]] engine::StreamId compute_stream() const { return foreground_.compute; }
+    /// The last compute task on the compute stream so far (-1 before the first).
+    [[nodiscard]] engine::TaskId last_compute() const { return foreground_.last_compute; }
 
     /// Megatron's scatter/gather of pipeline tensors: each of `ways` TP ranks sends 1/ways of the
     /// activation and the receivers all-gather it over their TP group (1 disables it).
     void set_pipeline_scatter_gather(std::int64_t ways) { scatter_ways_ = ways; }
 
     void lower(const workload::OpList& ops, const StepContext& ctx);
+
+    /// Lowers recomputation onto the low-priority lane (a background compute stream that runs only while
+    /// the compute stream waits, and its own tensor-parallel stream). Its first op waits for
+    /// `start_after`. Returns the task whose completion means the recomputation is done.
+    engine::TaskId lower_background(const workload::OpList& ops, const StepContext& ctx,
+                                    std::vector<engine::TaskId> start_after);
+
+    /// Makes the next compute op wait for `task`.
+    void wait_for(engine::TaskId task) { foreground_.pending.push_back(task); }
 
     /// Makes the next compute op wait for every asynchronous data-parallel collective issued so far
     /// (the optimizer waits for the gradient buckets' reductions).
@@ -85,12 +96,23 @@ public:
     void receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx);
 
 private:
+    /// A compute stream with its tensor-parallel stream and the bookkeeping of what waits for what.
+    struct Lane {
+        engine::StreamId compute = -1;
+        engine::StreamId tensor_comm = -1;
+        engine::TaskId last_compute = -1;
+        std::vector<engine::TaskId> pending;  // blocking collectives and receives the next compute op waits for
+        std::array<std::int64_t, 4> collective_count{};  // by CommGroup, for rendezvous keys
+        std::int64_t key_kind_offset = 0;                // keeps the lanes' rendezvous keys apart
+    };
+
+    void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx);
     engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
                             const std::vector<engine::TaskId>& deps, TaskInfo info);
     /// Index into out.priced of `ops` priced on this GPU (each list is priced once per GPU).
     [[nodiscard]] std::int32_t priced(const workload::OpList& ops);
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
-    [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group);
+    [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group, Lane& lane);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
     void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx, bool send,
                   Bytes kept);
@@ -102,7 +124,9 @@ private:
     std::int32_t gpu_;
     parallel::Coordinates at_;
     std::int64_t global_rank_;
-    engine::StreamId compute_, tensor_comm_, data_comm_;
+    Lane foreground_;
+    Lane background_;  // created on first use
+    engine::StreamId data_comm_;
     std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction
 
     std::int64_t scatter_ways_ = 1;

@@ -50,6 +50,7 @@ struct TaskInfo {
 struct SimulatedGpu {
     parallel::Coordinates coordinates;
     std::int32_t compute_stream = -1;
+    std::int32_t recompute_stream = -1;  // background stream of overlapped recomputation, if any
 };
 
 }  // namespace trainsim::program

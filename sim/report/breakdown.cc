@@ -25,6 +25,9 @@ void charge_busy(Breakdown& b, TaskCategory c, Seconds d) {
 
 void charge_exposed(Breakdown& b, TaskCategory c, Seconds d) {
     switch (c) {
+    case TaskCategory::Recompute:  // waiting for overlapped recomputation that missed its window
+        b.recompute += d;
+        break;
     case TaskCategory::TensorComm:
         b.exposed_tp_comm += d;
         break;
@@ -55,6 +58,13 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         return tasks[t].stream == prog.gpus[static_cast<std::size_t>(prog.info[t].gpu)].compute_stream;
     };
     std::vector<Breakdown> out(gpus);
+    std::vector<SimTime> background(gpus, 0);  // overlapped recomputation run on each GPU
+    for (std::size_t t = 0; t < tasks.size(); ++t) {
+        const auto g = static_cast<std::size_t>(prog.info[t].gpu);
+        if (tasks[t].stream == prog.gpus[g].recompute_stream) {
+            background[g] += tasks[t].duration;
+        }
+    }
     // Charges an idle gap [from, to) of a compute stream: time while one of `waited` (communication tasks
     // it waited for, and those queued before them on their streams) was transferring is exposed
     // communication of that task's kind; time while none was, is waiting for a peer: bubble.
@@ -86,6 +96,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         b.bubble += to_seconds((to - from) - exposed);
     };
     std::vector<SimTime> previous_end(gpus, 0);
+    std::vector<SimTime> inline_recompute(gpus, 0);  // recomputation run on the compute stream itself
     std::vector<engine::TaskId> waited;
     for (std::size_t t = 0; t < tasks.size(); ++t) {
         if (!is_compute(t)) {
@@ -102,6 +113,9 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         }
         charge_gap(out[g], previous_end[g], timing.start, waited);
         charge_busy(out[g], prog.info[t].category, to_seconds(timing.end - timing.start));
+        if (prog.info[t].category == TaskCategory::Recompute) {
+            inline_recompute[g] += timing.end - timing.start;
+        }
         previous_end[g] = timing.end;
     }
     // After its last kernel a GPU waits for its trailing communication, then for the other GPUs.
@@ -114,6 +128,9 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     }
     for (std::size_t g = 0; g < gpus; ++g) {
         charge_gap(out[g], previous_end[g], run.makespan, trailing[g]);
+        // Overlapped recomputation the compute stream never waited for was hidden.
+        const Seconds waited = out[g].recompute - to_seconds(inline_recompute[g]);
+        out[g].hidden_recompute = to_seconds(background[g]) - waited;
     }
     return out;
 }

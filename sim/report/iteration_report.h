@@ -18,6 +18,9 @@ struct Breakdown {
     Seconds compute, recompute, optimizer;
     Seconds exposed_tp_comm, exposed_pp_comm, exposed_dp_comm;
     Seconds bubble;  // waiting for another stage's work (pipeline fill/drain, stragglers)
+    /// Overlapped recomputation that ran while the compute stream waited anyway: it costs no time and
+    /// is not part of total(). `recompute` holds what stayed exposed (inline, or waited for).
+    Seconds hidden_recompute;
     [[nodiscard]] Seconds exposed_comm() const { return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm; }
     [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer; }
     [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble; }
@@ -57,6 +60,11 @@ struct IterationReport {
     std::int64_t num_microbatches = 0;
     std::uint64_t events = 0;
     std::string fingerprint;  // of every task's timing: changes whenever behaviour does
+    // Overlapped recomputation: the plan a scheduler chose, and what choosing it cost.
+    std::string recompute_plan;
+    std::string recompute_scheduler;
+    std::int64_t recompute_plans_simulated = 0;
+    Seconds recompute_search_time;
     std::vector<std::string> warnings;
 };
 

@@ -7,6 +7,7 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     nlohmann::ordered_json j;
     j["compute_s"] = b.compute.value;
     j["recompute_s"] = b.recompute.value;
+    j["hidden_recompute_s"] = b.hidden_recompute.value;
     j["exposed_tp_comm_s"] = b.exposed_tp_comm.value;
     j["exposed_pp_comm_s"] = b.exposed_pp_comm.value;
     j["exposed_dp_comm_s"] = b.exposed_dp_comm.value;
@@ -59,6 +60,12 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
         stages.push_back(js);
     }
     j["stages"] = stages;
+    if (!r.recompute_scheduler.empty()) {
+        j["recompute_plan"] = {{"scheduler", r.recompute_scheduler},
+                               {"plan", r.recompute_plan},
+                               {"plans_simulated", r.recompute_plans_simulated},
+                               {"search_time_s", r.recompute_search_time.value}};
+    }
     j["events"] = r.events;
     j["fingerprint"] = r.fingerprint;
     j["warnings"] = r.warnings;

@@ -41,6 +41,11 @@ void write_text(std::ostream& out, const IterationReport& r) {
                 << " bytes)\n";
         }
     }
+    if (!r.recompute_scheduler.empty()) {
+        out << "  recompute plan   " << r.recompute_plan << "\n";
+        out << "                   (" << r.recompute_scheduler << " scheduler, " << r.recompute_plans_simulated
+            << " plans simulated in " << fmt("%.2f s", r.recompute_search_time.value) << ")\n";
+    }
     out << "  where the time goes (mean over pipeline stages):\n";
     const Breakdown& b = r.breakdown;
     const Seconds total = r.iteration_time;
@@ -51,6 +56,10 @@ void write_text(std::ostream& out, const IterationReport& r) {
     breakdown_line(out, "exposed DP comm", b.exposed_dp_comm, total);
     breakdown_line(out, "pipeline bubble", b.bubble, total);
     breakdown_line(out, "optimizer", b.optimizer, total);
+    if (b.hidden_recompute.value > 0) {
+        out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute) << "; exposed: " << ms(b.recompute)
+            << ")\n";
+    }
     out << "  per stage:\n";
     out << "    stage      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   activations      peak mem  "
            "in-flight\n";

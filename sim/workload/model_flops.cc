@@ -34,6 +34,9 @@ Flops hardware_flops_per_iteration(const config::Scenario& sc) {
 
 bool hardware_flops_formula_applies(const config::Scenario& sc) {
     const config::TrainingConfig& t = sc.training;
+    if (t.recompute_granularity == config::RecomputeGranularity::Overlapped) {
+        return false;  // the scheduler's plan decides, layer by layer
+    }
     if (t.recompute_granularity != config::RecomputeGranularity::Full) {
         return true;
     }
@@ -42,7 +45,7 @@ bool hardware_flops_formula_applies(const config::Scenario& sc) {
 
 const char* hardware_flops_convention(const config::Scenario& sc) {
     if (!hardware_flops_formula_applies(sc)) {
-        return "GEMM FLOPs the simulation executed, recompute included (partial full recompute)";
+        return "GEMM FLOPs the simulation executed, recompute included";
     }
     switch (sc.training.recompute_granularity) {
     case config::RecomputeGranularity::Selective:

@@ -170,6 +170,12 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     return ops.take();
 }
 
+OpList layer_selective_recompute(const LayerShape& shape) {
+    OpListBuilder ops(OpRole::Layer, /*is_recompute=*/true);
+    core_attention_forward(ops, sizes_of(shape), /*keep_scores=*/true, /*keep_any=*/false);
+    return ops.take();
+}
+
 Bytes layer_activation_bytes(const LayerShape& shape, RecomputeGranularity recompute) {
     Bytes total{0};
     for (const Op& op : layer_forward(shape, recompute)) {

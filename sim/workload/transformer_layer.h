@@ -27,6 +27,10 @@ namespace trainsim::workload {
 /// The recomputed forward of full recomputation alone (ops marked is_recompute, nothing saved).
 [[nodiscard]] OpList layer_full_recompute(const LayerShape& shape);
 
+/// The recomputed core attention of selective recompute alone (QKᵀ, softmax, dropout, attention over V,
+/// marked is_recompute; they keep the b·a·s² tensors until the backward frees them).
+[[nodiscard]] OpList layer_selective_recompute(const LayerShape& shape);
+
 /// Bytes one layer keeps for its backward, Korthikanti Table 2 (the sum of the forward's saved_bytes).
 [[nodiscard]] Bytes layer_activation_bytes(const LayerShape& shape, config::RecomputeGranularity recompute);
 

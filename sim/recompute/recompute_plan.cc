@@ -1,0 +1,96 @@
+#include "sim/recompute/recompute_plan.h"
+
+namespace trainsim::recompute {
+
+const char* to_string(LayerRecompute r) {
+    switch (r) {
+    case LayerRecompute::Keep:
+        return "keep";
+    case LayerRecompute::SelectiveOnDemand:
+        return "selective on demand";
+    case LayerRecompute::SelectiveOverlapped:
+        return "selective overlapped";
+    case LayerRecompute::FullOnDemand:
+        return "full on demand";
+    case LayerRecompute::FullOverlapped:
+        return "full overlapped";
+    }
+    return "?";
+}
+
+bool is_overlapped(LayerRecompute r) {
+    return r == LayerRecompute::SelectiveOverlapped || r == LayerRecompute::FullOverlapped;
+}
+bool is_selective(LayerRecompute r) {
+    return r == LayerRecompute::SelectiveOnDemand || r == LayerRecompute::SelectiveOverlapped;
+}
+bool is_full(LayerRecompute r) { return r == LayerRecompute::FullOnDemand || r == LayerRecompute::FullOverlapped; }
+
+RecomputePlan RecomputePlan::uniform(std::int64_t stages, std::int64_t layers_per_stage, LayerRecompute r,
+                                     std::int64_t lookahead) {
+    RecomputePlan plan;
+    plan.layers.assign(static_cast<std::size_t>(stages),
+                       std::vector<LayerRecompute>(static_cast<std::size_t>(layers_per_stage), r));
+    plan.lookahead = lookahead;
+    return plan;
+}
+
+bool RecomputePlan::has_overlap() const {
+    for (const auto& stage : layers) {
+        for (const LayerRecompute r : stage) {
+            if (is_overlapped(r)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+namespace {
+
+std::string describe_stage(const std::vector<LayerRecompute>& stage) {
+    // Runs of equal layers: "full overlapped" or "2 × keep, 2 × full overlapped".
+    std::string out;
+    std::size_t i = 0;
+    while (i < stage.size()) {
+        std::size_t j = i;
+        while (j < stage.size() && stage[j] == stage[i]) {
+            ++j;
+        }
+        if (!out.empty()) {
+            out += ", ";
+        }
+        if (i != 0 || j != stage.size()) {
+            out += std::to_string(j - i) + " x ";
+        }
+        out += to_string(stage[i]);
+        i = j;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string RecomputePlan::describe() const {
+    std::string out;
+    std::size_t s = 0;
+    while (s < layers.size()) {
+        std::size_t e = s;
+        while (e < layers.size() && layers[e] == layers[s]) {
+            ++e;
+        }
+        if (!out.empty()) {
+            out += "; ";
+        }
+        out += (e - s == 1 ? "stage " + std::to_string(s)
+                           : "stages " + std::to_string(s) + "-" + std::to_string(e - 1)) +
+               ": " + describe_stage(layers[s]);
+        s = e;
+    }
+    if (has_overlap()) {
+        out += " (lookahead " + std::to_string(lookahead) + " step" + (lookahead == 1 ? "" : "s") + ")";
+    }
+    return out;
+}
+
+}  // namespace trainsim::recompute

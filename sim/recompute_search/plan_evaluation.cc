@@ -1,0 +1,31 @@
+#include "sim/recompute_search/plan_evaluation.h"
+
+namespace trainsim::recompute_search {
+
+PlanEvaluation evaluate_plan(const config::Scenario& scenario, const cost::CostModel& cost,
+                             const recompute::RecomputePlan& plan, Bytes budget, const program::Fold& fold) {
+    const program::IterationProgram prog = program::build_iteration(scenario, cost, fold, &plan);
+    PlanEvaluation e;
+    e.plan = plan;
+    e.report = report::make_iteration_report(scenario, cost, prog, program::simulate(prog));
+    e.iteration_time = e.report.iteration_time;
+    e.peak_memory = e.report.peak_memory_bytes;
+    e.fits = e.peak_memory <= budget;
+    return e;
+}
+
+recompute::RecomputePlan on_demand_version(const recompute::RecomputePlan& plan) {
+    recompute::RecomputePlan out = plan;
+    for (auto& stage : out.layers) {
+        for (auto& layer : stage) {
+            if (layer == recompute::LayerRecompute::SelectiveOverlapped) {
+                layer = recompute::LayerRecompute::SelectiveOnDemand;
+            } else if (layer == recompute::LayerRecompute::FullOverlapped) {
+                layer = recompute::LayerRecompute::FullOnDemand;
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace trainsim::recompute_search

@@ -1,0 +1,163 @@
+#include "sim/recompute_search/recompute_scheduler.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "sim/core/input_error.h"
+
+namespace trainsim::recompute_search {
+
+using recompute::LayerRecompute;
+using recompute::RecomputePlan;
+
+namespace {
+
+// Better: fits beats not fitting; among fitting plans the faster (then the smaller); among plans that
+// do not fit, the smaller peak.
+bool better(const PlanEvaluation& a, const PlanEvaluation& b) {
+    if (a.fits != b.fits) {
+        return a.fits;
+    }
+    if (!a.fits) {
+        return a.peak_memory < b.peak_memory;
+    }
+    if (a.iteration_time != b.iteration_time) {
+        return a.iteration_time < b.iteration_time;
+    }
+    return a.peak_memory < b.peak_memory;
+}
+
+struct Search {
+    const config::Scenario& sc;
+    const cost::CostModel& cost;
+    const SearchOptions& options;
+    SearchResult result;
+    bool have = false;
+
+    const PlanEvaluation& consider(const RecomputePlan& plan) {
+        PlanEvaluation e = evaluate_plan(sc, cost, plan, options.memory_budget, options.fold);
+        ++result.evaluations;
+        if (!have || better(e, result.best)) {
+            result.best = std::move(e);
+            have = true;
+        }
+        return result.best;
+    }
+};
+
+std::int64_t layers_per_stage(const config::Scenario& sc) {
+    return sc.model.num_layers / sc.parallelism.pipeline_model_parallel_size;
+}
+
+Seconds elapsed_since(std::chrono::steady_clock::time_point start) {
+    return Seconds{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
+
+}  // namespace
+
+SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostModel& cost, const SearchOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    Search search{sc, cost, options, {}, false};
+    search.result.scheduler = "heuristic";
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    const std::int64_t per_stage = layers_per_stage(sc);
+    // 1. Uniform plans; remember each one's per-stage cost and memory.
+    struct Uniform {
+        RecomputePlan plan;
+        std::vector<report::StageReport> stages;
+    };
+    std::vector<Uniform> uniform;
+    for (const LayerRecompute r : recompute::kAllLayerRecomputes) {
+        for (const std::int64_t lookahead : {1, 2}) {
+            if (!recompute::is_overlapped(r) && lookahead > 1) {
+                continue;
+            }
+            const RecomputePlan plan = RecomputePlan::uniform(p, per_stage, r, lookahead);
+            PlanEvaluation e = evaluate_plan(sc, cost, plan, options.memory_budget, options.fold);
+            ++search.result.evaluations;
+            uniform.push_back({plan, e.report.stages});
+            if (!search.have || better(e, search.result.best)) {
+                search.result.best = std::move(e);
+                search.have = true;
+            }
+        }
+    }
+    // 2. Per stage, the policy whose stage time (its busy, exposed-recompute and exposed-communication
+    // time: what the stage adds to the pipeline) was lowest among those that fit that stage's memory.
+    if (p > 1) {
+        RecomputePlan mix = RecomputePlan::uniform(p, per_stage, LayerRecompute::FullOnDemand, 1);
+        for (std::int64_t s = 0; s < p; ++s) {
+            const Uniform* pick = nullptr;
+            double pick_time = 0;
+            for (const Uniform& u : uniform) {
+                const report::StageReport& st = u.stages[static_cast<std::size_t>(s)];
+                const double time = (st.time.busy() + st.time.exposed_comm()).value;
+                if (st.peak_memory_bytes <= options.memory_budget && (pick == nullptr || time < pick_time)) {
+                    pick = &u;
+                    pick_time = time;
+                }
+            }
+            if (pick != nullptr) {
+                mix.layers[static_cast<std::size_t>(s)] = pick->plan.layers[static_cast<std::size_t>(s)];
+                mix.lookahead = std::max(mix.lookahead, pick->plan.lookahead);
+            }
+        }
+        search.consider(mix);
+    }
+    search.result.search_time = elapsed_since(start);
+    return search.result;
+}
+
+SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel& cost, const SearchOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    const std::int64_t per_stage = layers_per_stage(sc);
+    const std::int64_t slots = p * per_stage;
+    constexpr std::int64_t kChoices = std::size(recompute::kAllLayerRecomputes);
+    const double plans = std::pow(static_cast<double>(kChoices), static_cast<double>(slots)) * 2.0;
+    if (plans > static_cast<double>(options.max_evaluations)) {
+        throw InputError("training.recompute_scheduler=optimal: " + std::to_string(kChoices) + "^" +
+                         std::to_string(slots) + " x 2 plans exceed the limit of " +
+                         std::to_string(options.max_evaluations) + " simulations; use \"heuristic\"");
+    }
+    Search search{sc, cost, options, {}, false};
+    search.result.scheduler = "optimal";
+    std::vector<std::int64_t> digits(static_cast<std::size_t>(slots), 0);
+    for (const std::int64_t lookahead : {1, 2}) {
+        std::fill(digits.begin(), digits.end(), 0);
+        while (true) {
+            RecomputePlan plan = RecomputePlan::uniform(p, per_stage, LayerRecompute::Keep, lookahead);
+            for (std::int64_t i = 0; i < slots; ++i) {
+                plan.layers[static_cast<std::size_t>(i / per_stage)][static_cast<std::size_t>(i % per_stage)] =
+                    recompute::kAllLayerRecomputes[digits[static_cast<std::size_t>(i)]];
+            }
+            // A lookahead only matters for plans that overlap something.
+            if (lookahead == 1 || plan.has_overlap()) {
+                search.consider(plan);
+            }
+            std::size_t i = 0;
+            while (i < digits.size() && ++digits[i] == kChoices) {
+                digits[i++] = 0;
+            }
+            if (i == digits.size()) {
+                break;
+            }
+        }
+    }
+    search.result.search_time = elapsed_since(start);
+    return search.result;
+}
+
+SearchResult schedule_recompute(const config::Scenario& sc, const cost::CostModel& cost, const program::Fold& fold) {
+    SearchOptions options;
+    options.fold = fold;
+    options.memory_budget = sc.training.recompute_memory_budget
+                                ? Bytes{*sc.training.recompute_memory_budget}
+                                : cost.profile().memory_visible - cost.profile().memory_reserved;
+    if (sc.training.recompute_scheduler == config::RecomputeScheduler::Optimal) {
+        return optimal_schedule(sc, cost, options);
+    }
+    return heuristic_schedule(sc, cost, options);
+}
+
+}  // namespace trainsim::recompute_search
