@@ -55,6 +55,51 @@ TEST(Folding, UnfoldedRunGivesTheSameIterationTime) {
     }
 }
 
+TEST(Folding, ReplicasPlacedDifferentlyOnNodesAreAllSimulated) {
+    // t·d = 3 on 8-GPU nodes: replica 2's stages straddle node boundaries where replica 0's do not, so
+    // folding data parallelism would miss the slowest replica (review finding; was 26 % fast).
+    const config::Scenario sc = testing::shipped_scenario(
+        "korthikanti-22b", {{"model.num_layers", "6"},
+                            {"model.hidden_size", "2048"},
+                            {"model.num_attention_heads", "16"},
+                            {"model.ffn_hidden_size", "8192"},
+                            {"model.seq_length", "1024"},
+                            {"training.micro_batch_size", "1"},
+                            {"parallelism.tensor_model_parallel_size", "1"},
+                            {"parallelism.data_parallel_size", "3"},
+                            {"parallelism.pipeline_model_parallel_size", "3"},
+                            {"training.global_batch_size", "12"}});
+    const report::IterationReport folded = simulate(sc);
+    const report::IterationReport unfolded = simulate(sc, {false, false});
+    EXPECT_DOUBLE_EQ(folded.iteration_time.value, unfolded.iteration_time.value);
+    EXPECT_EQ(folded.simulated_gpus, 9);
+    ASSERT_FALSE(folded.warnings.empty());
+    EXPECT_NE(folded.warnings[0].find("placed differently on nodes"), std::string::npos);
+}
+
+TEST(Memory, UniformGroupsOfNLayersKeepOneInputPerGroup) {
+    // Megatron's uniform method checkpoints the input of each group of N layers: the stored checkpoints
+    // shrink as L/N (review finding: every layer kept its input, and the recompute counted it twice).
+    auto activations = [](const char* n) {
+        return simulate(testing::shipped_scenario("korthikanti-22b", {{"training.recompute_granularity", "full"},
+                                                                       {"training.recompute_method", "uniform"},
+                                                                       {"training.recompute_num_layers", n}}))
+            .stages[0]
+            .activation_bytes.value;
+    };
+    const std::int64_t sbh = 2048 * 4 * 6144;
+    const std::int64_t one = activations("1");
+    const std::int64_t four = activations("4");
+    // The peak is at the first backward: the checkpoints (48 inputs of 2sbh at N = 1, 12 at N = 4) plus
+    // the last group's recomputed activations. At N = 1 that is one layer less its input (the checkpoint);
+    // at N = 4 it is that plus three whole layers (Table 2's TP row each), whose inputs are new tensors.
+    const std::int64_t whole_layer =
+        workload::layer_activation_bytes(workload::LayerShape{2048, 4, 6144, 64, 4 * 6144, 51200, 8, false},
+                                         config::RecomputeGranularity::None)
+            .value;
+    EXPECT_EQ(one - four, (48 - 12) * 2 * sbh - 3 * whole_layer);
+}
+
 TEST(Breakdown, EveryStageAddsUpToTheIterationTime) {
     for (const char* name : {"korthikanti-22b", "korthikanti-175b"}) {
         const report::IterationReport r = simulate(testing::shipped_scenario(name));

@@ -80,7 +80,8 @@ TEST(LayerCommunication, AsyncAllReduceIsJoinedAfterTheWeightGradient) {
 double table2(RecomputeGranularity policy, bool sp, double s, double b, double h, double a, double t) {
     const double sbh = s * b * h;
     if (policy == RecomputeGranularity::Full) {
-        return sbh * 2;
+        // Table 2's sbh(2) is the layer input; with SP Megatron checkpoints its [s/t, b, h] shard.
+        return sp ? sbh * 2 / t : sbh * 2;
     }
     if (policy == RecomputeGranularity::Selective) {
         return sp ? sbh * 34 / t : sbh * (10 + 24 / t);

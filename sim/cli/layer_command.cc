@@ -34,7 +34,7 @@ int layer_command(const std::vector<std::string>& args) {
         return 0;
     }
     if (common.scenario_path.empty()) {
-        throw InputError("trainsim layer: missing SCENARIO (a scenario JSON file)");
+        throw InputError("layer: missing SCENARIO (a scenario JSON file)");
     }
     common.format = parse_format(format);
     const config::Scenario scenario = load_scenario(common);

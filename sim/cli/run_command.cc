@@ -71,7 +71,7 @@ int run_command(const std::vector<std::string>& args) {
         return 0;
     }
     if (common.scenario_path.empty()) {
-        throw InputError("trainsim run: missing SCENARIO (a scenario JSON file)");
+        throw InputError("run: missing SCENARIO (a scenario JSON file)");
     }
     common.format = parse_format(format);
     const program::Fold folding = parse_fold(fold);

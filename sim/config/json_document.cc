@@ -102,6 +102,9 @@ Json parse_json_document(const std::string &text, const std::string &source) {
         const TextPosition p = position_of(text, e.byte);
         throw InputError(source + ": invalid JSON at line " + std::to_string(p.line) + ", column " +
                          std::to_string(p.column) + ": " + parse_error_reason(e.what()));
+    } catch (const Json::exception &e) {
+        // Not a syntax error but a value JSON cannot hold here, e.g. a number that overflows a double.
+        throw InputError(source + ": invalid JSON: " + parse_error_reason(e.what()));
     }
 }
 

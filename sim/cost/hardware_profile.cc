@@ -229,7 +229,7 @@ HardwareProfile load_hardware_profile(const std::string& name_or_path, const std
     ProfileJson root;
     try {
         root = ProfileJson::parse(text.str());
-    } catch (const ProfileJson::parse_error& e) {
+    } catch (const ProfileJson::exception& e) {  // syntax errors, and numbers a double cannot hold
         throw InputError("profile " + label + ": invalid JSON: " + e.what());
     }
     return read_profile(label, root);

@@ -62,6 +62,20 @@ public:
             version_.assign(n, 0);
         }
         has_arrived_.assign(n, 0);
+        // Each rendezvous must be joined by exactly its number of members, or the run would stall.
+        std::vector<std::int32_t> joined(program.rendezvous().size(), 0);
+        for (const Task& task : tasks_) {
+            if (task.rendezvous != kNoRendezvous) {
+                ++joined[static_cast<std::size_t>(task.rendezvous)];
+            }
+        }
+        for (std::size_t r = 0; r < joined.size(); ++r) {
+            if (joined[r] != program.rendezvous()[r].members) {
+                throw std::invalid_argument("rendezvous " + std::to_string(r) + " '" + program.rendezvous()[r].name +
+                                            "' expects " + std::to_string(program.rendezvous()[r].members) +
+                                            " members but " + std::to_string(joined[r]) + " tasks join it");
+            }
+        }
         arrivals_.resize(program.rendezvous().size());
     }
 
@@ -194,11 +208,17 @@ private:
     }
 
     [[nodiscard]] std::string describe_waiting() const {
+        // The first few waiting streams say what is wrong; thousands more only bury it.
+        constexpr std::size_t kShown = 20;
         std::ostringstream out;
         bool first = true;
+        std::size_t waiting = 0;
         for (std::size_t s = 0; s < stream_head_.size(); ++s) {
             const TaskId t = head_of(static_cast<StreamId>(s));
             if (t < 0 || started(t)) {
+                continue;
+            }
+            if (++waiting > kShown) {
                 continue;
             }
             const Task& task = tasks_[static_cast<std::size_t>(t)];
@@ -223,6 +243,9 @@ private:
             for (std::size_t i = 0; i < waits.size(); ++i) {
                 out << (i ? ", " : "") << waits[i];
             }
+        }
+        if (waiting > kShown) {
+            out << "; and " << waiting - kShown << " more waiting streams";
         }
         return out.str();
     }

@@ -39,7 +39,9 @@ std::vector<ActivationTimeline> activation_timelines(const program::IterationPro
                 }
             }
         }
-        if (info.phase == program::Phase::Backward && info.category != program::TaskCategory::Recompute) {
+        // Freed when the key's backward compute ends (not its recomputation, not a pipeline transfer).
+        if (info.phase == program::Phase::Backward && info.category != program::TaskCategory::Recompute &&
+            info.category != program::TaskCategory::PipelineComm) {
             SimTime& f = freed_at[g][key];
             f = std::max(f, end);
         }

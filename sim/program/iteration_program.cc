@@ -24,7 +24,9 @@ struct LayerOps {
     const OpList* forward_checkpointed = nullptr;  // forward of a fully recomputed layer (keeps its input)
     const OpList* backward = nullptr;              // backward under the none/selective policy
     const OpList* backward_plain = nullptr;        // backward of a fully recomputed layer, after its recompute
-    const OpList* recompute = nullptr;             // the recomputed forward of full recompute
+    const OpList* recompute = nullptr;             // the recomputed forward of full recompute (from its checkpoint)
+    const OpList* recompute_chained = nullptr;     // ... of a later layer of a checkpointed group
+    const OpList* forward_unsaved = nullptr;       // forward of a later layer of a checkpointed group
     // The variants a recompute plan mixes layer by layer.
     const OpList* forward_none = nullptr;
     const OpList* forward_selective = nullptr;
@@ -52,7 +54,9 @@ public:
         ops_.forward_checkpointed = own(workload::layer_forward(shape, RecomputeGranularity::Full));
         ops_.backward_plain = own(workload::layer_backward(shape, RecomputeGranularity::None));
         ops_.backward_selective = own(workload::layer_backward(shape, RecomputeGranularity::Selective));
-        ops_.recompute = own(workload::layer_full_recompute(shape));
+        ops_.recompute = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/true));
+        ops_.recompute_chained = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/false));
+        ops_.forward_unsaved = own(workload::layer_forward_unsaved(shape));
         ops_.recompute_selective = own(workload::layer_selective_recompute(shape));
         const bool selective = stored == RecomputeGranularity::Selective;
         ops_.forward_stored = selective ? ops_.forward_selective : ops_.forward_none;
@@ -86,6 +90,16 @@ public:
             sc_.schedule, {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
         const std::int64_t t = sc_.parallelism.tensor_model_parallel_size;
         const std::int64_t d = sc_.parallelism.data_parallel_size;
+        // Data-parallel replicas are identical only when each sits on the nodes the same way: when a
+        // pipeline stage's t·d GPUs fill whole nodes or a node holds whole stages. Otherwise some
+        // replicas' pipeline transfers cross nodes where others' do not, and every replica is simulated.
+        const std::int64_t g = sc_.hardware.gpus_per_node;
+        if (fold_.data && d > 1 && (t * d) % g != 0 && g % (t * d) != 0) {
+            fold_.data = false;
+            out_.warnings.push_back("fold: data-parallel replicas are placed differently on nodes (t*d=" +
+                                    std::to_string(t * d) + ", gpus_per_node=" + std::to_string(g) +
+                                    "), so all " + std::to_string(d) + " are simulated");
+        }
         for (std::int64_t pp = 0; pp < p_; ++pp) {
             const std::vector<schedule::Step> steps = sched->steps(pp);
             for (std::int64_t dp = 0; dp < (fold_.data ? 1 : d); ++dp) {
@@ -151,7 +165,10 @@ private:
                 }
                 forward_done[{step.microbatch, step.chunk}] = low.last_compute();
                 if (!last) {
-                    low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, ctx,
+                    // A kept output belongs with the chunk's last layer: its backward is when it goes.
+                    StepContext output = ctx;
+                    output.layer = static_cast<std::int32_t>(first_layer + out_.layers_per_chunk - 1);
+                    low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, output,
                              sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_);
                 }
             } else {
@@ -209,7 +226,7 @@ private:
             const std::int64_t block_start = j - (j % checkpoint_block());
             for (std::int64_t k = block_start; k <= j; ++k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                low.lower(*ops_.recompute, ctx);
+                low.lower(k == block_start ? *ops_.recompute : *ops_.recompute_chained, ctx);
             }
             for (std::int64_t k = j; k >= block_start; --k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
@@ -224,7 +241,11 @@ private:
     [[nodiscard]] const OpList& forward_of(std::int64_t pp, std::int64_t chunk, std::int64_t j,
                                            std::int64_t microbatch) const {
         if (plan_ == nullptr) {
-            return recomputed(j, microbatch, pp) ? *ops_.forward_checkpointed : *ops_.forward_stored;
+            if (!recomputed(j, microbatch, pp)) {
+                return *ops_.forward_stored;
+            }
+            // A checkpointed group keeps only its first layer's input.
+            return j % checkpoint_block() == 0 ? *ops_.forward_checkpointed : *ops_.forward_unsaved;
         }
         const recompute::LayerRecompute r = plan_->at(pp, chunk * out_.layers_per_chunk + j);
         if (recompute::is_full(r)) {

@@ -37,6 +37,7 @@ struct IterationProgram {
     std::int64_t layers_per_chunk = 0;
     std::vector<std::unique_ptr<workload::OpList>> op_lists;  // the lists `priced` points into
     std::vector<PricedOps> priced;
+    std::vector<std::string> warnings;  // what the builder had to decide for the user (e.g. folding off)
 
     /// "F3.c0 L12 qkv..fc1" or "B3.c1 recv gradient from stage 4", for errors and traces.
     [[nodiscard]] std::string describe(engine::TaskId task) const;

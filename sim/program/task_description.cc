@@ -1,5 +1,7 @@
 #include "sim/program/iteration_program.h"
 
+#include <memory>
+
 namespace trainsim::program {
 
 std::string IterationProgram::describe(engine::TaskId task) const {
@@ -39,15 +41,21 @@ engine::RunResult simulate(const IterationProgram& program, engine::RunOptions o
         return program.describe(t) + " (stage " + std::to_string(c.pp) + ", tp " + std::to_string(c.tp) + ", dp " +
                std::to_string(c.dp) + ")";
     };
-    // A rendezvous is named after its first member (found only when an error needs it).
-    options.describe_rendezvous = [&program, describe = options.describe_task](engine::RendezvousId r) {
-        const auto& tasks = program.program.tasks();
-        for (std::size_t t = 0; t < tasks.size(); ++t) {
-            if (tasks[t].rendezvous == r) {
-                return program.describe(static_cast<engine::TaskId>(t));
+    // A rendezvous is named after its first member. The index is built once, and only when an error
+    // needs it: a deadlock report must not rescan tens of millions of tasks per waiting stream.
+    auto first_member = std::make_shared<std::vector<engine::TaskId>>();
+    options.describe_rendezvous = [&program, first_member](engine::RendezvousId r) {
+        if (first_member->empty()) {
+            first_member->assign(program.program.rendezvous().size(), -1);
+            const auto& tasks = program.program.tasks();
+            for (std::size_t t = tasks.size(); t-- > 0;) {
+                if (tasks[t].rendezvous >= 0) {
+                    (*first_member)[static_cast<std::size_t>(tasks[t].rendezvous)] = static_cast<engine::TaskId>(t);
+                }
             }
         }
-        return std::string("rendezvous ") + std::to_string(r);
+        const engine::TaskId t = (*first_member)[static_cast<std::size_t>(r)];
+        return t >= 0 ? program.describe(t) : std::string("rendezvous ") + std::to_string(r);
     };
     return engine::simulate(program.program, options);
 }

@@ -27,7 +27,13 @@ void write_file_atomically(const std::string& path, const std::string& key,
         if (!out) {
             throw InputError(key + "=" + path + ": cannot be written (no permission?)");
         }
-        write(out);
+        try {
+            write(out);
+        } catch (...) {
+            out.close();
+            fs::remove(temp, ec);
+            throw;
+        }
         out.flush();
         if (!out) {
             out.close();

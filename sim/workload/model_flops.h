@@ -6,7 +6,8 @@
 
 namespace trainsim::workload {
 
-/// Korthikanti Eq. 7: 72·B·L·s·h²·(1 + s/(6h) + V/(12·h·L)), B the global batch.
+/// Korthikanti Eq. 7: 72·B·L·s·h²·(1 + s/(6h) + V/(12·h·L)), B the global batch, for an MLP of 4h;
+/// the MLP term follows ffn_hidden_size when it is not 4h.
 [[nodiscard]] Flops model_flops_per_iteration(const config::Scenario& scenario);
 
 /// Hardware FLOPs: Eq. 7 without recompute; Korthikanti Eq. 8 as printed for selective

@@ -32,8 +32,8 @@ public:
     /// Makes the next compute op wait for op `index` (an async collective's handle.wait()).
     void join(std::int32_t index) { pending_joins_.push_back(index); }
 
-    /// Adds `extra` to the bytes saved by op `index` (a tensor kept by a later consumer).
-    void add_saved(std::int32_t index, Bytes extra) { ops_[static_cast<std::size_t>(index)].saved_bytes += extra; }
+    /// Sets the bytes op `index` keeps for the backward.
+    void set_saved(std::int32_t index, Bytes bytes) { ops_[static_cast<std::size_t>(index)].saved_bytes = bytes; }
 
     [[nodiscard]] OpList take() { return std::move(ops_); }
     [[nodiscard]] const OpList& ops() const { return ops_; }

@@ -21,16 +21,16 @@ OpList embedding_forward(const LayerShape& x) {
     OpListBuilder ops(OpRole::Embedding);
     const std::int64_t full = x.tokens() * x.hidden;
     const std::int64_t E = x.sequence_sharded_elements();
-    // Each rank gathers the rows of its vocabulary shard (read weights, write output).
+    // Each rank gathers the rows of its vocabulary shard (read weights, write output); the vocab-parallel
+    // embedding all-reduces the partial rows (Megatron's VocabParallelEmbedding), also with SP.
     ops.memory("embedding.lookup", MemoryBoundKind::Generic, 2 * full * kAct);
     if (x.tp > 1) {
-        ops.sync_collective(x.sequence_parallel ? "embedding.reducescatter" : "embedding.allreduce",
-                            x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
-                            full * kAct);
+        ops.sync_collective("embedding.allreduce", CollectiveKind::AllReduce, full * kAct);
     }
-    // Position-embedding add and dropout: read two tensors, write one, write the mask.
-    ops.memory("embedding.position_add_dropout", MemoryBoundKind::Dropout, 3 * E * kAct + E * kMask,
-               Bytes{E * kMask});
+    // Position-embedding add on the whole sequence (read two tensors, write one); with SP the result is
+    // then split along the sequence (no communication) and the dropout runs on the 1/t shard.
+    ops.memory("embedding.position_add", MemoryBoundKind::Generic, 3 * full * kAct);
+    ops.memory("embedding.dropout", MemoryBoundKind::Dropout, 2 * E * kAct + E * kMask, Bytes{E * kMask});
     return ops.take();
 }
 

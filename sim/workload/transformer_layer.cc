@@ -86,15 +86,18 @@ void tp_input_gather(OpListBuilder& ops, const LayerShape& x, const Sizes& z, co
     }
 }
 
-void forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGranularity recompute) {
+// Returns the index of the layer's first op.
+std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGranularity recompute) {
+    const auto first = static_cast<std::int32_t>(ops.ops().size());
     const Sizes z = sizes_of(x);
     const bool full = recompute == RecomputeGranularity::Full;
     const bool keep = !full;  // full recompute keeps only the layer input
     const bool keep_scores = recompute == RecomputeGranularity::None;
     auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
 
-    // Full recompute stores the layer input unsharded (2sbh; the paper does not shard it over TP).
-    ops.memory("ln1", MemoryBoundKind::LayerNorm, 2 * z.E * kAct, full ? Bytes{z.full * kAct} : Bytes{z.E * kAct});
+    // Full recompute keeps only the layer input: 2sbh (Table 2), or its sequence shard 2sbh/t with SP,
+    // because with SP the tensor passed between layers is already [s/t, b, h].
+    ops.memory("ln1", MemoryBoundKind::LayerNorm, 2 * z.E * kAct, Bytes{z.E * kAct});
     tp_input_gather(ops, x, z, "ln1");
     ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kAct));
     core_attention_forward(ops, z, keep_scores, keep);
@@ -110,6 +113,7 @@ void forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGranularity 
     tp_output_reduction(ops, x, z, "fc2");
     ops.memory("mlp.bias_dropout_add", MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
                saved(z.E * kMask));
+    return first;
 }
 
 }  // namespace
@@ -120,11 +124,23 @@ OpList layer_forward(const LayerShape& shape, RecomputeGranularity recompute) {
     return ops.take();
 }
 
-OpList layer_full_recompute(const LayerShape& shape) {
+OpList layer_forward_unsaved(const LayerShape& shape) {
+    OpList ops = layer_forward(shape, RecomputeGranularity::Full);
+    for (Op& op : ops) {
+        op.saved_bytes = Bytes{0};
+    }
+    return ops;
+}
+
+OpList layer_full_recompute(const LayerShape& shape, bool input_is_checkpoint) {
     // The recomputed forward keeps what a forward without recompute keeps, until its backward frees it.
     OpListBuilder ops(OpRole::Layer, /*is_recompute=*/true);
     forward_into(ops, shape, RecomputeGranularity::None);
-    return ops.take();
+    OpList out = ops.take();
+    if (input_is_checkpoint) {
+        out.front().saved_bytes = Bytes{0};  // LayerNorm's saved input is the checkpoint itself
+    }
+    return out;
 }
 
 OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
@@ -132,7 +148,8 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     OpListBuilder ops(OpRole::Layer);
     if (recompute == RecomputeGranularity::Full) {
         ops.set_recompute(true);
-        forward_into(ops, x, RecomputeGranularity::None);
+        const std::int32_t first = forward_into(ops, x, RecomputeGranularity::None);
+        ops.set_saved(first, Bytes{0});  // LayerNorm's saved input is the checkpoint itself
         ops.set_recompute(false);
     }
     // MLP block, in reverse. Autograd sums the two gradients that meet at each residual connection

@@ -24,8 +24,14 @@ namespace trainsim::workload {
 /// synchronous, as in any forward: the overlap the backward enjoys is not available to it).
 [[nodiscard]] OpList layer_backward(const LayerShape& shape, config::RecomputeGranularity recompute);
 
-/// The recomputed forward of full recomputation alone (ops marked is_recompute, nothing saved).
-[[nodiscard]] OpList layer_full_recompute(const LayerShape& shape);
+/// The recomputed forward of full recomputation alone (ops marked is_recompute). It keeps what a
+/// forward without recompute keeps, except, when `input_is_checkpoint`, the layer input: the
+/// checkpoint already holds it (the first layer of a checkpointed group).
+[[nodiscard]] OpList layer_full_recompute(const LayerShape& shape, bool input_is_checkpoint = true);
+
+/// The forward of a layer inside a checkpointed group of several layers (Megatron's uniform method with
+/// recompute_num_layers > 1) other than the first: it keeps nothing.
+[[nodiscard]] OpList layer_forward_unsaved(const LayerShape& shape);
 
 /// The recomputed core attention of selective recompute alone (QKᵀ, softmax, dropout, attention over V,
 /// marked is_recompute; they keep the b·a·s² tensors until the backward frees them).
