@@ -15,4 +15,7 @@ int layer_command(const std::vector<std::string>& args);
 /// `trainsim activations [SCENARIO...] [--format text|json]`: Korthikanti Table 2 / Figure 7.
 int activations_command(const std::vector<std::string>& args);
 
+/// `trainsim sweep SWEEP.json [-o FILE] [--jobs N]`: a grid of overrides → one CSV row per scenario.
+int sweep_command(const std::vector<std::string>& args);
+
 }  // namespace trainsim::cli

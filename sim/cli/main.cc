@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, --fold)\n"
     "  layer SCENARIO  one transformer layer on one GPU for one micro-batch (Korthikanti Table 4)\n"
     "  activations [SCENARIO...]  activation memory per layer by technique (Korthikanti Table 2, Figure 7)\n"
+    "  sweep SWEEP     a grid of scenario overrides -> one CSV row each (-o FILE resumes, --jobs N)\n"
     "run 'trainsim <command> --help' for a command's options\n";
 
 }  // namespace
@@ -39,7 +40,10 @@ int main(int argc, char** argv) {
         if (command == "activations") {
             return trainsim::cli::activations_command(rest);
         }
-        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations)\n";
+        if (command == "sweep") {
+            return trainsim::cli::sweep_command(rest);
+        }
+        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations, sweep)\n";
         return 2;
     } catch (const trainsim::InputError& e) {
         std::cerr << "trainsim: " << e.what() << "\n";
