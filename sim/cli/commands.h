@@ -18,4 +18,11 @@ int activations_command(const std::vector<std::string>& args);
 /// `trainsim sweep SWEEP.json [-o FILE] [--jobs N]`: a grid of overrides → one CSV row per scenario.
 int sweep_command(const std::vector<std::string>& args);
 
+/// `trainsim recompute [SCENARIO...]`: none, selective, full and overlapped recomputation compared.
+int recompute_command(const std::vector<std::string>& args);
+
+/// `trainsim validate FILE [--format text|json|csv]`: simulated vs published measurements; exit 1 when
+/// one is outside its tolerance.
+int validate_command(const std::vector<std::string>& args);
+
 }  // namespace trainsim::cli

@@ -17,7 +17,9 @@ constexpr const char* kUsage =
     "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, --fold)\n"
     "  layer SCENARIO  one transformer layer on one GPU for one micro-batch (Korthikanti Table 4)\n"
     "  activations [SCENARIO...]  activation memory per layer by technique (Korthikanti Table 2, Figure 7)\n"
+    "  recompute [SCENARIO...]    none / selective / full / overlapped recomputation on time and memory\n"
     "  sweep SWEEP     a grid of scenario overrides -> one CSV row each (-o FILE resumes, --jobs N)\n"
+    "  validate FILE   compare with published measurements (exit 1 when one is outside its tolerance)\n"
     "run 'trainsim <command> --help' for a command's options\n";
 
 }  // namespace
@@ -40,10 +42,16 @@ int main(int argc, char** argv) {
         if (command == "activations") {
             return trainsim::cli::activations_command(rest);
         }
+        if (command == "recompute") {
+            return trainsim::cli::recompute_command(rest);
+        }
         if (command == "sweep") {
             return trainsim::cli::sweep_command(rest);
         }
-        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations, sweep)\n";
+        if (command == "validate") {
+            return trainsim::cli::validate_command(rest);
+        }
+        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations, sweep, validate)\n";
         return 2;
     } catch (const trainsim::InputError& e) {
         std::cerr << "trainsim: " << e.what() << "\n";

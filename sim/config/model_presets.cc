@@ -11,7 +11,13 @@ namespace {
 // (papers.md §2.3 keeps it out as a held-out check), so its configurations are not presets.
 constexpr std::string_view kKorthikantiTable3 = "Korthikanti et al. 2022, arXiv 2205.05198, Table 3";
 
-constexpr std::array<ModelPreset, 4> kPresets{{
+// Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1 (n_layers, d_model, n_heads); the
+// GPT sizes between 1.3B and 23B that Lynx (arXiv 2406.08756) evaluates on. Two rows of that table are not
+// self-consistent and are taken as Megatron-LM's GPT-3 configurations do: 1.3B lists 24 heads of 128
+// with d_model 2048 (here 16 heads of 128), and 13B lists d_model 5140 for 40 heads (here 5120).
+constexpr std::string_view kBrownTable21 = "Brown et al. 2020, arXiv 2005.14165, Table 2.1";
+
+constexpr std::array<ModelPreset, 8> kPresets{{
     // 22B: 48 layers, h 6144, 64 heads.
     {"gpt-22b", kKorthikantiTable3, 48, 6144, 64, 2048, 51200, std::nullopt},
     // 175B (GPT-3): 96 layers, h 12288, 96 heads.
@@ -20,6 +26,10 @@ constexpr std::array<ModelPreset, 4> kPresets{{
     {"mt-nlg-530b", kKorthikantiTable3, 105, 20480, 128, 2048, 51200, std::nullopt},
     // 1T: 128 layers, h 25600, 160 heads.
     {"gpt-1t", kKorthikantiTable3, 128, 25600, 160, 2048, 51200, std::nullopt},
+    {"gpt3-1.3b", kBrownTable21, 24, 2048, 16, 2048, 51200, std::nullopt},
+    {"gpt3-2.7b", kBrownTable21, 32, 2560, 32, 2048, 51200, std::nullopt},
+    {"gpt3-6.7b", kBrownTable21, 32, 4096, 32, 2048, 51200, std::nullopt},
+    {"gpt3-13b", kBrownTable21, 40, 5120, 40, 2048, 51200, std::nullopt},
 }};
 
 } // namespace

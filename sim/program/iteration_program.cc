@@ -77,13 +77,13 @@ public:
         }
         if (plan_ != nullptr) {
             const std::int64_t per_stage = sc_.model.num_layers / p_;
-            bool shape_ok = static_cast<std::int64_t>(plan_->layers.size()) == p_ && plan_->lookahead >= 1;
+            bool shape_ok = static_cast<std::int64_t>(plan_->layers.size()) == p_ && plan_->lookahead >= 0;
             for (const auto& stage : plan_->layers) {
                 shape_ok = shape_ok && static_cast<std::int64_t>(stage.size()) == per_stage;
             }
             if (!shape_ok) {
                 throw InputError("recompute plan: needs " + std::to_string(p_) + " stages of " +
-                                 std::to_string(per_stage) + " layers and a lookahead of at least 1");
+                                 std::to_string(per_stage) + " layers and a lookahead of at least 0");
             }
         }
         const auto sched = schedule::make_schedule(
@@ -138,7 +138,9 @@ private:
         // For overlapped recomputation: the last compute task before each step (its completion is the
         // step's start) and the last compute task of each (micro-batch, chunk)'s forward.
         std::vector<engine::TaskId> markers(steps.size(), -1);
-        std::map<std::pair<std::int32_t, std::int32_t>, engine::TaskId> forward_done;
+        std::map<std::array<std::int32_t, 3>, engine::TaskId> forward_done;  // (micro-batch, chunk, layer)
+        // The last task of each layer's backward in the most recent backward step (lookahead 0).
+        std::vector<engine::TaskId> layer_freed(static_cast<std::size_t>(out_.layers_per_chunk), -1);
         for (std::size_t k = 0; k < steps.size(); ++k) {
             const schedule::Step& step = steps[k];
             markers[k] = low.last_compute();
@@ -158,12 +160,12 @@ private:
                 for (std::int64_t j = 0; j < out_.layers_per_chunk; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
                     low.lower(forward_of(at.pp, step.chunk, j, step.microbatch), ctx);
+                    forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] = low.last_compute();
                 }
                 ctx.layer = -1;
                 if (last) {
                     low.lower(*ops_.output_forward, ctx);
                 }
-                forward_done[{step.microbatch, step.chunk}] = low.last_compute();
                 if (!last) {
                     // A kept output belongs with the chunk's last layer: its backward is when it goes.
                     StepContext output = ctx;
@@ -181,7 +183,7 @@ private:
                     low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
                 if (plan_ != nullptr) {
-                    lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done);
+                    lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done, layer_freed);
                 } else {
                     lower_layer_backwards(low, first_layer, at.pp, ctx);
                 }
@@ -255,28 +257,35 @@ private:
     }
 
     // Backward of a chunk's layers under a recompute plan. Overlapped recomputation is lowered first onto
-    // the background lane, last layer first: it may start once the step `lookahead` steps earlier has
-    // begun and the micro-batch's forward is done; each layer's backward waits for its recomputation.
+    // the background lane, last layer first: it may start once the layer's forward of this micro-batch
+    // is done and, with lookahead k ≥ 1, the step k steps earlier has begun, or with lookahead 0, the
+    // previous backward has finished the same layer; each layer's backward waits for its recomputation.
     void lower_planned_backwards(OpLowering& low, std::int64_t pp, std::size_t step_index, std::int64_t first_layer,
                                  StepContext ctx, const std::vector<engine::TaskId>& markers,
-                                 const std::map<std::pair<std::int32_t, std::int32_t>, engine::TaskId>& forward_done) {
+                                 const std::map<std::array<std::int32_t, 3>, engine::TaskId>& forward_done,
+                                 std::vector<engine::TaskId>& layer_freed) {
         const std::int64_t lc = out_.layers_per_chunk;
         auto plan_of = [&](std::int64_t j) { return plan_->at(pp, ctx.chunk * lc + j); };
         std::vector<engine::TaskId> ready(static_cast<std::size_t>(lc), -1);
         std::vector<engine::TaskId> start_after;
         const auto lookahead = static_cast<std::size_t>(plan_->lookahead);
-        if (step_index >= lookahead && markers[step_index - lookahead] >= 0) {
+        if (lookahead > 0 && step_index >= lookahead && markers[step_index - lookahead] >= 0) {
             start_after.push_back(markers[step_index - lookahead]);
-        }
-        if (const auto f = forward_done.find({ctx.microbatch, ctx.chunk}); f != forward_done.end() && f->second >= 0) {
-            start_after.push_back(f->second);
         }
         for (std::int64_t j = lc - 1; j >= 0; --j) {
             if (recompute::is_overlapped(plan_of(j))) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
                 const OpList& ops = recompute::is_full(plan_of(j)) ? *ops_.recompute : *ops_.recompute_selective;
-                ready[static_cast<std::size_t>(j)] = low.lower_background(ops, ctx, start_after);
-                start_after.clear();  // the lane runs in order: later ones follow this one
+                std::vector<engine::TaskId> after = start_after;
+                // Its checkpointed inputs exist once this layer's forward of this micro-batch is done.
+                const auto f = forward_done.find({ctx.microbatch, ctx.chunk, static_cast<std::int32_t>(j)});
+                if (f != forward_done.end() && f->second >= 0) {
+                    after.push_back(f->second);
+                }
+                if (lookahead == 0 && layer_freed[static_cast<std::size_t>(j)] >= 0) {
+                    after.push_back(layer_freed[static_cast<std::size_t>(j)]);
+                }
+                ready[static_cast<std::size_t>(j)] = low.lower_background(ops, ctx, std::move(after));
             }
         }
         for (std::int64_t j = lc - 1; j >= 0; --j) {
@@ -298,6 +307,7 @@ private:
                 low.lower(*ops_.backward_plain, ctx);
                 break;
             }
+            layer_freed[static_cast<std::size_t>(j)] = low.last_compute();
             add_gradients(low, layer_parameters_, ctx);
         }
     }

@@ -88,7 +88,8 @@ std::string RecomputePlan::describe() const {
         s = e;
     }
     if (has_overlap()) {
-        out += " (lookahead " + std::to_string(lookahead) + " step" + (lookahead == 1 ? "" : "s") + ")";
+        out += lookahead == 0 ? std::string(" (after the previous backward frees each layer)")
+                              : " (lookahead " + std::to_string(lookahead) + " step" + (lookahead == 1 ? "" : "s") + ")";
     }
     return out;
 }

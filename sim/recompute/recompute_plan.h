@@ -6,6 +6,8 @@
 // that only uses the GPU while its compute stream waits (on a tensor-parallel collective, a pipeline
 // receive, the data-parallel reduction), starting no earlier than `lookahead` schedule steps before the
 // backward that needs it; whatever has not finished when the backward starts is finished on demand.
+// `lookahead` 0 is the memory-minded variant: layer j's recomputation waits until the previous backward
+// on the GPU has finished its layer j, so recomputed tensors take the place of ones just freed.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +36,8 @@ inline constexpr LayerRecompute kAllLayerRecomputes[] = {
 struct RecomputePlan {
     /// [pipeline rank][layer within the stage: chunk · layers_per_chunk + layer within the chunk].
     std::vector<std::vector<LayerRecompute>> layers;
-    /// Steps of the schedule before its backward that an overlapped recomputation may start.
+    /// How early overlapped recomputation may start: 0, once the previous backward has freed the same
+    /// layer; k ≥ 1, k schedule steps before its own backward.
     std::int64_t lookahead = 1;
 
     [[nodiscard]] static RecomputePlan uniform(std::int64_t stages, std::int64_t layers_per_stage, LayerRecompute r,
@@ -43,7 +46,7 @@ struct RecomputePlan {
         return layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(layer_in_stage)];
     }
     [[nodiscard]] bool has_overlap() const;
-    /// "stages 0-3: full overlapped; stages 4-7: selective on demand (lookahead 1)".
+    /// "stages 0-3: full overlapped; stages 4-7: selective on demand (lookahead 1 step)".
     [[nodiscard]] std::string describe() const;
 };
 

@@ -34,9 +34,12 @@ struct Search {
     SearchResult result;
     bool have = false;
 
-    const PlanEvaluation& consider(const RecomputePlan& plan) {
+    const PlanEvaluation& consider(const RecomputePlan& plan, bool record = false) {
         PlanEvaluation e = evaluate_plan(sc, cost, plan, options.memory_budget, options.fold);
         ++result.evaluations;
+        if (record) {
+            result.candidates.push_back({e.plan.describe(), e.iteration_time, e.peak_memory, e.fits});
+        }
         if (!have || better(e, result.best)) {
             result.best = std::move(e);
             have = true;
@@ -68,13 +71,14 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
     };
     std::vector<Uniform> uniform;
     for (const LayerRecompute r : recompute::kAllLayerRecomputes) {
-        for (const std::int64_t lookahead : {1, 2}) {
-            if (!recompute::is_overlapped(r) && lookahead > 1) {
+        for (const std::int64_t lookahead : {0, 1, 2}) {
+            if (!recompute::is_overlapped(r) && lookahead != 1) {
                 continue;
             }
             const RecomputePlan plan = RecomputePlan::uniform(p, per_stage, r, lookahead);
             PlanEvaluation e = evaluate_plan(sc, cost, plan, options.memory_budget, options.fold);
             ++search.result.evaluations;
+            search.result.candidates.push_back({e.plan.describe(), e.iteration_time, e.peak_memory, e.fits});
             uniform.push_back({plan, e.report.stages});
             if (!search.have || better(e, search.result.best)) {
                 search.result.best = std::move(e);
@@ -99,10 +103,12 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
             }
             if (pick != nullptr) {
                 mix.layers[static_cast<std::size_t>(s)] = pick->plan.layers[static_cast<std::size_t>(s)];
-                mix.lookahead = std::max(mix.lookahead, pick->plan.lookahead);
+                if (recompute::is_overlapped(pick->plan.layers[static_cast<std::size_t>(s)][0])) {
+                    mix.lookahead = pick->plan.lookahead;  // the last overlapped stage's choice
+                }
             }
         }
-        search.consider(mix);
+        search.consider(mix, /*record=*/true);
     }
     search.result.search_time = elapsed_since(start);
     return search.result;
@@ -114,16 +120,16 @@ SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel&
     const std::int64_t per_stage = layers_per_stage(sc);
     const std::int64_t slots = p * per_stage;
     constexpr std::int64_t kChoices = std::size(recompute::kAllLayerRecomputes);
-    const double plans = std::pow(static_cast<double>(kChoices), static_cast<double>(slots)) * 2.0;
+    const double plans = std::pow(static_cast<double>(kChoices), static_cast<double>(slots)) * 3.0;
     if (plans > static_cast<double>(options.max_evaluations)) {
         throw InputError("training.recompute_scheduler=optimal: " + std::to_string(kChoices) + "^" +
-                         std::to_string(slots) + " x 2 plans exceed the limit of " +
+                         std::to_string(slots) + " x 3 plans exceed the limit of " +
                          std::to_string(options.max_evaluations) + " simulations; use \"heuristic\"");
     }
     Search search{sc, cost, options, {}, false};
     search.result.scheduler = "optimal";
     std::vector<std::int64_t> digits(static_cast<std::size_t>(slots), 0);
-    for (const std::int64_t lookahead : {1, 2}) {
+    for (const std::int64_t lookahead : {0, 1, 2}) {
         std::fill(digits.begin(), digits.end(), 0);
         while (true) {
             RecomputePlan plan = RecomputePlan::uniform(p, per_stage, LayerRecompute::Keep, lookahead);

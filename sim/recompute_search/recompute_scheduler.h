@@ -3,7 +3,7 @@
 // how early overlapped recomputation may start. Every candidate is judged by simulating it.
 //
 // Heuristic (in the spirit of Lynx-HEU: identical layers get one policy): simulate each uniform plan
-// (keep, selective or full, on demand or overlapped with lookahead 1 or 2), then give each pipeline stage
+// (keep, selective or full, on demand or overlapped with lookahead 0, 1 or 2), then give each pipeline stage
 // the policy that was cheapest for that stage among those that fit its memory (earlier stages hold more
 // micro-batches, so they may need more recomputation) and simulate that mix. About ten simulations.
 //
@@ -24,10 +24,19 @@ struct SearchOptions {
     program::Fold fold;
 };
 
+/// One simulated candidate, for the record of what the scheduler weighed.
+struct Candidate {
+    std::string plan;
+    Seconds iteration_time;
+    Bytes peak_memory{0};
+    bool fits = false;
+};
+
 struct SearchResult {
     std::string scheduler;  // "heuristic" or "optimal"
     PlanEvaluation best;    // the fastest plan that fits; the smallest peak when none fits
     std::int64_t evaluations = 0;
+    std::vector<Candidate> candidates;  // heuristic only: every plan it simulated, in order
     Seconds search_time;    // wall-clock time of the search
 };
 

@@ -130,7 +130,8 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         charge_gap(out[g], previous_end[g], run.makespan, trailing[g]);
         // Overlapped recomputation the compute stream never waited for was hidden.
         const Seconds waited = out[g].recompute - to_seconds(inline_recompute[g]);
-        out[g].hidden_recompute = to_seconds(background[g]) - waited;
+        // Clamped: the two sums are of doubles, and nothing can be hidden below zero.
+        out[g].hidden_recompute = std::max(Seconds{0.0}, to_seconds(background[g]) - waited);
     }
     return out;
 }

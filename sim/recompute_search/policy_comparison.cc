@@ -1,0 +1,114 @@
+#include "sim/recompute_search/policy_comparison.h"
+
+#include <cstdio>
+
+namespace trainsim::recompute_search {
+
+namespace {
+
+PolicyRow row_of(const std::string& policy, const PlanEvaluation& e) {
+    return PolicyRow{policy,
+                     e.iteration_time,
+                     e.peak_memory,
+                     e.fits,
+                     e.report.breakdown.recompute,
+                     e.report.breakdown.hidden_recompute,
+                     e.plan.describe()};
+}
+
+}  // namespace
+
+PolicyComparison compare_policies(const config::Scenario& scenario, const cost::CostModel& cost) {
+    config::Scenario sc = scenario;
+    sc.training.recompute_granularity = config::RecomputeGranularity::Overlapped;
+    sc.training.recompute_method.reset();
+    sc.training.recompute_num_layers.reset();
+    sc.training.num_microbatches_with_partial_activation_checkpoints.reset();
+    const SearchResult search = schedule_recompute(sc, cost);
+    const Bytes budget = search.best.report.memory_capacity_bytes;
+    const Bytes used_budget = sc.training.recompute_memory_budget ? Bytes{*sc.training.recompute_memory_budget} : budget;
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    const std::int64_t per_stage = sc.model.num_layers / p;
+    using recompute::LayerRecompute;
+    using recompute::RecomputePlan;
+    PolicyComparison c;
+    c.name = scenario.name;
+    c.budget = used_budget;
+    // Megatron's policies are the uniform plans (full: uniform, one layer per checkpoint).
+    const std::pair<const char*, LayerRecompute> megatron[] = {
+        {"none", LayerRecompute::Keep}, {"selective", LayerRecompute::SelectiveOnDemand}, {"full", LayerRecompute::FullOnDemand}};
+    for (const auto& [name, r] : megatron) {
+        c.rows.push_back(row_of(name, evaluate_plan(sc, cost, RecomputePlan::uniform(p, per_stage, r), used_budget)));
+    }
+    c.rows.push_back(row_of("overlapped", search.best));
+    c.rows.push_back(row_of("overlapped plan on demand",
+                            evaluate_plan(sc, cost, on_demand_version(search.best.plan), used_budget)));
+    c.scheduler = search.scheduler;
+    c.candidates = search.candidates;
+    c.plans_simulated = search.evaluations;
+    c.search_time = search.search_time;
+    return c;
+}
+
+void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparisons) {
+    for (const PolicyComparison& c : comparisons) {
+        char head[200];
+        std::snprintf(head, sizeof head, "%s  (memory budget %.2f GiB per GPU)\n", c.name.c_str(),
+                      static_cast<double>(c.budget.value) / 1073741824.0);
+        out << head;
+        out << "    policy                       iteration s   peak GiB  fits   exposed recompute ms  hidden ms\n";
+        for (const PolicyRow& r : c.rows) {
+            char line[240];
+            std::snprintf(line, sizeof line, "    %-27s %12.4f %10.2f  %-5s %21.1f %10.1f\n", r.policy.c_str(),
+                          r.iteration_time.value, static_cast<double>(r.peak_memory.value) / 1073741824.0,
+                          r.fits ? "yes" : "no", r.exposed_recompute.value * 1e3, r.hidden_recompute.value * 1e3);
+            out << line;
+        }
+        char tail[200];
+        std::snprintf(tail, sizeof tail, "    %s scheduler: %lld plans simulated in %.2f s; chose: ", c.scheduler.c_str(),
+                      static_cast<long long>(c.plans_simulated), c.search_time.value);
+        out << tail << c.rows[3].plan << "\n";
+        for (const Candidate& k : c.candidates) {
+            char line[300];
+            std::snprintf(line, sizeof line, "      tried %-70s %9.4f s %8.2f GiB %s\n", k.plan.c_str(),
+                          k.iteration_time.value, static_cast<double>(k.peak_memory.value) / 1073741824.0,
+                          k.fits ? "fits" : "over budget");
+            out << line;
+        }
+    }
+}
+
+nlohmann::ordered_json to_json(const std::vector<PolicyComparison>& comparisons) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const PolicyComparison& c : comparisons) {
+        nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+        for (const PolicyRow& r : c.rows) {
+            rows.push_back({{"policy", r.policy},
+                            {"iteration_time_s", r.iteration_time.value},
+                            {"peak_memory_bytes", r.peak_memory.value},
+                            {"fits_in_memory", r.fits},
+                            {"recompute_s", r.exposed_recompute.value},
+                            {"hidden_recompute_s", r.hidden_recompute.value},
+                            {"plan", r.plan}});
+        }
+        out.push_back({{"name", c.name},
+                       {"budget_bytes", c.budget.value},
+                       {"rows", rows},
+                       {"scheduler", c.scheduler},
+                       {"candidates", [&] {
+                            nlohmann::ordered_json list = nlohmann::ordered_json::array();
+                            for (const Candidate& k : c.candidates) {
+                                list.push_back({{"plan", k.plan},
+                                                {"iteration_time_s", k.iteration_time.value},
+                                                {"peak_memory_bytes", k.peak_memory.value},
+                                                {"fits", k.fits}});
+                            }
+                            return list;
+                        }()},
+                       {"plans_simulated", c.plans_simulated},
+                       {"search_time_s", c.search_time.value}});
+    }
+    return out;
+}
+
+}  // namespace trainsim::recompute_search

@@ -1,0 +1,110 @@
+// Overlapped recomputation: the scheduler's plan is never slower than recomputing the same ops on
+// demand, never slower than a Megatron policy that fits, and fits whenever one does; the heuristic
+// scheduler is within 5 % of the exhaustive optimum on small instances.
+#include <gtest/gtest.h>
+
+#include "sim/core/input_error.h"
+#include "sim/recompute_search/policy_comparison.h"
+#include "sim/recompute_search/recompute_scheduler.h"
+#include "tests/test_support.h"
+
+namespace trainsim {
+namespace {
+
+using recompute::LayerRecompute;
+using recompute::RecomputePlan;
+
+TEST(OverlappedRecompute, OrderingAgainstMegatronPoliciesAndOnDemand) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    for (const char* path : {"scenarios/korthikanti-22b.json", "scenarios/korthikanti-175b.json",
+                             "scenarios/lynx/lynx-gpt3-2.7b-8gpu.json", "scenarios/lynx/lynx-gpt3-13b-16gpu.json"}) {
+        const config::Scenario sc = config::load_scenario(testing::source_path(path));
+        const recompute_search::PolicyComparison c = recompute_search::compare_policies(sc, cost);
+        ASSERT_EQ(c.rows.size(), 5u);
+        const auto& overlapped = c.rows[3];
+        const auto& on_demand = c.rows[4];
+        EXPECT_EQ(overlapped.policy, "overlapped");
+        EXPECT_LE(overlapped.iteration_time.value, on_demand.iteration_time.value) << path;
+        bool any_fits = false;
+        for (std::size_t i = 0; i < 3; ++i) {  // none, selective, full
+            if (c.rows[i].fits) {
+                any_fits = true;
+                EXPECT_LE(overlapped.iteration_time.value, c.rows[i].iteration_time.value) << path << " vs " << c.rows[i].policy;
+            }
+        }
+        EXPECT_EQ(overlapped.fits, any_fits) << path;
+        EXPECT_LE(overlapped.peak_memory, c.budget) << path;
+    }
+}
+
+TEST(OverlappedRecompute, HidesRecomputationInTheWaits) {
+    // 175B: the chosen plan recomputes core attention in the windows and exposes none of it.
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const config::Scenario sc = testing::shipped_scenario("korthikanti-175b");
+    const recompute_search::PolicyComparison c = recompute_search::compare_policies(sc, cost);
+    EXPECT_GT(c.rows[3].hidden_recompute.value, 0.1);
+    EXPECT_LT(c.rows[3].exposed_recompute.value, c.rows[4].exposed_recompute.value);
+    EXPECT_LT(c.rows[3].iteration_time.value, c.rows[1].iteration_time.value);  // beats selective on demand
+}
+
+config::Scenario tiny() {
+    return testing::shipped_scenario("korthikanti-22b", {{"model.num_layers", "4"},
+                                                         {"model.hidden_size", "1024"},
+                                                         {"model.num_attention_heads", "16"},
+                                                         {"model.ffn_hidden_size", "4096"},
+                                                         {"model.seq_length", "2048"},
+                                                         {"parallelism.tensor_model_parallel_size", "2"},
+                                                         {"parallelism.pipeline_model_parallel_size", "2"},
+                                                         {"training.micro_batch_size", "4"},
+                                                         {"training.global_batch_size", "16"},
+                                                         {"training.recompute_granularity", "overlapped"}});
+}
+
+TEST(RecomputeSchedulers, HeuristicIsWithinFivePercentOfTheOptimum) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const config::Scenario sc = tiny();
+    // Budgets from generous to tight: between the peaks of keeping everything and recomputing everything.
+    const auto keep = recompute_search::evaluate_plan(sc, cost, RecomputePlan::uniform(2, 2, LayerRecompute::Keep),
+                                                      Bytes{std::int64_t{1} << 40});
+    const auto full = recompute_search::evaluate_plan(
+        sc, cost, RecomputePlan::uniform(2, 2, LayerRecompute::FullOnDemand), Bytes{std::int64_t{1} << 40});
+    ASSERT_LT(full.peak_memory, keep.peak_memory);
+    for (const double share : {1.0, 0.75, 0.5, 0.25}) {
+        recompute_search::SearchOptions options;
+        options.memory_budget =
+            Bytes{full.peak_memory.value +
+                  static_cast<std::int64_t>(share * static_cast<double>((keep.peak_memory - full.peak_memory).value))};
+        const auto heuristic = recompute_search::heuristic_schedule(sc, cost, options);
+        const auto optimal = recompute_search::optimal_schedule(sc, cost, options);
+        ASSERT_TRUE(optimal.best.fits);
+        EXPECT_TRUE(heuristic.best.fits);
+        EXPECT_LE(optimal.best.iteration_time.value, heuristic.best.iteration_time.value);
+        EXPECT_LE(heuristic.best.iteration_time.value, 1.05 * optimal.best.iteration_time.value)
+            << "budget share " << share << ": heuristic " << heuristic.best.plan.describe() << ", optimal "
+            << optimal.best.plan.describe();
+        EXPECT_LT(heuristic.evaluations, 20);
+        EXPECT_EQ(optimal.evaluations, 625 + 2 * (625 - 81));  // lookahead 0/2 only where something overlaps
+    }
+}
+
+TEST(RecomputeSchedulers, OptimalRefusesLargeInstances) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    recompute_search::SearchOptions options;
+    options.memory_budget = Bytes{std::int64_t{1} << 40};
+    try {
+        (void)recompute_search::optimal_schedule(testing::shipped_scenario("korthikanti-175b"), cost, options);
+        FAIL() << "expected the search to be refused";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("use \"heuristic\""), std::string::npos) << e.what();
+    }
+}
+
+TEST(RecomputePlan, DescribesRunsOfStagesAndLayers) {
+    RecomputePlan plan = RecomputePlan::uniform(4, 2, LayerRecompute::SelectiveOverlapped, 0);
+    plan.layers[3][1] = LayerRecompute::Keep;
+    EXPECT_EQ(plan.describe(), "stages 0-2: selective overlapped; stage 3: 1 x selective overlapped, 1 x keep "
+                               "(after the previous backward frees each layer)");
+}
+
+}  // namespace
+}  // namespace trainsim
