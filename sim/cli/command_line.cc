@@ -1,10 +1,37 @@
 #include "sim/cli/command_line.h"
 
 #include <cstdlib>
+#include <iostream>
 
 #include "sim/core/input_error.h"
 
 namespace trainsim::cli {
+
+bool parse_scenario_arguments(const std::vector<std::string>& args, const std::string& usage,
+                              const std::string& help_tail, int max_scenarios,
+                              boost::program_options::options_description& options, ScenarioArguments& out) {
+    namespace po = boost::program_options;
+    po::options_description shown(usage);
+    shown.add_options()("help,h", "show this help")(
+        "set", po::value<std::vector<std::string>>(&out.overrides)->composing(),
+        "override a scenario key: --set parallelism.data_parallel_size=16")(
+        "format", po::value<std::string>(&out.format), "output format: text (default), json or csv");
+    shown.add(options);
+    po::options_description hidden;
+    hidden.add_options()("scenario", po::value<std::vector<std::string>>(&out.scenarios));
+    po::options_description all;
+    all.add(shown).add(hidden);
+    po::positional_options_description positional;
+    positional.add("scenario", max_scenarios);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << shown << help_tail;
+        return false;
+    }
+    return true;
+}
 
 Format parse_format(const std::string& text) {
     if (text == "text") {
@@ -34,7 +61,9 @@ std::string scenario_directory() {
     return std::string(TRAINSIM_SOURCE_DIR) + "/scenarios";
 }
 
-std::string profile_directory() { return scenario_directory() + "/hardware"; }
+std::string profile_directory() {
+    return scenario_directory() + "/hardware";
+}
 
 cost::HardwareProfile load_profile(const config::Scenario& scenario) {
     return cost::load_hardware_profile(scenario.hardware.profile, profile_directory());

@@ -2,6 +2,7 @@
 // profile, print in the requested format.
 #pragma once
 
+#include <boost/program_options.hpp>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,21 @@ struct CommonOptions {
     std::vector<std::string> overrides;  // "key=value"
     Format format = Format::Text;
 };
+
+/// The options every scenario subcommand shares (`--set`, `--format`) and its positional scenarios.
+struct ScenarioArguments {
+    std::vector<std::string> scenarios;
+    std::vector<std::string> overrides;
+    std::string format = "text";
+};
+
+/// Parses `args` with `options` (the command's own) plus `--help`, `--set`, `--format` and up to
+/// `max_scenarios` positional scenario paths (-1: any number) into `out`. Prints the help and returns
+/// false when `--help` was given.
+[[nodiscard]] bool parse_scenario_arguments(const std::vector<std::string>& args, const std::string& usage,
+                                            const std::string& help_tail, int max_scenarios,
+                                            boost::program_options::options_description& options,
+                                            ScenarioArguments& out);
 
 /// Parses `--format` values; throws InputError naming the option.
 [[nodiscard]] Format parse_format(const std::string& text);

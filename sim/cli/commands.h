@@ -18,6 +18,9 @@ int activations_command(const std::vector<std::string>& args);
 /// `trainsim sweep SWEEP.json [-o FILE] [--jobs N]`: a grid of overrides → one CSV row per scenario.
 int sweep_command(const std::vector<std::string>& args);
 
+/// `trainsim plan --model PRESET|--scenario FILE --gpus N --global-batch B`: rank the layouts that fit.
+int plan_command(const std::vector<std::string>& args);
+
 /// `trainsim recompute [SCENARIO...]`: none, selective, full and overlapped recomputation compared.
 int recompute_command(const std::vector<std::string>& args);
 

@@ -19,6 +19,7 @@ constexpr const char* kUsage =
     "  activations [SCENARIO...]  activation memory per layer by technique (Korthikanti Table 2, Figure 7)\n"
     "  recompute [SCENARIO...]    none / selective / full / overlapped recomputation on time and memory\n"
     "  sweep SWEEP     a grid of scenario overrides -> one CSV row each (-o FILE resumes, --jobs N)\n"
+    "  plan            rank the parallel layouts that fit (--model PRESET --gpus N --global-batch B)\n"
     "  validate FILE   compare with published measurements (exit 1 when one is outside its tolerance)\n"
     "run 'trainsim <command> --help' for a command's options\n";
 
@@ -48,10 +49,13 @@ int main(int argc, char** argv) {
         if (command == "sweep") {
             return trainsim::cli::sweep_command(rest);
         }
+        if (command == "plan") {
+            return trainsim::cli::plan_command(rest);
+        }
         if (command == "validate") {
             return trainsim::cli::validate_command(rest);
         }
-        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations, sweep, validate)\n";
+        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations, sweep, validate, plan)\n";
         return 2;
     } catch (const trainsim::InputError& e) {
         std::cerr << "trainsim: " << e.what() << "\n";

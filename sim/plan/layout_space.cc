@@ -1,0 +1,114 @@
+#include "sim/plan/layout_space.h"
+
+#include "sim/core/input_error.h"
+
+namespace trainsim::plan {
+namespace {
+
+using config::RecomputeGranularity;
+
+std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t at_most) {
+    std::vector<std::int64_t> out;
+    for (std::int64_t k = 1; k <= n && k <= at_most; ++k) {
+        if (n % k == 0) {
+            out.push_back(k);
+        }
+    }
+    return out;
+}
+
+// The largest d with t·p·d ≤ gpus and b·d dividing the global batch; 0 when there is none.
+std::int64_t data_parallel_size(std::int64_t model_parallel, std::int64_t gpus, std::int64_t micro,
+                                std::int64_t global) {
+    if (global % micro != 0) {
+        return 0;
+    }
+    for (std::int64_t d = std::min(gpus / model_parallel, global / micro); d >= 1; --d) {
+        if ((global / micro) % d == 0) {
+            return d;
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+std::string layout_label(const config::Scenario& sc) {
+    const auto& par = sc.parallelism;
+    const auto& tr = sc.training;
+    std::string label =
+        "t" + std::to_string(par.tensor_model_parallel_size) + " p" +
+        std::to_string(par.pipeline_model_parallel_size) + " d" + std::to_string(par.data_parallel_size) +
+        " v" + std::to_string(par.virtual_pipeline_model_parallel_size) + " b" +
+        std::to_string(tr.micro_batch_size) + " " + config::to_string(tr.recompute_granularity);
+    if (par.sequence_parallel) {
+        label += " sp";
+    }
+    if (tr.use_distributed_optimizer) {
+        label += " distopt";
+    }
+    return label;
+}
+
+LayoutSpace enumerate_layouts(const PlanRequest& request) {
+    LayoutSpace space;
+    const config::Scenario& base = request.base;
+    const std::int64_t layers = base.model.num_layers;
+    const std::int64_t node = base.hardware.gpus_per_node;
+    for (std::int64_t t = 1; t <= node && t <= request.gpus; t *= 2) {
+        for (const std::int64_t p : divisors(layers, request.gpus / t)) {
+            for (const std::int64_t b : divisors(request.global_batch, request.max_micro_batch)) {
+                const std::int64_t d = data_parallel_size(t * p, request.gpus, b, request.global_batch);
+                if (d == 0) {
+                    continue;
+                }
+                for (const std::int64_t v : divisors(layers / p, layers)) {
+                    for (const RecomputeGranularity r :
+                         {RecomputeGranularity::None, RecomputeGranularity::Selective,
+                          RecomputeGranularity::Full}) {
+                        for (const bool sp : {false, true}) {
+                            for (const bool distributed : {false, true}) {
+                                if ((sp && t == 1) || (distributed && d == 1)) {
+                                    continue;  // the same layout as without
+                                }
+                                ++space.considered;
+                                config::Scenario sc = base;
+                                auto& par = sc.parallelism;
+                                par.tensor_model_parallel_size = t;
+                                par.pipeline_model_parallel_size = p;
+                                par.data_parallel_size = d;
+                                par.virtual_pipeline_model_parallel_size = v;
+                                par.sequence_parallel = sp;
+                                par.microbatch_group_size_per_vp_stage.reset();
+                                auto& tr = sc.training;
+                                tr.micro_batch_size = b;
+                                tr.global_batch_size = request.global_batch;
+                                tr.recompute_granularity = r;
+                                tr.recompute_method.reset();
+                                tr.recompute_num_layers.reset();
+                                tr.num_microbatches_with_partial_activation_checkpoints.reset();
+                                if (r == RecomputeGranularity::Full) {
+                                    tr.recompute_method = config::RecomputeMethod::Uniform;
+                                    tr.recompute_num_layers = 1;
+                                }
+                                tr.use_distributed_optimizer = distributed;
+                                tr.ddp_bucket_size.reset();
+                                sc.schedule = config::ScheduleKind::Auto;
+                                sc.name = layout_label(sc);
+                                try {
+                                    config::validate_scenario(sc);
+                                } catch (const InputError&) {
+                                    continue;  // a combination Megatron-LM would reject
+                                }
+                                space.valid.push_back(std::move(sc));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    return space;
+}
+
+}  // namespace trainsim::plan

@@ -1,0 +1,43 @@
+// The layouts the planner searches: every combination of tensor, pipeline and data-parallel size,
+// interleaving, micro-batch size, recomputation, distributed optimizer and sequence parallelism for a
+// model on N GPUs at a global batch, filtered by the scenario rules (config::validate_scenario).
+//
+// The space, and its bounds (README "Planning a layout"):
+// - t: powers of two up to the GPUs of one node (a tensor-parallel group inside a node, as Megatron-LM
+//   and the papers run it);
+// - p: every divisor of the layer count; v: every divisor of the layers per stage (v > 1 only where the
+//   interleaved schedule allows it: p > 2 and the micro-batch count a multiple of p);
+// - b: every divisor of the global batch up to `max_micro_batch`;
+// - d: the largest data-parallel size with t·p·d ≤ N GPUs and b·d dividing the global batch (so a
+//   layout uses all N GPUs when N factors, and as many as the batch allows otherwise);
+// - recompute none, selective or full (uniform, one layer per checkpoint); the distributed optimizer
+//   only with d > 1 and sequence parallelism only with t > 1, where they change anything.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/config/scenario.h"
+
+namespace trainsim::plan {
+
+struct PlanRequest {
+    config::Scenario base;  // the model, hardware and the training knobs the planner does not search
+    std::int64_t gpus = 0;
+    std::int64_t global_batch = 0;
+    std::int64_t max_micro_batch = 16;
+};
+
+struct LayoutSpace {
+    std::size_t considered = 0;           // combinations enumerated
+    std::vector<config::Scenario> valid;  // those that pass every scenario rule, in enumeration order
+};
+
+[[nodiscard]] LayoutSpace enumerate_layouts(const PlanRequest& request);
+
+/// "t8 p35 d8 v3 b1 selective sp" — the searched knobs of a layout, as the planner prints them.
+[[nodiscard]] std::string layout_label(const config::Scenario& scenario);
+
+}  // namespace trainsim::plan

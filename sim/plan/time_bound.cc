@@ -1,0 +1,137 @@
+#include "sim/plan/time_bound.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "sim/parallel/layout.h"
+#include "sim/program/op_pricing.h"
+#include "sim/schedule/schedule.h"
+#include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_ops.h"
+#include "sim/workload/transformer_layer.h"
+
+namespace trainsim::plan {
+namespace {
+
+using config::RecomputeGranularity;
+
+// Whether every rank starts with F(0, chunk 0) and ends with B(m − 1, chunk 0), as the bound's chains
+// assume (true of GPipe, 1F1B and Megatron's interleaved order).
+bool starts_and_ends_as_assumed(const config::Scenario& sc) {
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    const std::int64_t m = sc.num_microbatches();
+    const auto sched =
+        schedule::make_schedule(sc.schedule, {p, sc.parallelism.virtual_pipeline_model_parallel_size, m,
+                                              sc.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
+    const schedule::Step first{schedule::Pass::Forward, 0, 0};
+    const schedule::Step last{schedule::Pass::Backward, static_cast<std::int32_t>(m - 1), 0};
+    for (std::int64_t r = 0; r < p; ++r) {
+        const std::vector<schedule::Step> steps = sched->steps(r);
+        if (steps.empty() || !(steps.front() == first) || !(steps.back() == last)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+class ComputePricer {
+public:
+    ComputePricer(const config::Scenario& sc, const cost::CostModel& cost)
+        : layout_(sc), pricing_(cost, layout_) {}
+
+    // The compute stream's share of an op list: every op but the collectives, unslowed.
+    [[nodiscard]] SimTime compute(const workload::OpList& ops) const {
+        SimTime total = 0;
+        for (const workload::Op& op : ops) {
+            if (op.kind != workload::OpKind::Collective) {
+                total += to_sim_time(pricing_.duration(op, {0, 0, 0}));
+            }
+        }
+        return total;
+    }
+
+private:
+    parallel::Layout layout_;
+    program::OpPricing pricing_;
+};
+
+}  // namespace
+
+Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostModel& cost) {
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    const std::int64_t v = sc.parallelism.virtual_pipeline_model_parallel_size;
+    const std::int64_t m = sc.num_microbatches();
+    const std::int64_t layers = sc.model.num_layers / (p * v);
+    const ComputePricer price(sc, cost);
+    const workload::LayerShape shape = workload::layer_shape_of(sc);
+
+    // One layer's forward and backward compute under the policy. Every forward variant the program
+    // builder picks (stored, checkpointed, unsaved) runs the same kernels: take the least of them.
+    const SimTime forward =
+        std::min({price.compute(workload::layer_forward(shape, RecomputeGranularity::None)),
+                  price.compute(workload::layer_forward(shape, RecomputeGranularity::Selective)),
+                  price.compute(workload::layer_forward(shape, RecomputeGranularity::Full)),
+                  price.compute(workload::layer_forward_unsaved(shape))});
+    const SimTime plain_backward = price.compute(workload::layer_backward(shape, RecomputeGranularity::None));
+    SimTime backward = plain_backward;
+    switch (sc.training.recompute_granularity) {
+    case RecomputeGranularity::Selective:
+        backward = std::min(plain_backward,
+                            price.compute(workload::layer_backward(shape, RecomputeGranularity::Selective)));
+        break;
+    case RecomputeGranularity::Full:
+        if (sc.training.recompute_method != config::RecomputeMethod::Block &&
+            !sc.training.num_microbatches_with_partial_activation_checkpoints) {
+            // Every layer is recomputed before its backward, from its checkpoint or from the layer before.
+            backward += std::min(price.compute(workload::layer_full_recompute(shape, true)),
+                                 price.compute(workload::layer_full_recompute(shape, false)));
+        }
+        break;
+    default:
+        break;
+    }
+    const SimTime embedding_f = price.compute(workload::embedding_forward(shape));
+    const SimTime embedding_b = price.compute(workload::embedding_backward(shape));
+    const SimTime output_f = price.compute(workload::output_forward(shape));
+    const SimTime output_b = price.compute(workload::output_backward(shape));
+    const bool overlap = sc.training.overlap_grad_reduce && sc.parallelism.data_parallel_size > 1;
+
+    const bool chains = starts_and_ends_as_assumed(sc);
+    SimTime bound = 0;
+    SimTime fill = 0, drain = 0;  // Σ_{k<r} F_k and Σ_{k<r} B_k
+    SimTime end_0 = 0;
+    for (std::int64_t r = 0; r < p; ++r) {
+        SimTime per_microbatch = 0, first_forward = 0, last_backward = 0;
+        for (std::int64_t c = 0; c < v; ++c) {
+            const std::int64_t vs = c * p + r;
+            SimTime f = layers * forward, b = layers * backward;
+            if (vs == 0) {
+                f += embedding_f;
+                b += embedding_b;
+            }
+            if (vs == p * v - 1) {
+                f += output_f;
+                b += output_b;
+            }
+            per_microbatch += f + b;
+            if (c == 0) {
+                first_forward = f;
+                last_backward = b;
+            }
+        }
+        const bool tied = p > 1 && (r == 0 || r == p - 1);
+        const SimTime end = price.compute(
+            workload::end_of_iteration(sc, workload::stage_parameters(sc, r).total(),
+                                       tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap));
+        if (r == 0) {
+            end_0 = end;
+        }
+        bound = std::max(bound, (chains ? fill : 0) + m * per_microbatch +
+                                    std::max(end, (chains ? drain : 0) + end_0));
+        fill += first_forward;
+        drain += last_backward;
+    }
+    return to_seconds(bound);
+}
+
+}  // namespace trainsim::plan

@@ -1,0 +1,184 @@
+// trainsim plan: the layout space, the memory lower bound (never above the simulated peak), the
+// ranking, and the CLI's errors.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "sim/plan/explain.h"
+#include "sim/plan/layout_space.h"
+#include "sim/plan/memory_bound.h"
+#include "sim/plan/planner.h"
+#include "sim/plan/time_bound.h"
+#include "sim/sweep/point_runner.h"
+#include "tests/test_support.h"
+
+namespace trainsim {
+namespace {
+
+// GPT-22B's layer cut to 8 layers with a short sequence: every layout simulates in milliseconds.
+plan::PlanRequest small_request(std::int64_t gpus, std::int64_t batch) {
+    plan::PlanRequest r;
+    r.base = config::parse_scenario(
+        R"({"model": {"preset": "gpt-22b", "num_layers": 8, "seq_length": 512},
+            "parallelism": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1},
+            "training": {"micro_batch_size": 1, "global_batch_size": 1},
+            "hardware": {"profile": "a100-80gb-selene"}})",
+        "small");
+    r.gpus = gpus;
+    r.global_batch = batch;
+    r.max_micro_batch = 4;
+    return r;
+}
+
+plan::PlanOptions plan_options() {
+    plan::PlanOptions o;
+    o.jobs = 2;
+    o.profile_directory = testing::source_path("scenarios/hardware");
+    return o;
+}
+
+TEST(PlanSpace, LayoutsAreValidDistinctAndUseTheLargestDataParallelSize) {
+    const plan::PlanRequest request = small_request(24, 12);
+    const plan::LayoutSpace space = plan::enumerate_layouts(request);
+    ASSERT_FALSE(space.valid.empty());
+    EXPECT_GT(space.considered, space.valid.size());
+    std::set<std::string> labels;
+    for (const config::Scenario& sc : space.valid) {
+        EXPECT_TRUE(labels.insert(sc.name).second) << sc.name;
+        EXPECT_LE(sc.num_gpus(), 24);
+        EXPECT_EQ(sc.training.global_batch_size, 12);
+        const std::int64_t tp =
+            sc.parallelism.tensor_model_parallel_size * sc.parallelism.pipeline_model_parallel_size;
+        const std::int64_t d = sc.parallelism.data_parallel_size;
+        // No larger d fits the GPUs and divides the batch.
+        for (std::int64_t bigger = d + 1; tp * bigger <= 24; ++bigger) {
+            EXPECT_NE(12 % (sc.training.micro_batch_size * bigger), 0) << sc.name;
+        }
+        EXPECT_NO_THROW(config::validate_scenario(sc));
+    }
+    // t 4 × p 2 × d 3 uses all 24 GPUs; t 8 × p 2 leaves 8 idle (d 2 would need 32).
+    EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp distopt"));
+    EXPECT_TRUE(labels.contains("t8 p2 d1 v1 b1 full sp"));
+    EXPECT_FALSE(labels.contains("t8 p4 d1 v2 b1 full sp"));  // 32 GPUs
+}
+
+// The bound is what makes pruning safe: check it against the simulated peak of every layout of a grid
+// that includes interleaving, all three recompute policies, the distributed optimizer and SP.
+TEST(PlanMemoryBound, NeverExceedsTheSimulatedPeak) {
+    const plan::LayoutSpace space = plan::enumerate_layouts(small_request(16, 16));
+    ASSERT_GT(space.valid.size(), 100u);
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    std::size_t tight = 0;
+    for (const config::Scenario& sc : space.valid) {
+        const sweep::PointOutcome out = runner.simulate(sc);
+        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
+        const Bytes bound = plan::memory_lower_bound(sc);
+        EXPECT_LE(bound.value, out.report->peak_memory_bytes.value) << sc.name;
+        tight += bound.value * 100 >= out.report->peak_memory_bytes.value * 95 ? 1 : 0;
+    }
+    // And it is not vacuous: most layouts' bound is within 5% of their peak.
+    EXPECT_GT(tight * 2, space.valid.size()) << tight << " of " << space.valid.size();
+}
+
+// The time bound is what makes stopping early exact: check it against every simulated time of the grid.
+TEST(PlanTimeBound, NeverExceedsTheSimulatedIterationTime) {
+    const plan::LayoutSpace space = plan::enumerate_layouts(small_request(16, 16));
+    const cost::CostModel cost = testing::shipped_cost_model();
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    std::size_t tight = 0;
+    for (const config::Scenario& sc : space.valid) {
+        const sweep::PointOutcome out = runner.simulate(sc);
+        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
+        const Seconds bound = plan::iteration_time_lower_bound(sc, cost);
+        EXPECT_LE(bound, out.report->iteration_time) << sc.name;
+        tight += bound.value >= 0.5 * out.report->iteration_time.value ? 1 : 0;
+    }
+    // Not vacuous: on this small, communication-heavy model most bounds are over half the simulated time.
+    EXPECT_GT(tight * 2, space.valid.size()) << tight << " of " << space.valid.size();
+}
+
+TEST(Plan, StoppingEarlyGivesTheSameTopAsSimulatingEverything) {
+    plan::PlanOptions exact = plan_options();
+    exact.top = 4;
+    plan::PlanOptions everything = exact;
+    everything.exhaustive = true;
+    const plan::PlanResult fast = plan::run_plan(small_request(16, 32), exact);
+    const plan::PlanResult all = plan::run_plan(small_request(16, 32), everything);
+    EXPECT_LT(fast.simulated, all.simulated);
+    EXPECT_EQ(fast.skipped_by_time + fast.simulated, all.simulated);
+    ASSERT_GE(fast.ranked.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(fast.ranked[i].report.iteration_time, all.ranked[i].report.iteration_time) << i;
+    }
+}
+
+TEST(PlanMemoryBound, CountsTheFirstStagesWarmUpForwards) {
+    // 1F1B on 4 stages, 8 micro-batches, no recompute: stage 0 holds 4 micro-batches' activations.
+    config::Scenario sc = small_request(4, 8).base;
+    sc.parallelism.pipeline_model_parallel_size = 4;
+    sc.training.global_batch_size = 8;
+    config::validate_scenario(sc);
+    const Bytes per_microbatch = plan::forward_saved_bytes(sc, 0, 0);
+    EXPECT_GE(plan::memory_lower_bound(sc).value, 4 * per_microbatch.value);
+}
+
+TEST(Plan, RanksEveryFittingLayoutByIterationTime) {
+    plan::PlanOptions everything = plan_options();
+    everything.exhaustive = true;
+    const plan::PlanResult r = plan::run_plan(small_request(16, 16), everything);
+    EXPECT_EQ(r.pruned_by_memory + r.simulated, r.valid);
+    EXPECT_EQ(r.skipped_by_time, 0u);
+    EXPECT_EQ(r.failed, 0u);
+    ASSERT_GE(r.ranked.size(), 2u);
+    EXPECT_EQ(r.ranked.size(), r.fit);
+    for (std::size_t i = 1; i < r.ranked.size(); ++i) {
+        EXPECT_LE(r.ranked[i - 1].report.iteration_time, r.ranked[i].report.iteration_time);
+        EXPECT_TRUE(r.ranked[i].report.fits_in_memory);
+    }
+    // The winner simulated alone gives the same time.
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    const sweep::PointOutcome again = runner.simulate(r.ranked[0].scenario);
+    ASSERT_TRUE(again.report);
+    EXPECT_EQ(again.report->iteration_time, r.ranked[0].report.iteration_time);
+    const std::string why = plan::explain_win(r.ranked[0], r.ranked[1]);
+    EXPECT_NE(why.find(r.ranked[0].scenario.name + " is "), std::string::npos) << why;
+    EXPECT_NE(why.find("faster than " + r.ranked[1].scenario.name), std::string::npos) << why;
+}
+
+TEST(Plan, TightMemoryPrunesWithoutSimulating) {
+    // The whole 22B model on one GPU: its weights and optimizer state alone are 18 bytes × 22e9.
+    plan::PlanRequest request = small_request(1, 4);
+    request.base.model.num_layers = 48;
+    const plan::PlanResult r = plan::run_plan(request, plan_options());
+    EXPECT_GT(r.valid, 0u);
+    EXPECT_EQ(r.pruned_by_memory, r.valid);
+    EXPECT_EQ(r.simulated, 0u);
+    EXPECT_TRUE(r.ranked.empty());
+}
+
+TEST(PlanCli, PrintsTheTopLayoutsAndWhy) {
+    const auto r = testing::run_trainsim(
+        "plan --model gpt-22b --gpus 8 --global-batch 8 --top 3 --jobs 2 --max-micro-batch 2");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("   1  t"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("   3  t"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("   4  t"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("why: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("searched "), std::string::npos) << r.out;
+}
+
+TEST(PlanCli, BadRequestsExitTwoWithOneLine) {
+    for (const std::string& args :
+         {std::string("plan --model gpt-22b --gpus 0 --global-batch 8"),
+          std::string("plan --model gpt-9t --gpus 8 --global-batch 8"),
+          std::string("plan --gpus 8 --global-batch 8"), std::string("plan --model gpt-22b --gpus 8"),
+          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --top 0")}) {
+        const auto r = testing::run_trainsim(args);
+        EXPECT_EQ(r.status, 2) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+        EXPECT_TRUE(r.out.empty()) << args;
+    }
+}
+
+}  // namespace
+}  // namespace trainsim
