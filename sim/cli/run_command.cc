@@ -1,4 +1,7 @@
 #include <boost/program_options.hpp>
+#include <charconv>
+#include <cstdint>
+#include <cstdio>
 #include <iostream>
 #include <optional>
 
@@ -42,6 +45,37 @@ program::Fold parse_fold(const std::string& text) {
     return fold;
 }
 
+// Parsed here rather than by program_options, whose unsigned conversion turns "-1" into 2^64 - 1.
+std::uint64_t parse_max_events(const std::string& text) {
+    std::uint64_t n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || n == 0) {
+        throw InputError("--max-events=" + text + " must be a whole number of events ≥ 1");
+    }
+    return n;
+}
+
+// Each layer a simulated GPU runs, forward and backward, for each micro-batch, is at least one task and
+// so at least one event. A run whose lower bound passes the budget cannot finish; building its program
+// first would only exhaust memory (a global batch of 2^30 on 48 layers is 10^11 tasks).
+void check_event_budget(const config::Scenario& sc, const program::Fold& fold, std::uint64_t max_events) {
+    const auto& par = sc.parallelism;
+    const double gpus_per_stage = static_cast<double>(fold.tensor ? 1 : par.tensor_model_parallel_size) *
+                                  static_cast<double>(fold.data ? 1 : par.data_parallel_size);
+    const double at_least = 2.0 * static_cast<double>(sc.num_microbatches()) *
+                            static_cast<double>(sc.model.num_layers) * gpus_per_stage;
+    if (at_least > static_cast<double>(max_events)) {
+        char events[32];
+        std::snprintf(events, sizeof events, "%.3g", at_least);
+        throw engine::SimulationError(
+            std::string("the iteration needs at least ") + events + " events (forward and backward of " +
+            std::to_string(sc.model.num_layers) + " layers for " + std::to_string(sc.num_microbatches()) +
+            " micro-batches on " + std::to_string(static_cast<std::int64_t>(gpus_per_stage)) +
+            " simulated GPUs per stage), more than the event budget --max-events=" +
+            std::to_string(max_events) + "; reduce training.global_batch_size or raise --max-events");
+    }
+}
+
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
@@ -49,6 +83,7 @@ int run_command(const std::vector<std::string>& args) {
     std::string format = "text";
     std::string trace;
     std::string fold = "tp,dp";
+    std::string max_events = std::to_string(engine::RunOptions{}.max_events);
     po::options_description options("trainsim run SCENARIO [options]");
     options.add_options()("help,h", "show this help")(
         "set", po::value<std::vector<std::string>>(&common.overrides)->composing(),
@@ -56,7 +91,9 @@ int run_command(const std::vector<std::string>& args) {
         "format", po::value<std::string>(&format), "text (default), json or csv")(
         "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace of the iteration to FILE")(
         "fold", po::value<std::string>(&fold),
-        "which identical GPUs to simulate once: tp,dp (default), tp, dp or none");
+        "which identical GPUs to simulate once: tp,dp (default), tp, dp or none")(
+        "max-events", po::value<std::string>(&max_events),
+        "stop with status 3, naming what each GPU waits for, after N events (default 2000000000)");
     po::options_description hidden;
     hidden.add_options()("scenario", po::value<std::string>(&common.scenario_path));
     po::options_description all;
@@ -75,9 +112,12 @@ int run_command(const std::vector<std::string>& args) {
     }
     common.format = parse_format(format);
     const program::Fold folding = parse_fold(fold);
+    engine::RunOptions run_options;
+    run_options.max_events = parse_max_events(max_events);
 
     const config::Scenario scenario = load_scenario(common);
     const cost::CostModel cost(load_profile(scenario));
+    check_event_budget(scenario, folding, run_options.max_events);
     // Overlapped recomputation first lets its scheduler choose the plan, then simulates that plan.
     std::optional<recompute_search::SearchResult> search;
     if (scenario.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
@@ -85,7 +125,7 @@ int run_command(const std::vector<std::string>& args) {
     }
     const program::IterationProgram prog =
         program::build_iteration(scenario, cost, folding, search ? &search->best.plan : nullptr);
-    const engine::RunResult run = program::simulate(prog);
+    const engine::RunResult run = program::simulate(prog, run_options);
     report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
     if (search) {
         rep.recompute_plan = search->best.plan.describe();

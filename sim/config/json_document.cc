@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "sim/core/input_error.h"
@@ -12,6 +14,11 @@ namespace trainsim::config {
 namespace {
 
 constexpr std::size_t kMaxDescribedLength = 48;
+
+// A scenario is three levels deep (section, key, a preset object inside an override). Far deeper text is
+// refused while it is parsed: nlohmann builds it, but printing it in an error message, copying it or
+// comparing it recurses once per level, and 100000 levels overflowed the stack.
+constexpr int kMaxNesting = 64;
 
 struct TextPosition {
     std::size_t line = 1;
@@ -39,17 +46,26 @@ std::string parse_error_reason(const std::string &what) {
     return colon == std::string::npos ? what : what.substr(colon + 2);
 }
 
-// Tracks the path of the value being parsed and the keys already seen in each open object.
+// Tracks the path of the value being parsed and the keys already seen in each open object, and refuses
+// nesting deeper than kMaxNesting.
 class DuplicateKeyCheck {
 public:
-    bool operator()(int /*depth*/, Json::parse_event_t event, Json &parsed) {
+    explicit DuplicateKeyCheck(std::string source) : source_(std::move(source)) {}
+
+    bool operator()(int depth, Json::parse_event_t event, Json& parsed) {
         switch (event) {
         case Json::parse_event_t::object_start:
-            frames_.push_back({true, child_path(), {}, {}});
+        case Json::parse_event_t::array_start: {
+            std::string path = child_path();
+            if (depth >= kMaxNesting) {
+                // A path that starts at a top-level array ("[][]") reads better after the source's name.
+                throw InputError((path.empty() || path.front() == '[' ? source_ + path : path) +
+                                 ": nested deeper than " + std::to_string(kMaxNesting) +
+                                 " levels of arrays and objects");
+            }
+            frames_.push_back({event == Json::parse_event_t::object_start, std::move(path), {}, {}});
             break;
-        case Json::parse_event_t::array_start:
-            frames_.push_back({false, child_path(), {}, {}});
-            break;
+        }
         case Json::parse_event_t::object_end:
         case Json::parse_event_t::array_end:
             frames_.pop_back();
@@ -86,13 +102,14 @@ private:
         return parent.is_object ? join_path(parent.path, printable_key(parent.last_key)) : parent.path + "[]";
     }
 
+    std::string source_;
     std::vector<Frame> frames_;
 };
 
 } // namespace
 
 Json parse_json_document(const std::string &text, const std::string &source) {
-    DuplicateKeyCheck check;
+    DuplicateKeyCheck check(source);
     try {
         // nlohmann copies the callback, so hand it a reference to the one tracker.
         return Json::parse(text, [&check](int depth, Json::parse_event_t event, Json &parsed) {

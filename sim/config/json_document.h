@@ -16,7 +16,8 @@ using Json = nlohmann::ordered_json;
 /// - `SOURCE: invalid JSON at line L, column C: REASON` for malformed text (1-based; the column of the
 ///   character the parser stopped at, one past the last for an unexpected end of input);
 /// - `PATH: duplicate key (each key may appear only once)` for a key repeated in one object, which
-///   nlohmann would otherwise resolve silently.
+///   nlohmann would otherwise resolve silently;
+/// - `PATH: nested deeper than 64 levels of arrays and objects` (SOURCE at the top level).
 [[nodiscard]] Json parse_json_document(const std::string &text, const std::string &source);
 
 /// A value as written in JSON, shortened to fit a one-line message: 4, "4", 4.5, null, {"a":1,...

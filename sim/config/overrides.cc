@@ -20,9 +20,20 @@ std::string trim(const std::string &text) {
 
 // `16` is the number 16, `true` a boolean, `null` null, `{"preset": "gpt-22b"}` an object; text that
 // is not JSON, such as `1f1b` or `a100-80gb-selene`, is the string itself, so shells need no quoting.
-Json override_value(const std::string &text) {
-    Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-    return parsed.is_discarded() ? Json(text) : parsed;
+// JSON is held to the file's rules (no repeated key, bounded nesting), so an override cannot slip past
+// a check that the same text in the file would fail.
+Json override_value(const Override& o) {
+    if (!Json::accept(o.value)) {
+        return Json(o.value);
+    }
+    const std::string source = "--set " + printable_key(o.key);
+    try {
+        return parse_json_document(o.value, source);
+    } catch (const InputError& e) {
+        // Errors inside the value name a path within it ("num_layers: duplicate key"); say whose value.
+        const std::string message = e.what();
+        throw InputError(message.starts_with(source) ? message : source + ": " + message);
+    }
 }
 
 } // namespace
@@ -46,7 +57,7 @@ void apply_overrides(Json &document, const std::vector<Override> &overrides) {
         }
         const auto dot = o.key.find('.');
         if (dot == std::string::npos) {
-            document[o.key] = override_value(o.value);
+            document[o.key] = override_value(o);
             continue;
         }
         const std::string section = o.key.substr(0, dot);
@@ -58,7 +69,7 @@ void apply_overrides(Json &document, const std::vector<Override> &overrides) {
             throw InputError("--set " + o.key + ": " + section + " is " + describe_json(object) +
                              " in the scenario, not an object");
         }
-        object[o.key.substr(dot + 1)] = override_value(o.value);
+        object[o.key.substr(dot + 1)] = override_value(o);
     }
 }
 

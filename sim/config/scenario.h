@@ -106,6 +106,10 @@ inline constexpr std::int64_t kMaxScenarioSize = std::int64_t{1} << 40;
 /// sbh(34 + 5as/h).
 inline constexpr std::int64_t kMaxScenarioProduct = std::int64_t{1} << 56;
 
+/// The same for the weight matrices (L·h², L·h·ffn, V·h), 2^52: a stage's parameters are up to about
+/// seven of these products, and Adam moves 34 bytes per parameter (2^56 would let that pass 2^63).
+inline constexpr std::int64_t kMaxParameterProduct = std::int64_t{1} << 52;
+
 /// Checks every rule that a scenario's values must satisfy (ranges, size caps, Megatron's divisibility,
 /// recompute and schedule rules; scenarios/README.md lists them). Throws InputError naming the key and
 /// the rule. parse_scenario calls it; code that builds or edits a Scenario itself calls it too.

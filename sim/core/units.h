@@ -56,9 +56,18 @@ using SimTime = std::int64_t;
 
 inline constexpr double kNanosecondsPerSecond = 1e9;
 
-/// The one place where a cost in seconds becomes engine time: round to the nearest nanosecond.
+/// Thrown by to_sim_time: an InputError naming the cost and the limit.
+[[noreturn]] void throw_beyond_sim_time(Seconds s);
+
+/// The one place where a cost in seconds becomes engine time: round to the nearest nanosecond. A cost
+/// SimTime cannot hold (292 years), or one that is not a number, is an InputError: llround's result
+/// would be unspecified, and sizes that large make every other figure meaningless anyway.
 [[nodiscard]] inline SimTime to_sim_time(Seconds s) {
-    return static_cast<SimTime>(std::llround(s.value * kNanosecondsPerSecond));
+    const double ns = s.value * kNanosecondsPerSecond;
+    if (!(ns > -9.2e18 && ns < 9.2e18)) {  // inside ±2^63 ≈ 9.22e18, and false for NaN
+        throw_beyond_sim_time(s);
+    }
+    return static_cast<SimTime>(std::llround(ns));
 }
 [[nodiscard]] inline Seconds to_seconds(SimTime t) {
     return Seconds{static_cast<double>(t) / kNanosecondsPerSecond};

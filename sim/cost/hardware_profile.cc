@@ -170,12 +170,13 @@ HardwareProfile read_profile(const std::string& label, const ProfileJson& root) 
         {"schema", "name", "description", "sources", "gpu", "node", "compute", "memory_bound", "network"});
     if (r.text(root, "", "schema") != kSchema) {
         r.fail("schema", "must be \"" + std::string(kSchema) + "\", got \"" +
-                             root.at("schema").get<std::string>() + "\"");
+                             printable(root.at("schema").get<std::string>()) + "\"");
     }
     HardwareProfile p;
     p.name = r.text(root, "", "name");
     if (p.name != label) {
-        r.fail("name", "must match the file name '" + label + "', got '" + p.name + "'");
+        r.fail("name",
+               "must match the file name '" + printable(label) + "', got '" + printable(p.name) + "'");
     }
     p.description = r.text(root, "", "description");
 
@@ -215,23 +216,18 @@ HardwareProfile load_hardware_profile(const std::string& name_or_path, const std
     const fs::path path = bare ? fs::path(search_dir) / (name_or_path + ".json") : fs::path(name_or_path);
     std::error_code ec;
     if (bare && !fs::is_regular_file(path, ec)) {
-        throw InputError("hardware.profile: no profile named '" + name_or_path + "' in " + search_dir +
-                         " (available: " + available_profiles(search_dir) + ")");
+        throw InputError("hardware.profile: no profile named '" + printable(name_or_path) + "' in " +
+                         search_dir + " (available: " + available_profiles(search_dir) + ")");
     }
     std::ifstream in(path, std::ios::binary);
     if (!in || fs::is_directory(path, ec)) {
-        throw InputError("hardware.profile: cannot open " + path.string());
+        throw InputError("hardware.profile: cannot open " + printable(path.string()));
     }
     std::ostringstream text;
     text << in.rdbuf();
 
     const std::string label = path.stem().string();
-    ProfileJson root;
-    try {
-        root = ProfileJson::parse(text.str());
-    } catch (const ProfileJson::exception& e) {  // syntax errors, and numbers a double cannot hold
-        throw InputError("profile " + label + ": invalid JSON: " + e.what());
-    }
+    const ProfileJson root = parse_profile_json(text.str(), printable(label));
     return read_profile(label, root);
 }
 

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <regex>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/core/did_you_mean.h"
@@ -48,14 +51,106 @@ std::string index_path(const std::string& path, std::size_t i) {
     return path + "[" + std::to_string(i) + "]";
 }
 
+// A profile is seven levels deep (network.intra_node.busbw_GBps_vs_bytes.points[i].x). Far deeper text
+// is refused while it is parsed: printing it in a message recursed once per level and overflowed the
+// stack at 100000 levels.
+constexpr int kMaxNesting = 64;
+
+// The parse callback: tracks the path of the value being read, so that a repeated key (which nlohmann
+// would resolve silently, last one wins) and excessive nesting can be named.
+class StrictParse {
+public:
+    explicit StrictParse(std::string label) : label_(std::move(label)) {}
+
+    bool operator()(int depth, ProfileJson::parse_event_t event, ProfileJson& parsed) {
+        switch (event) {
+        case ProfileJson::parse_event_t::object_start:
+        case ProfileJson::parse_event_t::array_start: {
+            std::string path = child_path();
+            if (depth >= kMaxNesting) {
+                fail(path.empty() ? "the document" : path, "is nested deeper than " +
+                                                               std::to_string(kMaxNesting) +
+                                                               " levels of arrays and objects");
+            }
+            frames_.push_back({event == ProfileJson::parse_event_t::object_start, std::move(path), {}, {}});
+            break;
+        }
+        case ProfileJson::parse_event_t::object_end:
+        case ProfileJson::parse_event_t::array_end:
+            frames_.pop_back();
+            break;
+        case ProfileJson::parse_event_t::key: {
+            Frame& frame = frames_.back();
+            std::string key = parsed.get<std::string>();
+            if (!frame.keys.insert(key).second) {
+                fail(join_path(frame.path, printable(key)),
+                     "appears twice in one object (each key may appear once)");
+            }
+            frame.last_key = std::move(key);
+            break;
+        }
+        case ProfileJson::parse_event_t::value:
+            break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool is_object = true;
+        std::string path;
+        std::set<std::string> keys;
+        std::string last_key;
+    };
+
+    [[noreturn]] void fail(const std::string& path, const std::string& rule) const {
+        throw InputError("profile " + label_ + ": " + path + " " + rule);
+    }
+
+    [[nodiscard]] std::string child_path() const {
+        if (frames_.empty()) {
+            return "";
+        }
+        const Frame& parent = frames_.back();
+        return parent.is_object ? join_path(parent.path, printable(parent.last_key)) : parent.path + "[]";
+    }
+
+    std::string label_;
+    std::vector<Frame> frames_;
+};
+
 }  // namespace
 
 std::string join_path(const std::string& parent, std::string_view key) {
     return parent.empty() ? std::string(key) : parent + "." + std::string(key);
 }
 
+std::string printable(std::string_view text) {
+    const bool plain = std::none_of(text.begin(), text.end(),
+                                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+    if (plain) {
+        return std::string(text);
+    }
+    // `replace`: the text need not be valid UTF-8, and a message must not throw.
+    const std::string quoted =
+        ProfileJson(std::string(text)).dump(-1, ' ', false, ProfileJson::error_handler_t::replace);
+    return quoted.substr(1, quoted.size() - 2);
+}
+
+ProfileJson parse_profile_json(const std::string& text, const std::string& label) {
+    StrictParse check(label);
+    try {
+        return ProfileJson::parse(text,
+                                  [&check](int depth, ProfileJson::parse_event_t event, ProfileJson& parsed) {
+                                      return check(depth, event, parsed);
+                                  });
+    } catch (const ProfileJson::exception& e) {  // syntax errors, and numbers a double cannot hold
+        throw InputError("profile " + label + ": invalid JSON: " + e.what());
+    }
+}
+
 ProfileReader::ProfileReader(std::string profile_name, const ProfileJson& root)
-    : name_(std::move(profile_name)) {
+    : name_(printable(profile_name)) {
     if (!root.is_object()) {
         fail("the document", "must be a JSON object, got " + describe(root));
     }
@@ -78,7 +173,7 @@ void ProfileReader::expect_keys(const ProfileJson& object, const std::string& pa
     for (const auto& [key, value] : object.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end()) {
             const std::string match = closest_match(key, known);
-            fail(join_path(path, key),
+            fail(join_path(path, printable(key)),
                  "is not a known key" + (match.empty() ? std::string{} : " (did you mean '" + match + "'?)"));
         }
         if (key == "note" && !value.is_string()) {
@@ -119,7 +214,7 @@ void ProfileReader::read_sources(const ProfileJson& root) {
         fail("sources", "must be an object mapping source ids to citations, got " + describe(sources));
     }
     for (const auto& [id, citation] : sources.items()) {
-        const std::string path = join_path("sources", id);
+        const std::string path = join_path("sources", printable(id));
         if (!std::regex_match(id, id_pattern())) {
             fail(path,
                  "is not a source id: ids are 'S-' then upper-case words joined by '-', e.g. S-STAS-NET");

@@ -79,4 +79,12 @@ private:
 /// `parent.key`, or `key` at the root.
 [[nodiscard]] std::string join_path(const std::string& parent, std::string_view key);
 
+/// Text from the file made safe for a one-line message: control characters escaped as in JSON
+/// ("a\nb"), and at most a few dozen characters.
+[[nodiscard]] std::string printable(std::string_view text);
+
+/// Parses a profile document. Besides nlohmann's syntax rules, a key repeated in one object and nesting
+/// deeper than any profile needs are errors, each thrown as one InputError line `profile LABEL: ...`.
+[[nodiscard]] ProfileJson parse_profile_json(const std::string& text, const std::string& label);
+
 }  // namespace trainsim::cost

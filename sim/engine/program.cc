@@ -1,7 +1,10 @@
 #include "sim/engine/program.h"
 
+#include <limits>
 #include <stdexcept>
 #include <utility>
+
+#include "sim/engine/simulator.h"
 
 namespace trainsim::engine {
 
@@ -60,6 +63,11 @@ TaskId Program::add(StreamId stream, SimTime duration, RendezvousId r, std::stri
                     std::span<const TaskId> dependencies) {
     if (stream < 0 || static_cast<std::size_t>(stream) >= streams_.size()) {
         throw std::invalid_argument("task '" + name + "' is on an unknown stream");
+    }
+    // TaskId is 32 bits: one more task would wrap to a negative id and corrupt every dependency after it.
+    if (tasks_.size() >= static_cast<std::size_t>(std::numeric_limits<TaskId>::max())) {
+        throw SimulationError("the program has more tasks than the engine can index (2^31 - 1); simulate fewer "
+                              "micro-batches or GPUs");
     }
     const auto id = static_cast<TaskId>(tasks_.size());
     for (const TaskId d : dependencies) {

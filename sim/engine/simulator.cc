@@ -1,5 +1,6 @@
 #include "sim/engine/simulator.h"
 
+#include <limits>
 #include <sstream>
 
 #include "sim/engine/event_queue.h"
@@ -130,7 +131,7 @@ private:
         }
         slice_start_[ti] = now_;
         running_[static_cast<std::size_t>(s)] = t;
-        queue_.push(now_ + remaining_[ti], t, version_[ti]);
+        queue_.push(end_of(t, remaining_[ti]), t, version_[ti]);
     }
 
     void preempt_background_of(StreamId foreground) {
@@ -176,7 +177,7 @@ private:
         if (has_background_) {
             preempt_background_of(s);
         }
-        queue_.push(now_ + duration, t);
+        queue_.push(end_of(t, duration), t);
     }
 
     void complete(TaskId t) {
@@ -197,6 +198,19 @@ private:
         if (has_background_ && background_of_[static_cast<std::size_t>(s)] >= 0) {
             try_start_head(background_of_[static_cast<std::size_t>(s)]);
         }
+    }
+
+    // now + duration, which must stay inside SimTime: each cost is below 2^63 ns (to_sim_time checks),
+    // but their sum along a stream is not, and a wrapped time would reorder every later event.
+    [[nodiscard]] SimTime end_of(TaskId t, SimTime duration) const {
+        if (duration > std::numeric_limits<SimTime>::max() - now_) {
+            const Stream& stream =
+                program_.streams()[static_cast<std::size_t>(tasks_[static_cast<std::size_t>(t)].stream)];
+            throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
+                                  " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name + " starts '" +
+                                  task_name(t) + "' of " + std::to_string(duration) + " ns");
+        }
+        return now_ + duration;
     }
 
     [[nodiscard]] std::string task_name(TaskId t) const {

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 #include <tuple>
+
+#include "sim/core/input_error.h"
 
 namespace trainsim::memory {
 namespace {
@@ -14,6 +17,22 @@ struct Change {
     std::int64_t bytes;  // + allocation, − free
     Key key;
 };
+
+// Activation bytes are accounted up to 2^62, which leaves room for the static bytes (below 2^62 by the
+// parameter caps of scenario validation) that the report adds to the peak.
+constexpr std::int64_t kMaxAccountedBytes = std::int64_t{1} << 62;
+
+// a + b, or an InputError: the caps of scenario validation bound one micro-batch's activations, but a
+// schedule that keeps many micro-batches in flight (GPipe keeps all of them) multiplies that, and a
+// wrapped sum would report a small peak for a scenario that fits nowhere.
+std::int64_t add_bytes(std::int64_t a, std::int64_t b, std::size_t gpu) {
+    std::int64_t sum = 0;
+    if (__builtin_add_overflow(a, b, &sum) || sum > kMaxAccountedBytes) {
+        throw InputError("activation memory of simulated GPU " + std::to_string(gpu) +
+                         " passes 2^62 bytes: the scenario's batch and model sizes are too large to account");
+    }
+    return sum;
+}
 
 }  // namespace
 
@@ -35,7 +54,7 @@ std::vector<ActivationTimeline> activation_timelines(const program::IterationPro
                 const std::int64_t bytes = span.op != nullptr ? span.op->saved_bytes.value : info.saved.value;
                 if (bytes > 0) {
                     changes[g].push_back({span.end, bytes, key});
-                    held[g][key] += bytes;
+                    held[g][key] = add_bytes(held[g][key], bytes, g);
                 }
             }
         }
@@ -64,7 +83,7 @@ std::vector<ActivationTimeline> activation_timelines(const program::IterationPro
         std::vector<MemorySample>& samples = out[g].samples;
         samples.reserve(changes[g].size());
         for (const Change& c : changes[g]) {
-            current += c.bytes;
+            current = add_bytes(current, c.bytes, g);
             if (!samples.empty() && samples.back().time == c.time) {
                 samples.back().held = Bytes{current};
             } else {

@@ -19,7 +19,9 @@ void write_file_atomically(const std::string& path, const std::string& key,
     const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) {
-        throw InputError(key + "=" + path + ": directory " + dir.string() + " does not exist");
+        throw InputError(key + "=" + path + ": " +
+                         (fs::exists(dir, ec) ? dir.string() + " is not a directory"
+                                              : "directory " + dir.string() + " does not exist"));
     }
     const fs::path temp = dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
     {
@@ -43,8 +45,10 @@ void write_file_atomically(const std::string& path, const std::string& key,
     }
     fs::rename(temp, target, ec);
     if (ec) {
+        // Keep rename's reason ("Is a directory"): removing the temporary resets `ec`.
+        const std::string reason = ec.message();
         fs::remove(temp, ec);
-        throw InputError(key + "=" + path + ": cannot be written (" + ec.message() + ")");
+        throw InputError(key + "=" + path + ": cannot be written (" + reason + ")");
     }
 }
 
