@@ -28,6 +28,11 @@ public:
     [[noreturn]] void fail(const std::string& key, const std::string& rule) const {
         throw InputError(prefix_ + (key.empty() ? "" : "." + key) + ": " + rule);
     }
+    /// `PREFIX.key=VALUE RULE`, the scenario errors' form for a value that breaks a rule.
+    [[noreturn]] void fail_value(const std::string& key, const std::string& value,
+                                 const std::string& rule) const {
+        throw InputError(prefix_ + "." + key + "=" + value + " " + rule);
+    }
     [[nodiscard]] const std::string& prefix() const { return prefix_; }
 
 private:
@@ -106,8 +111,8 @@ Tolerance read_tolerance(const Json& object, const Where& where) {
         inner.fail(key, "must be ≥ 0");
     }
     if (t.relative && t.amount >= 1.0) {
-        inner.fail(key,
-                   "=" + config::describe_json(it->at(key)) + " must be a fraction below 1 (0.10 is 10 %)");
+        inner.fail_value(key, config::describe_json(it->at(key)),
+                         "must be a fraction below 1 (0.10 is 10 %)");
     }
     return t;
 }
@@ -122,7 +127,7 @@ Comparison read_comparison(const Json& object, const Where& where) {
             return c;
         }
     }
-    where.fail("comparison", "=\"" + text + "\" must be one of equal, at_most, at_least");
+    where.fail_value("comparison", "\"" + text + "\"", "must be one of equal, at_most, at_least");
 }
 
 std::vector<config::Override> read_overrides(const Json& object, const Where& where) {
@@ -171,9 +176,9 @@ ValidationCase read_case(const Json& object, std::size_t index, const std::strin
             names.push_back(i.name);
         }
         const std::string suggestion = closest_match(metric, names);
-        where.fail("metric",
-                   "=\"" + metric + "\" is not a metric" +
-                       (suggestion.empty() ? std::string{} : " (did you mean '" + suggestion + "'?)"));
+        where.fail_value("metric", "\"" + metric + "\"",
+                         "is not a metric" +
+                             (suggestion.empty() ? std::string{} : " (did you mean '" + suggestion + "'?)"));
     }
     c.metric = *m;
     if (!object.contains("value")) {
@@ -184,8 +189,9 @@ ValidationCase read_case(const Json& object, std::size_t index, const std::strin
     const Dimension dimension = info(c.metric).dimension;
     const auto u = unit_for(dimension, unit);
     if (!u) {
-        where.fail("unit", "=\"" + unit + "\" is not a unit of " + to_string(dimension) + " (metric " +
-                               metric + "): " + unit_names(dimension));
+        where.fail_value("unit", "\"" + unit + "\"",
+                         std::string("is not a unit of ") + to_string(dimension) + " (metric " + metric +
+                             "): " + unit_names(dimension));
     }
     c.unit = *u;
     c.tolerance = read_tolerance(object, where);
