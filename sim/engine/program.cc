@@ -24,7 +24,8 @@ StreamId Program::add_background_stream(StreamId foreground, std::string name) {
                                         "' already has a background stream");
         }
     }
-    streams_.push_back(Stream{streams_[static_cast<std::size_t>(foreground)].gpu, std::move(name), foreground});
+    streams_.push_back(
+        Stream{streams_[static_cast<std::size_t>(foreground)].gpu, std::move(name), foreground});
     return static_cast<StreamId>(streams_.size() - 1);
 }
 
@@ -66,8 +67,9 @@ TaskId Program::add(StreamId stream, SimTime duration, RendezvousId r, std::stri
     }
     // TaskId is 32 bits: one more task would wrap to a negative id and corrupt every dependency after it.
     if (tasks_.size() >= static_cast<std::size_t>(std::numeric_limits<TaskId>::max())) {
-        throw SimulationError("the program has more tasks than the engine can index (2^31 - 1); simulate fewer "
-                              "micro-batches or GPUs");
+        throw SimulationError(
+            "the program has more tasks than the engine can index (2^31 - 1); simulate fewer "
+            "micro-batches or GPUs");
     }
     const auto id = static_cast<TaskId>(tasks_.size());
     for (const TaskId d : dependencies) {

@@ -56,7 +56,8 @@ public:
     /// Adds a task at the end of `stream`. It starts once it heads its stream and every task in
     /// `dependencies` (any stream) has finished.
     /// `name` is optional: large programs leave it empty and name tasks through RunOptions instead.
-    TaskId add_task(StreamId stream, SimTime duration, std::string name, std::span<const TaskId> dependencies = {});
+    TaskId add_task(StreamId stream, SimTime duration, std::string name,
+                    std::span<const TaskId> dependencies = {});
 
     /// Adds a member of rendezvous `r` at the end of `stream`.
     TaskId add_rendezvous_task(StreamId stream, RendezvousId r, std::string name,

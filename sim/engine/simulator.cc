@@ -72,8 +72,9 @@ public:
         }
         for (std::size_t r = 0; r < joined.size(); ++r) {
             if (joined[r] != program.rendezvous()[r].members) {
-                throw std::invalid_argument("rendezvous " + std::to_string(r) + " '" + program.rendezvous()[r].name +
-                                            "' expects " + std::to_string(program.rendezvous()[r].members) +
+                throw std::invalid_argument("rendezvous " + std::to_string(r) + " '" +
+                                            program.rendezvous()[r].name + "' expects " +
+                                            std::to_string(program.rendezvous()[r].members) +
                                             " members but " + std::to_string(joined[r]) + " tasks join it");
             }
         }
@@ -107,11 +108,14 @@ public:
 
 private:
     [[nodiscard]] TaskId head_of(StreamId s) const {
-        const std::uint32_t pos = stream_offsets_[static_cast<std::size_t>(s)] + stream_head_[static_cast<std::size_t>(s)];
+        const std::uint32_t pos =
+            stream_offsets_[static_cast<std::size_t>(s)] + stream_head_[static_cast<std::size_t>(s)];
         return pos < stream_offsets_[static_cast<std::size_t>(s) + 1] ? stream_tasks_[pos] : -1;
     }
 
-    [[nodiscard]] bool started(TaskId t) const { return result_.timings[static_cast<std::size_t>(t)].start >= 0; }
+    [[nodiscard]] bool started(TaskId t) const {
+        return result_.timings[static_cast<std::size_t>(t)].start >= 0;
+    }
 
     [[nodiscard]] StreamId foreground_of(StreamId s) const {
         return program_.streams()[static_cast<std::size_t>(s)].yields_to;
@@ -151,7 +155,8 @@ private:
             return;
         }
         const TaskId t = head_of(s);
-        if (t < 0 || started(t) || has_arrived_[static_cast<std::size_t>(t)] || pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
+        if (t < 0 || started(t) || has_arrived_[static_cast<std::size_t>(t)] ||
+            pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
             return;
         }
         const Task& task = tasks_[static_cast<std::size_t>(t)];
@@ -207,8 +212,8 @@ private:
             const Stream& stream =
                 program_.streams()[static_cast<std::size_t>(tasks_[static_cast<std::size_t>(t)].stream)];
             throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
-                                  " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name + " starts '" +
-                                  task_name(t) + "' of " + std::to_string(duration) + " ns");
+                                  " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
+                                  " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
         }
         return now_ + duration;
     }
@@ -249,10 +254,11 @@ private:
             if (task.rendezvous != kNoRendezvous) {
                 const auto r = static_cast<std::size_t>(task.rendezvous);
                 const Rendezvous& rv = program_.rendezvous()[r];
-                waits.push_back(std::to_string(rv.members - static_cast<std::int32_t>(arrivals_[r].size())) +
-                                " of " + std::to_string(rv.members) + " members of '" +
-                                (options_.describe_rendezvous ? options_.describe_rendezvous(task.rendezvous) : rv.name) +
-                                "'");
+                waits.push_back(
+                    std::to_string(rv.members - static_cast<std::int32_t>(arrivals_[r].size())) + " of " +
+                    std::to_string(rv.members) + " members of '" +
+                    (options_.describe_rendezvous ? options_.describe_rendezvous(task.rendezvous) : rv.name) +
+                    "'");
             }
             for (std::size_t i = 0; i < waits.size(); ++i) {
                 out << (i ? ", " : "") << waits[i];
@@ -277,8 +283,8 @@ private:
     std::vector<std::uint32_t> stream_offsets_;
     std::vector<TaskId> stream_tasks_;
     std::vector<std::uint32_t> stream_head_;
-    std::vector<char> has_arrived_;  // a rendezvous member that waits for the others
-    std::vector<TaskId> running_;    // per stream: the task running now, or -1
+    std::vector<char> has_arrived_;        // a rendezvous member that waits for the others
+    std::vector<TaskId> running_;          // per stream: the task running now, or -1
     std::vector<StreamId> background_of_;  // per stream: its background stream, or -1
     bool has_background_ = false;
     // Background tasks only (sized when the program has background streams): time still to run, when
@@ -291,6 +297,8 @@ private:
 
 }  // namespace
 
-RunResult simulate(const Program& program, const RunOptions& options) { return Run(program, options).execute(); }
+RunResult simulate(const Program& program, const RunOptions& options) {
+    return Run(program, options).execute();
+}
 
 }  // namespace trainsim::engine

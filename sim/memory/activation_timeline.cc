@@ -40,7 +40,7 @@ std::vector<ActivationTimeline> activation_timelines(const program::IterationPro
                                                      const engine::RunResult& run) {
     const std::size_t gpus = prog.gpus.size();
     std::vector<std::map<Key, std::int64_t>> held(gpus);  // bytes allocated per key
-    std::vector<std::map<Key, SimTime>> freed_at(gpus);    // end of the key's backward
+    std::vector<std::map<Key, SimTime>> freed_at(gpus);   // end of the key's backward
     std::vector<std::vector<Change>> changes(gpus);
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo& info = prog.info[t];
@@ -49,7 +49,8 @@ std::vector<ActivationTimeline> activation_timelines(const program::IterationPro
         const SimTime end = run.timings[t].end;
         if (info.saved.value > 0) {
             // Each op's tensors are allocated when that op finishes.
-            for (const program::OpSpan& span : program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+            for (const program::OpSpan& span :
+                 program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
                 // A pipeline send keeps its tensor when outputs are not deallocated (Appendix B).
                 const std::int64_t bytes = span.op != nullptr ? span.op->saved_bytes.value : info.saved.value;
                 if (bytes > 0) {
@@ -93,8 +94,9 @@ std::vector<ActivationTimeline> activation_timelines(const program::IterationPro
             if (current > peak.peak.value) {
                 peak.peak = Bytes{current};
                 peak.at = c.time;
-                peak.microbatches_in_flight = static_cast<std::int64_t>(std::count_if(
-                    per_microbatch.begin(), per_microbatch.end(), [](const auto& kv) { return kv.second > 0; }));
+                peak.microbatches_in_flight =
+                    static_cast<std::int64_t>(std::count_if(per_microbatch.begin(), per_microbatch.end(),
+                                                            [](const auto& kv) { return kv.second > 0; }));
             }
         }
     }

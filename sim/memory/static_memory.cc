@@ -11,7 +11,8 @@ double bytes_per_parameter(const config::Scenario& sc) {
     constexpr double kGradient = 4.0;
     constexpr double kOptimizerState = 12.0;
     const double d = static_cast<double>(sc.parallelism.data_parallel_size);
-    return kWeight + kGradient + (sc.training.use_distributed_optimizer ? kOptimizerState / d : kOptimizerState);
+    return kWeight + kGradient +
+           (sc.training.use_distributed_optimizer ? kOptimizerState / d : kOptimizerState);
 }
 
 Bytes static_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {

@@ -5,10 +5,8 @@
 namespace trainsim::parallel {
 
 Layout::Layout(const config::Scenario& sc)
-    : t_(sc.parallelism.tensor_model_parallel_size),
-      d_(sc.parallelism.data_parallel_size),
-      p_(sc.parallelism.pipeline_model_parallel_size),
-      gpus_per_node_(sc.hardware.gpus_per_node) {}
+    : t_(sc.parallelism.tensor_model_parallel_size), d_(sc.parallelism.data_parallel_size),
+      p_(sc.parallelism.pipeline_model_parallel_size), gpus_per_node_(sc.hardware.gpus_per_node) {}
 
 Coordinates Layout::coordinates(std::int64_t rank) const {
     Coordinates c;
@@ -22,7 +20,8 @@ namespace {
 
 // Nodes spanned by `count` ranks starting at `first` with a fixed stride. Counted directly: groups are
 // at most a few thousand members and this runs once per group kind, not per event.
-std::int64_t nodes_spanned(std::int64_t first, std::int64_t stride, std::int64_t count, std::int64_t per_node) {
+std::int64_t nodes_spanned(std::int64_t first, std::int64_t stride, std::int64_t count,
+                           std::int64_t per_node) {
     std::set<std::int64_t> nodes;
     for (std::int64_t i = 0; i < count; ++i) {
         nodes.insert((first + i * stride) / per_node);

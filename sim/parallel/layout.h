@@ -24,7 +24,9 @@ struct Coordinates {
 struct GroupSpan {
     std::int64_t size = 1;
     std::int64_t nodes = 1;
-    [[nodiscard]] cost::Scope scope() const { return nodes > 1 ? cost::Scope::InterNode : cost::Scope::IntraNode; }
+    [[nodiscard]] cost::Scope scope() const {
+        return nodes > 1 ? cost::Scope::InterNode : cost::Scope::IntraNode;
+    }
 };
 
 class Layout {
@@ -37,7 +39,9 @@ public:
     [[nodiscard]] std::int64_t world_size() const { return t_ * d_ * p_; }
     [[nodiscard]] std::int64_t gpus_per_node() const { return gpus_per_node_; }
 
-    [[nodiscard]] std::int64_t global_rank(const Coordinates& c) const { return c.tp + t_ * (c.dp + d_ * c.pp); }
+    [[nodiscard]] std::int64_t global_rank(const Coordinates& c) const {
+        return c.tp + t_ * (c.dp + d_ * c.pp);
+    }
     [[nodiscard]] Coordinates coordinates(std::int64_t rank) const;
     [[nodiscard]] std::int64_t node_of(std::int64_t rank) const { return rank / gpus_per_node_; }
 

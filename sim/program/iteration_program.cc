@@ -23,15 +23,15 @@ struct LayerOps {
     const OpList* forward_stored = nullptr;        // forward that keeps its activations (none/selective)
     const OpList* forward_checkpointed = nullptr;  // forward of a fully recomputed layer (keeps its input)
     const OpList* backward = nullptr;              // backward under the none/selective policy
-    const OpList* backward_plain = nullptr;        // backward of a fully recomputed layer, after its recompute
-    const OpList* recompute = nullptr;             // the recomputed forward of full recompute (from its checkpoint)
-    const OpList* recompute_chained = nullptr;     // ... of a later layer of a checkpointed group
-    const OpList* forward_unsaved = nullptr;       // forward of a later layer of a checkpointed group
+    const OpList* backward_plain = nullptr;  // backward of a fully recomputed layer, after its recompute
+    const OpList* recompute = nullptr;       // the recomputed forward of full recompute (from its checkpoint)
+    const OpList* recompute_chained = nullptr;  // ... of a later layer of a checkpointed group
+    const OpList* forward_unsaved = nullptr;    // forward of a later layer of a checkpointed group
     // The variants a recompute plan mixes layer by layer.
     const OpList* forward_none = nullptr;
     const OpList* forward_selective = nullptr;
-    const OpList* backward_selective = nullptr;    // with the core attention recomputed inline
-    const OpList* recompute_selective = nullptr;   // the core attention alone (for the background lane)
+    const OpList* backward_selective = nullptr;   // with the core attention recomputed inline
+    const OpList* recompute_selective = nullptr;  // the core attention alone (for the background lane)
     const OpList *embedding_forward = nullptr, *embedding_backward = nullptr;
     const OpList *output_forward = nullptr, *output_backward = nullptr;
 };
@@ -47,8 +47,9 @@ public:
         out_.layers_per_chunk = sc.model.num_layers / (p_ * v_);
         const workload::LayerShape shape = workload::layer_shape_of(sc);
         const RecomputeGranularity policy = sc.training.recompute_granularity;
-        const RecomputeGranularity stored =
-            policy == RecomputeGranularity::Selective ? RecomputeGranularity::Selective : RecomputeGranularity::None;
+        const RecomputeGranularity stored = policy == RecomputeGranularity::Selective
+                                                ? RecomputeGranularity::Selective
+                                                : RecomputeGranularity::None;
         ops_.forward_none = own(workload::layer_forward(shape, RecomputeGranularity::None));
         ops_.forward_selective = own(workload::layer_forward(shape, RecomputeGranularity::Selective));
         ops_.forward_checkpointed = own(workload::layer_forward(shape, RecomputeGranularity::Full));
@@ -87,7 +88,8 @@ public:
             }
         }
         const auto sched = schedule::make_schedule(
-            sc_.schedule, {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
+            sc_.schedule,
+            {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
         const std::int64_t t = sc_.parallelism.tensor_model_parallel_size;
         const std::int64_t d = sc_.parallelism.data_parallel_size;
         // Data-parallel replicas are identical only when each sits on the nodes the same way: when a
@@ -96,9 +98,9 @@ public:
         const std::int64_t g = sc_.hardware.gpus_per_node;
         if (fold_.data && d > 1 && (t * d) % g != 0 && g % (t * d) != 0) {
             fold_.data = false;
-            out_.warnings.push_back("fold: data-parallel replicas are placed differently on nodes (t*d=" +
-                                    std::to_string(t * d) + ", gpus_per_node=" + std::to_string(g) +
-                                    "), so all " + std::to_string(d) + " are simulated");
+            out_.warnings.push_back(
+                "fold: data-parallel replicas are placed differently on nodes (t*d=" + std::to_string(t * d) +
+                ", gpus_per_node=" + std::to_string(g) + "), so all " + std::to_string(d) + " are simulated");
         }
         for (std::int64_t pp = 0; pp < p_; ++pp) {
             const std::vector<schedule::Step> steps = sched->steps(pp);
@@ -121,7 +123,8 @@ private:
         const auto gpu = static_cast<std::int32_t>(out_.gpus.size());
         OpLowering low(out_, pricing_, rendezvous_, members_policy(), gpu, at);
         const auto& par = sc_.parallelism;
-        if (par.scatter_gather_tensors_in_pipeline && !par.sequence_parallel && par.tensor_model_parallel_size > 1) {
+        if (par.scatter_gather_tensors_in_pipeline && !par.sequence_parallel &&
+            par.tensor_model_parallel_size > 1) {
             low.set_pipeline_scatter_gather(par.tensor_model_parallel_size);
         }
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
@@ -160,7 +163,8 @@ private:
                 for (std::int64_t j = 0; j < out_.layers_per_chunk; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
                     low.lower(forward_of(at.pp, step.chunk, j, step.microbatch), ctx);
-                    forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] = low.last_compute();
+                    forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] =
+                        low.last_compute();
                 }
                 ctx.layer = -1;
                 if (last) {
@@ -183,7 +187,8 @@ private:
                     low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
                 if (plan_ != nullptr) {
-                    lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done, layer_freed);
+                    lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done,
+                                            layer_freed);
                 } else {
                     lower_layer_backwards(low, first_layer, at.pp, ctx);
                 }
@@ -215,7 +220,8 @@ private:
     // Backward of a chunk's layers, last layer first. Fully recomputed layers are recomputed a
     // checkpoint block at a time (Megatron's uniform method checkpoints N layers together; block
     // checkpoints each of the first N layers on its own).
-    void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, std::int64_t pipeline_rank, StepContext ctx) {
+    void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, std::int64_t pipeline_rank,
+                               StepContext ctx) {
         std::int64_t j = out_.layers_per_chunk - 1;
         while (j >= 0) {
             if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
@@ -260,8 +266,9 @@ private:
     // the background lane, last layer first: it may start once the layer's forward of this micro-batch
     // is done and, with lookahead k ≥ 1, the step k steps earlier has begun, or with lookahead 0, the
     // previous backward has finished the same layer; each layer's backward waits for its recomputation.
-    void lower_planned_backwards(OpLowering& low, std::int64_t pp, std::size_t step_index, std::int64_t first_layer,
-                                 StepContext ctx, const std::vector<engine::TaskId>& markers,
+    void lower_planned_backwards(OpLowering& low, std::int64_t pp, std::size_t step_index,
+                                 std::int64_t first_layer, StepContext ctx,
+                                 const std::vector<engine::TaskId>& markers,
                                  const std::map<std::array<std::int32_t, 3>, engine::TaskId>& forward_done,
                                  std::vector<engine::TaskId>& layer_freed) {
         const std::int64_t lc = out_.layers_per_chunk;
@@ -275,7 +282,8 @@ private:
         for (std::int64_t j = lc - 1; j >= 0; --j) {
             if (recompute::is_overlapped(plan_of(j))) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                const OpList& ops = recompute::is_full(plan_of(j)) ? *ops_.recompute : *ops_.recompute_selective;
+                const OpList& ops =
+                    recompute::is_full(plan_of(j)) ? *ops_.recompute : *ops_.recompute_selective;
                 std::vector<engine::TaskId> after = start_after;
                 // Its checkpointed inputs exist once this layer's forward of this micro-batch is done.
                 const auto f = forward_done.find({ctx.microbatch, ctx.chunk, static_cast<std::int32_t>(j)});
@@ -340,7 +348,8 @@ private:
 
     // Parameters outside the layers, as workload::stage_parameters counts them.
     [[nodiscard]] std::int64_t embedding_parameters() const {
-        return workload::word_embedding_parameters_per_rank(sc_) + sc_.model.seq_length * sc_.model.hidden_size;
+        return workload::word_embedding_parameters_per_rank(sc_) +
+               sc_.model.seq_length * sc_.model.hidden_size;
     }
     [[nodiscard]] std::int64_t output_layer_parameters(const parallel::Coordinates& at) const {
         const workload::StageParameters s = workload::stage_parameters(sc_, at.pp);
@@ -348,7 +357,8 @@ private:
     }
 
     // Whether layer `layer_in_chunk` of micro-batch `microbatch` on pipeline rank `rank` is recomputed.
-    [[nodiscard]] bool recomputed(std::int64_t layer_in_chunk, std::int64_t microbatch, std::int64_t rank) const {
+    [[nodiscard]] bool recomputed(std::int64_t layer_in_chunk, std::int64_t microbatch,
+                                  std::int64_t rank) const {
         if (sc_.training.recompute_granularity != RecomputeGranularity::Full) {
             return false;
         }
@@ -375,7 +385,8 @@ private:
         return sc_.training.recompute_num_layers.value_or(1);
     }
 
-    [[nodiscard]] parallel::Coordinates neighbour(const parallel::Coordinates& at, std::int64_t virtual_stage) const {
+    [[nodiscard]] parallel::Coordinates neighbour(const parallel::Coordinates& at,
+                                                  std::int64_t virtual_stage) const {
         return {at.tp, at.dp, virtual_stage % p_};
     }
 
@@ -410,8 +421,8 @@ private:
 
 }  // namespace
 
-IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost, const Fold& fold,
-                                 const recompute::RecomputePlan* plan) {
+IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost,
+                                 const Fold& fold, const recompute::RecomputePlan* plan) {
     return IterationBuilder(scenario, cost, fold, plan).build();
 }
 

@@ -11,9 +11,9 @@
 #include "sim/cost/cost_model.h"
 #include "sim/engine/program.h"
 #include "sim/engine/simulator.h"
-#include "sim/workload/op.h"
 #include "sim/program/task_info.h"
 #include "sim/recompute/recompute_plan.h"
+#include "sim/workload/op.h"
 
 namespace trainsim::program {
 

@@ -8,6 +8,7 @@
 
 namespace trainsim::program {
 
-[[nodiscard]] IterationProgram build_single_layer(const config::Scenario& scenario, const cost::CostModel& cost);
+[[nodiscard]] IterationProgram build_single_layer(const config::Scenario& scenario,
+                                                  const cost::CostModel& cost);
 
 }  // namespace trainsim::program

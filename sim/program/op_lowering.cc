@@ -44,8 +44,9 @@ OpLowering::OpLowering(IterationProgram& out, const OpPricing& pricing, Rendezvo
 
 engine::TaskId OpLowering::add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
                                     const std::vector<engine::TaskId>& deps, TaskInfo info) {
-    const engine::TaskId id = r == engine::kNoRendezvous ? out_.program.add_task(stream, duration, {}, deps)
-                                                         : out_.program.add_rendezvous_task(stream, r, {}, deps);
+    const engine::TaskId id = r == engine::kNoRendezvous
+                                  ? out_.program.add_task(stream, duration, {}, deps)
+                                  : out_.program.add_rendezvous_task(stream, r, {}, deps);
     info.gpu = gpu_;
     out_.info.push_back(info);
     return id;
@@ -74,10 +75,11 @@ std::vector<SimTime> OpLowering::price(const OpList& ops) const {
                 return std::find(op.after.begin(), op.after.end(), o.op) != op.after.end();
             });
             if (!open.empty()) {
-                const auto widest = std::max_element(open.begin(), open.end(),
-                                                     [](const Open& a, const Open& b) { return a.left < b.left; });
+                const auto widest = std::max_element(
+                    open.begin(), open.end(), [](const Open& a, const Open& b) { return a.left < b.left; });
                 const SimTime overlap = std::min(t, widest->left);
-                t += static_cast<SimTime>(std::llround(static_cast<double>(overlap) * (widest->slowdown - 1.0)));
+                t += static_cast<SimTime>(
+                    std::llround(static_cast<double>(overlap) * (widest->slowdown - 1.0)));
                 for (Open& o : open) {
                     o.left = std::max<SimTime>(0, o.left - t);
                 }
@@ -144,7 +146,9 @@ TaskCategory category_of(const Op& op) {
 
 }  // namespace
 
-void OpLowering::lower(const OpList& ops, const StepContext& ctx) { lower_on(foreground_, ops, ctx); }
+void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
+    lower_on(foreground_, ops, ctx);
+}
 
 engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext& ctx,
                                             std::vector<engine::TaskId> start_after) {
@@ -179,7 +183,8 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
         }
         segment.info.first_op = static_cast<std::uint16_t>(segment.first);
         segment.info.op_count = static_cast<std::uint16_t>(segment.count);
-        const engine::TaskId id = add_task(lane.compute, segment.duration, engine::kNoRendezvous, segment.deps, segment.info);
+        const engine::TaskId id =
+            add_task(lane.compute, segment.duration, engine::kNoRendezvous, segment.deps, segment.info);
         std::fill_n(ids.begin() + static_cast<std::ptrdiff_t>(segment.first), segment.count, id);
         lane.last_compute = id;
         segment.count = 0;
@@ -240,13 +245,14 @@ void OpLowering::join_data_parallel() {
     unjoined_data_.clear();
 }
 
-void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
-                          bool send, Bytes kept) {
+void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes,
+                          const StepContext& ctx, bool send, Bytes kept) {
     const auto di = static_cast<std::size_t>(dir);
     const std::int64_t peer_rank = pricing_.layout().global_rank(peer);
     const std::int64_t seq = channel_count_[{send ? 1 : 0, static_cast<std::int64_t>(di), peer_rank}]++;
     const Bytes wire{bytes.value / scatter_ways_};
-    const SimTime duration = to_sim_time(send ? pricing_.p2p(wire, at_, peer) : pricing_.p2p(wire, peer, at_));
+    const SimTime duration =
+        to_sim_time(send ? pricing_.p2p(wire, at_, peer) : pricing_.p2p(wire, peer, at_));
     // Channel key (direction, sender, receiver, sequence): the k-th send meets the k-th receive.
     const std::int64_t from = send ? global_rank_ : peer_rank;
     const std::int64_t to = send ? peer_rank : global_rank_;
@@ -278,8 +284,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     const SimTime gather_time = to_sim_time(pricing_.duration(gather, at_));
     TaskInfo gather_info = info;
     gather_info.category = TaskCategory::PipelineComm;
-    const engine::RendezvousId g =
-        rendezvous_.get(out_.program, group_key(CommGroup::Tensor, foreground_), members_.tensor, gather_time);
+    const engine::RendezvousId g = rendezvous_.get(out_.program, group_key(CommGroup::Tensor, foreground_),
+                                                   members_.tensor, gather_time);
     foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, {id}, gather_info));
 }
 
@@ -288,7 +294,8 @@ void OpLowering::send(Direction dir, const parallel::Coordinates& to, Bytes byte
     transfer(dir, to, bytes, ctx, true, kept);
 }
 
-void OpLowering::receive(Direction dir, const parallel::Coordinates& from, Bytes bytes, const StepContext& ctx) {
+void OpLowering::receive(Direction dir, const parallel::Coordinates& from, Bytes bytes,
+                         const StepContext& ctx) {
     transfer(dir, from, bytes, ctx, false, Bytes{0});
 }
 

@@ -5,8 +5,8 @@
 
 #include <array>
 #include <map>
-#include <unordered_map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/engine/program.h"
@@ -64,8 +64,8 @@ private:
 
 class OpLowering {
 public:
-    OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous, GroupMembers members,
-               std::int32_t gpu, parallel::Coordinates at);
+    OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous,
+               GroupMembers members, std::int32_t gpu, parallel::Coordinates at);
 
     [[nodiscard]] engine::StreamId compute_stream() const { return foreground_.compute; }
     /// The last compute task on the compute stream so far (-1 before the first).
@@ -101,7 +101,8 @@ private:
         engine::StreamId compute = -1;
         engine::StreamId tensor_comm = -1;
         engine::TaskId last_compute = -1;
-        std::vector<engine::TaskId> pending;  // blocking collectives and receives the next compute op waits for
+        std::vector<engine::TaskId>
+            pending;  // blocking collectives and receives the next compute op waits for
         std::array<std::int64_t, 4> collective_count{};  // by CommGroup, for rendezvous keys
         std::int64_t key_kind_offset = 0;                // keeps the lanes' rendezvous keys apart
     };
@@ -114,8 +115,8 @@ private:
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
     [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group, Lane& lane);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
-    void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx, bool send,
-                  Bytes kept);
+    void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
+                  bool send, Bytes kept);
 
     IterationProgram& out_;
     const OpPricing& pricing_;
@@ -132,8 +133,9 @@ private:
     std::int64_t scatter_ways_ = 1;
     engine::TaskId last_compute_ = -1;
     std::vector<engine::TaskId> pending_;
-    std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives  // blocking collectives and receives the next compute op waits for
-    std::array<std::int64_t, 4> collective_count_{};    // by CommGroup
+    std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives  // blocking
+                                                 // collectives and receives the next compute op waits for
+    std::array<std::int64_t, 4> collective_count_{};                     // by CommGroup
     std::map<std::array<std::int64_t, 3>, std::int64_t> channel_count_;  // (send?, direction, peer)
     std::map<const workload::OpList*, std::int32_t> priced_;
 };

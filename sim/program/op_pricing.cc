@@ -9,8 +9,8 @@ namespace trainsim::program {
 void check_fits_profile(const config::Scenario& scenario, const cost::HardwareProfile& profile) {
     if (scenario.hardware.gpus_per_node > profile.gpus_per_node) {
         throw InputError("hardware.gpus_per_node=" + std::to_string(scenario.hardware.gpus_per_node) +
-                         " exceeds the " + std::to_string(profile.gpus_per_node) + " GPUs per node of profile " +
-                         profile.name);
+                         " exceeds the " + std::to_string(profile.gpus_per_node) +
+                         " GPUs per node of profile " + profile.name);
     }
 }
 
@@ -49,10 +49,11 @@ int OpPricing::busy_ranks_per_node() const {
     return static_cast<int>(std::min(layout_.gpus_per_node(), layout_.world_size()));
 }
 
-Seconds OpPricing::p2p(Bytes bytes, const parallel::Coordinates& from, const parallel::Coordinates& to) const {
+Seconds OpPricing::p2p(Bytes bytes, const parallel::Coordinates& from,
+                       const parallel::Coordinates& to) const {
     const parallel::GroupSpan span = layout_.pair(from, to);
-    return cost_.collective(cost::CollectiveKind::SendRecv, bytes, 2, span.scope(), static_cast<int>(span.nodes),
-                            busy_ranks_per_node());
+    return cost_.collective(cost::CollectiveKind::SendRecv, bytes, 2, span.scope(),
+                            static_cast<int>(span.nodes), busy_ranks_per_node());
 }
 
 }  // namespace trainsim::program

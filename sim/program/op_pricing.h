@@ -18,15 +18,18 @@ public:
 
     [[nodiscard]] Seconds duration(const workload::Op& op, const parallel::Coordinates& at) const;
     /// How much longer compute runs beside `collective` (an op of kind Collective) at `at`.
-    [[nodiscard]] double compute_slowdown_beside(const workload::Op& collective, const parallel::Coordinates& at) const {
+    [[nodiscard]] double compute_slowdown_beside(const workload::Op& collective,
+                                                 const parallel::Coordinates& at) const {
         return cost_.compute_slowdown_while_overlapped(group_span(collective.group, at).scope());
     }
     /// A pipeline send/receive of `bytes` between two GPUs.
-    [[nodiscard]] Seconds p2p(Bytes bytes, const parallel::Coordinates& from, const parallel::Coordinates& to) const;
+    [[nodiscard]] Seconds p2p(Bytes bytes, const parallel::Coordinates& from,
+                              const parallel::Coordinates& to) const;
     [[nodiscard]] const parallel::Layout& layout() const { return layout_; }
 
     /// The span of the group an op's collective runs over.
-    [[nodiscard]] parallel::GroupSpan group_span(workload::CommGroup group, const parallel::Coordinates& at) const;
+    [[nodiscard]] parallel::GroupSpan group_span(workload::CommGroup group,
+                                                 const parallel::Coordinates& at) const;
 
 private:
     [[nodiscard]] int busy_ranks_per_node() const;

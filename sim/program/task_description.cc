@@ -16,7 +16,9 @@ std::string IterationProgram::describe(engine::TaskId task) const {
     }
     if (i.priced < 0) {
         const std::string& stream =
-            program.streams()[static_cast<std::size_t>(program.tasks()[static_cast<std::size_t>(task)].stream)].name;
+            program
+                .streams()[static_cast<std::size_t>(program.tasks()[static_cast<std::size_t>(task)].stream)]
+                .name;
         const std::string what = i.phase == Phase::Forward ? "activation" : "gradient";
         if (stream.rfind("pp_send", 0) == 0) {
             return s + "send " + what + " to stage " + std::to_string(i.peer_stage);
@@ -38,8 +40,8 @@ engine::RunResult simulate(const IterationProgram& program, engine::RunOptions o
     options.describe_task = [&program](engine::TaskId t) {
         const TaskInfo& i = program.info[static_cast<std::size_t>(t)];
         const parallel::Coordinates& c = program.gpus[static_cast<std::size_t>(i.gpu)].coordinates;
-        return program.describe(t) + " (stage " + std::to_string(c.pp) + ", tp " + std::to_string(c.tp) + ", dp " +
-               std::to_string(c.dp) + ")";
+        return program.describe(t) + " (stage " + std::to_string(c.pp) + ", tp " + std::to_string(c.tp) +
+               ", dp " + std::to_string(c.dp) + ")";
     };
     // A rendezvous is named after its first member. The index is built once, and only when an error
     // needs it: a deadlock report must not rescan tens of millions of tasks per waiting stream.
@@ -50,7 +52,8 @@ engine::RunResult simulate(const IterationProgram& program, engine::RunOptions o
             const auto& tasks = program.program.tasks();
             for (std::size_t t = tasks.size(); t-- > 0;) {
                 if (tasks[t].rendezvous >= 0) {
-                    (*first_member)[static_cast<std::size_t>(tasks[t].rendezvous)] = static_cast<engine::TaskId>(t);
+                    (*first_member)[static_cast<std::size_t>(tasks[t].rendezvous)] =
+                        static_cast<engine::TaskId>(t);
                 }
             }
         }
@@ -60,7 +63,8 @@ engine::RunResult simulate(const IterationProgram& program, engine::RunOptions o
     return engine::simulate(program.program, options);
 }
 
-std::vector<OpSpan> op_spans(const IterationProgram& program, engine::TaskId task, const engine::TaskTiming& timing) {
+std::vector<OpSpan> op_spans(const IterationProgram& program, engine::TaskId task,
+                             const engine::TaskTiming& timing) {
     const TaskInfo& i = program.info[static_cast<std::size_t>(task)];
     if (i.priced < 0) {
         return {OpSpan{nullptr, timing.start, timing.end}};

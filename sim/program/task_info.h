@@ -11,12 +11,12 @@ namespace trainsim::program {
 
 /// The time-breakdown category of a task.
 enum class TaskCategory : std::uint8_t {
-    Compute,        // forward and backward GEMMs and kernels
-    Recompute,      // re-executed forward work
-    Optimizer,      // the optimizer step
-    TensorComm,     // tensor-parallel collectives
-    PipelineComm,   // pipeline sends and receives
-    DataComm,       // data-parallel, embedding and gradient-norm collectives
+    Compute,       // forward and backward GEMMs and kernels
+    Recompute,     // re-executed forward work
+    Optimizer,     // the optimizer step
+    TensorComm,    // tensor-parallel collectives
+    PipelineComm,  // pipeline sends and receives
+    DataComm,      // data-parallel, embedding and gradient-norm collectives
 };
 
 enum class Phase : std::uint8_t { Forward, Backward, Iteration };

@@ -24,7 +24,9 @@ bool is_overlapped(LayerRecompute r) {
 bool is_selective(LayerRecompute r) {
     return r == LayerRecompute::SelectiveOnDemand || r == LayerRecompute::SelectiveOverlapped;
 }
-bool is_full(LayerRecompute r) { return r == LayerRecompute::FullOnDemand || r == LayerRecompute::FullOverlapped; }
+bool is_full(LayerRecompute r) {
+    return r == LayerRecompute::FullOnDemand || r == LayerRecompute::FullOverlapped;
+}
 
 RecomputePlan RecomputePlan::uniform(std::int64_t stages, std::int64_t layers_per_stage, LayerRecompute r,
                                      std::int64_t lookahead) {
@@ -88,8 +90,9 @@ std::string RecomputePlan::describe() const {
         s = e;
     }
     if (has_overlap()) {
-        out += lookahead == 0 ? std::string(" (after the previous backward frees each layer)")
-                              : " (lookahead " + std::to_string(lookahead) + " step" + (lookahead == 1 ? "" : "s") + ")";
+        out += lookahead == 0
+                   ? std::string(" (after the previous backward frees each layer)")
+                   : " (lookahead " + std::to_string(lookahead) + " step" + (lookahead == 1 ? "" : "s") + ")";
     }
     return out;
 }

@@ -40,8 +40,8 @@ struct RecomputePlan {
     /// layer; k ≥ 1, k schedule steps before its own backward.
     std::int64_t lookahead = 1;
 
-    [[nodiscard]] static RecomputePlan uniform(std::int64_t stages, std::int64_t layers_per_stage, LayerRecompute r,
-                                               std::int64_t lookahead = 1);
+    [[nodiscard]] static RecomputePlan uniform(std::int64_t stages, std::int64_t layers_per_stage,
+                                               LayerRecompute r, std::int64_t lookahead = 1);
     [[nodiscard]] LayerRecompute at(std::int64_t stage, std::int64_t layer_in_stage) const {
         return layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(layer_in_stage)];
     }

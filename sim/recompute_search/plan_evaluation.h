@@ -13,7 +13,7 @@ struct PlanEvaluation {
     recompute::RecomputePlan plan;
     Seconds iteration_time;
     Bytes peak_memory{0};
-    bool fits = false;              // peak memory within the budget
+    bool fits = false;  // peak memory within the budget
     report::IterationReport report;
 };
 

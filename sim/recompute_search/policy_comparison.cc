@@ -26,7 +26,8 @@ PolicyComparison compare_policies(const config::Scenario& scenario, const cost::
     sc.training.num_microbatches_with_partial_activation_checkpoints.reset();
     const SearchResult search = schedule_recompute(sc, cost);
     const Bytes budget = search.best.report.memory_capacity_bytes;
-    const Bytes used_budget = sc.training.recompute_memory_budget ? Bytes{*sc.training.recompute_memory_budget} : budget;
+    const Bytes used_budget =
+        sc.training.recompute_memory_budget ? Bytes{*sc.training.recompute_memory_budget} : budget;
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t per_stage = sc.model.num_layers / p;
     using recompute::LayerRecompute;
@@ -36,9 +37,12 @@ PolicyComparison compare_policies(const config::Scenario& scenario, const cost::
     c.budget = used_budget;
     // Megatron's policies are the uniform plans (full: uniform, one layer per checkpoint).
     const std::pair<const char*, LayerRecompute> megatron[] = {
-        {"none", LayerRecompute::Keep}, {"selective", LayerRecompute::SelectiveOnDemand}, {"full", LayerRecompute::FullOnDemand}};
+        {"none", LayerRecompute::Keep},
+        {"selective", LayerRecompute::SelectiveOnDemand},
+        {"full", LayerRecompute::FullOnDemand}};
     for (const auto& [name, r] : megatron) {
-        c.rows.push_back(row_of(name, evaluate_plan(sc, cost, RecomputePlan::uniform(p, per_stage, r), used_budget)));
+        c.rows.push_back(
+            row_of(name, evaluate_plan(sc, cost, RecomputePlan::uniform(p, per_stage, r), used_budget)));
     }
     c.rows.push_back(row_of("overlapped", search.best));
     c.rows.push_back(row_of("overlapped plan on demand",
@@ -56,16 +60,19 @@ void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparis
         std::snprintf(head, sizeof head, "%s  (memory budget %.2f GiB per GPU)\n", c.name.c_str(),
                       static_cast<double>(c.budget.value) / 1073741824.0);
         out << head;
-        out << "    policy                       iteration s   peak GiB  fits   exposed recompute ms  hidden ms\n";
+        out << "    policy                       iteration s   peak GiB  fits   exposed recompute ms  hidden "
+               "ms\n";
         for (const PolicyRow& r : c.rows) {
             char line[240];
-            std::snprintf(line, sizeof line, "    %-27s %12.4f %10.2f  %-5s %21.1f %10.1f\n", r.policy.c_str(),
-                          r.iteration_time.value, static_cast<double>(r.peak_memory.value) / 1073741824.0,
-                          r.fits ? "yes" : "no", r.exposed_recompute.value * 1e3, r.hidden_recompute.value * 1e3);
+            std::snprintf(line, sizeof line, "    %-27s %12.4f %10.2f  %-5s %21.1f %10.1f\n",
+                          r.policy.c_str(), r.iteration_time.value,
+                          static_cast<double>(r.peak_memory.value) / 1073741824.0, r.fits ? "yes" : "no",
+                          r.exposed_recompute.value * 1e3, r.hidden_recompute.value * 1e3);
             out << line;
         }
         char tail[200];
-        std::snprintf(tail, sizeof tail, "    %s scheduler: %lld plans simulated in %.2f s; chose: ", c.scheduler.c_str(),
+        std::snprintf(tail, sizeof tail,
+                      "    %s scheduler: %lld plans simulated in %.2f s; chose: ", c.scheduler.c_str(),
                       static_cast<long long>(c.plans_simulated), c.search_time.value);
         out << tail << c.rows[3].plan << "\n";
         for (const Candidate& k : c.candidates) {
@@ -95,7 +102,8 @@ nlohmann::ordered_json to_json(const std::vector<PolicyComparison>& comparisons)
                        {"budget_bytes", c.budget.value},
                        {"rows", rows},
                        {"scheduler", c.scheduler},
-                       {"candidates", [&] {
+                       {"candidates",
+                        [&] {
                             nlohmann::ordered_json list = nlohmann::ordered_json::array();
                             for (const Candidate& k : c.candidates) {
                                 list.push_back({{"plan", k.plan},

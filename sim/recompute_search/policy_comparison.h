@@ -33,7 +33,8 @@ struct PolicyComparison {
     Seconds search_time;
 };
 
-[[nodiscard]] PolicyComparison compare_policies(const config::Scenario& scenario, const cost::CostModel& cost);
+[[nodiscard]] PolicyComparison compare_policies(const config::Scenario& scenario,
+                                                const cost::CostModel& cost);
 
 void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparisons);
 [[nodiscard]] nlohmann::ordered_json to_json(const std::vector<PolicyComparison>& comparisons);

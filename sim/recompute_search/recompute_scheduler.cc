@@ -58,7 +58,8 @@ Seconds elapsed_since(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostModel& cost, const SearchOptions& options) {
+SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostModel& cost,
+                                const SearchOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     Search search{sc, cost, options, {}, false};
     search.result.scheduler = "heuristic";
@@ -114,7 +115,8 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
     return search.result;
 }
 
-SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel& cost, const SearchOptions& options) {
+SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel& cost,
+                              const SearchOptions& options) {
     const auto start = std::chrono::steady_clock::now();
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t per_stage = layers_per_stage(sc);
@@ -134,7 +136,8 @@ SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel&
         while (true) {
             RecomputePlan plan = RecomputePlan::uniform(p, per_stage, LayerRecompute::Keep, lookahead);
             for (std::int64_t i = 0; i < slots; ++i) {
-                plan.layers[static_cast<std::size_t>(i / per_stage)][static_cast<std::size_t>(i % per_stage)] =
+                plan.layers[static_cast<std::size_t>(i / per_stage)]
+                           [static_cast<std::size_t>(i % per_stage)] =
                     recompute::kAllLayerRecomputes[digits[static_cast<std::size_t>(i)]];
             }
             // A lookahead only matters for plans that overlap something.
@@ -154,7 +157,8 @@ SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel&
     return search.result;
 }
 
-SearchResult schedule_recompute(const config::Scenario& sc, const cost::CostModel& cost, const program::Fold& fold) {
+SearchResult schedule_recompute(const config::Scenario& sc, const cost::CostModel& cost,
+                                const program::Fold& fold) {
     SearchOptions options;
     options.fold = fold;
     options.memory_budget = sc.training.recompute_memory_budget

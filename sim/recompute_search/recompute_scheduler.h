@@ -19,7 +19,7 @@
 namespace trainsim::recompute_search {
 
 struct SearchOptions {
-    Bytes memory_budget{0};            // per GPU; a plan fits when its peak is at most this
+    Bytes memory_budget{0};               // per GPU; a plan fits when its peak is at most this
     std::int64_t max_evaluations = 4096;  // the optimal scheduler refuses larger searches
     program::Fold fold;
 };
@@ -37,7 +37,7 @@ struct SearchResult {
     PlanEvaluation best;    // the fastest plan that fits; the smallest peak when none fits
     std::int64_t evaluations = 0;
     std::vector<Candidate> candidates;  // heuristic only: every plan it simulated, in order
-    Seconds search_time;    // wall-clock time of the search
+    Seconds search_time;                // wall-clock time of the search
 };
 
 [[nodiscard]] SearchResult heuristic_schedule(const config::Scenario& scenario, const cost::CostModel& cost,

@@ -38,7 +38,8 @@ ActivationTable activation_table(const config::Scenario& sc) {
 }
 
 void write_text(std::ostream& out, const std::vector<ActivationTable>& tables) {
-    out << "activation memory per transformer layer, share of the tensor-parallel baseline (Korthikanti Table 2, "
+    out << "activation memory per transformer layer, share of the tensor-parallel baseline (Korthikanti "
+           "Table 2, "
            "Figure 7)\n";
     for (const ActivationTable& t : tables) {
         out << "  " << t.name << "\n";

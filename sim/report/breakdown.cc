@@ -79,7 +79,8 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
             }
         }
         std::sort(waited.begin(), waited.end(), [&](engine::TaskId x, engine::TaskId y) {
-            return run.timings[static_cast<std::size_t>(x)].start < run.timings[static_cast<std::size_t>(y)].start;
+            return run.timings[static_cast<std::size_t>(x)].start <
+                   run.timings[static_cast<std::size_t>(y)].start;
         });
         SimTime covered_until = from;
         SimTime exposed = 0;

@@ -52,7 +52,8 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
         for (const program::TaskInfo& info : prog.info) {
             executed += info.flops.value;
         }
-        r.hardware_flops = Flops{executed * static_cast<double>(r.num_gpus) / static_cast<double>(r.simulated_gpus)};
+        r.hardware_flops =
+            Flops{executed * static_cast<double>(r.num_gpus) / static_cast<double>(r.simulated_gpus)};
     }
     r.hardware_flops_convention = workload::hardware_flops_convention(sc);
     const double peak = cost.profile().peak_tflops * 1e12;
@@ -60,7 +61,8 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     r.mfu = r.model_flops.value / (gpu_seconds * peak);
     r.hfu = r.hardware_flops.value / (gpu_seconds * peak);
     r.tflops_per_gpu = r.model_flops.value / gpu_seconds / 1e12;
-    r.tokens_per_s = static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
+    r.tokens_per_s =
+        static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
 
     const std::vector<memory::ActivationTimeline> activation = memory::activation_timelines(prog, run);
     const std::vector<Breakdown> time = breakdowns(prog, run);

@@ -32,7 +32,7 @@ struct StageReport {
     Bytes static_bytes{0};      // weights, gradients, optimizer state
     Bytes activation_bytes{0};  // activations held at the peak
     Bytes peak_memory_bytes{0};
-    Bytes overflow_bytes{0};  // how far the peak exceeds the usable memory (0 when it fits)
+    Bytes overflow_bytes{0};                  // how far the peak exceeds the usable memory (0 when it fits)
     std::int64_t microbatches_in_flight = 0;  // at the peak
 };
 
@@ -72,7 +72,8 @@ struct IterationReport {
 [[nodiscard]] std::vector<Breakdown> breakdowns(const program::IterationProgram& program,
                                                 const engine::RunResult& run);
 
-[[nodiscard]] IterationReport make_iteration_report(const config::Scenario& scenario, const cost::CostModel& cost,
+[[nodiscard]] IterationReport make_iteration_report(const config::Scenario& scenario,
+                                                    const cost::CostModel& cost,
                                                     const program::IterationProgram& program,
                                                     const engine::RunResult& run);
 

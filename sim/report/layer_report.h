@@ -23,15 +23,16 @@ struct LayerOpTiming {
 
 struct LayerReport {
     std::string name;
-    Seconds forward;    // first forward op start → last forward op end
-    Seconds backward;   // the backward, including any recompute done in it
-    Seconds recompute;  // compute-stream time of recomputed ops
+    Seconds forward;            // first forward op start → last forward op end
+    Seconds backward;           // the backward, including any recompute done in it
+    Seconds recompute;          // compute-stream time of recomputed ops
     Bytes activation_bytes{0};  // what the layer keeps for its backward (Korthikanti Table 2)
     std::vector<LayerOpTiming> ops;
     std::vector<std::string> warnings;
 };
 
 [[nodiscard]] LayerReport make_layer_report(const config::Scenario& scenario, const cost::CostModel& cost,
-                                            const program::IterationProgram& program, const engine::RunResult& run);
+                                            const program::IterationProgram& program,
+                                            const engine::RunResult& run);
 
 }  // namespace trainsim::report

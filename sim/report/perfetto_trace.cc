@@ -7,8 +7,8 @@
 
 namespace trainsim::report {
 
-void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario, const program::IterationProgram& prog,
-                          const engine::RunResult& run) {
+void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
+                          const program::IterationProgram& prog, const engine::RunResult& run) {
     // Streamed event by event: a 2240-GPU unfolded trace does not fit comfortably in one json object.
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
@@ -21,8 +21,9 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario, c
         emit({{"ph", "M"},
               {"name", "process_name"},
               {"pid", g},
-              {"args", {{"name", "GPU stage " + std::to_string(c.pp) + " tp " + std::to_string(c.tp) + " dp " +
-                                     std::to_string(c.dp)}}}});
+              {"args",
+               {{"name", "GPU stage " + std::to_string(c.pp) + " tp " + std::to_string(c.tp) + " dp " +
+                             std::to_string(c.dp)}}}});
         emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", g}, {"args", {{"sort_index", g}}}});
     }
     const auto& streams = prog.program.streams();
@@ -65,7 +66,11 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario, c
     const std::vector<memory::ActivationTimeline> memory = memory::activation_timelines(prog, run);
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
         const std::int64_t resident = memory::static_bytes(scenario, prog.gpus[g].coordinates.pp).value;
-        emit({{"ph", "C"}, {"name", "allocated bytes"}, {"pid", g}, {"ts", 0.0}, {"args", {{"bytes", resident}}}});
+        emit({{"ph", "C"},
+              {"name", "allocated bytes"},
+              {"pid", g},
+              {"ts", 0.0},
+              {"args", {{"bytes", resident}}}});
         for (const memory::MemorySample& m : memory[g].samples) {
             emit({{"ph", "C"},
                   {"name", "allocated bytes"},

@@ -12,7 +12,7 @@
 
 namespace trainsim::report {
 
-void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario, const program::IterationProgram& program,
-                          const engine::RunResult& run);
+void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
+                          const program::IterationProgram& program, const engine::RunResult& run);
 
 }  // namespace trainsim::report

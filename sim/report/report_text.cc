@@ -12,11 +12,16 @@ std::string fmt(const char* format, double v) {
     return buffer;
 }
 
-std::string gib(Bytes b) { return fmt("%.2f GiB", static_cast<double>(b.value) / (1024.0 * 1024.0 * 1024.0)); }
-std::string ms(Seconds s) { return fmt("%.3f ms", s.value * 1e3); }
+std::string gib(Bytes b) {
+    return fmt("%.2f GiB", static_cast<double>(b.value) / (1024.0 * 1024.0 * 1024.0));
+}
+std::string ms(Seconds s) {
+    return fmt("%.3f ms", s.value * 1e3);
+}
 
 void breakdown_line(std::ostream& out, const char* what, Seconds part, Seconds total) {
-    out << "    " << what << std::string(22 - std::string(what).size(), ' ') << fmt("%12.3f ms", part.value * 1e3)
+    out << "    " << what << std::string(22 - std::string(what).size(), ' ')
+        << fmt("%12.3f ms", part.value * 1e3)
         << fmt("  %5.1f %%", total.value > 0 ? 100.0 * part.value / total.value : 0.0) << "\n";
 }
 
@@ -28,23 +33,26 @@ void write_text(std::ostream& out, const IterationReport& r) {
         << r.num_microbatches << "\n";
     out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
     out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, Korthikanti Eq. 7)\n";
-    out << "  HFU              " << fmt("%.1f %%", 100.0 * r.hfu) << "   (" << r.hardware_flops_convention << ")\n";
+    out << "  HFU              " << fmt("%.1f %%", 100.0 * r.hfu) << "   (" << r.hardware_flops_convention
+        << ")\n";
     out << "  per-GPU          " << fmt("%.1f TFLOP/s", r.tflops_per_gpu) << "\n";
     out << "  throughput       " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n";
-    out << "  peak memory      " << gib(r.peak_memory_bytes) << " of " << gib(r.memory_capacity_bytes) << " usable: "
-        << (r.fits_in_memory ? "fits" : "DOES NOT FIT") << "\n";
-    out << "                   (usable = " << gib(r.memory_visible_bytes) << " CUDA sees − " << gib(r.memory_reserved_bytes)
+    out << "  peak memory      " << gib(r.peak_memory_bytes) << " of " << gib(r.memory_capacity_bytes)
+        << " usable: " << (r.fits_in_memory ? "fits" : "DOES NOT FIT") << "\n";
+    out << "                   (usable = " << gib(r.memory_visible_bytes) << " CUDA sees − "
+        << gib(r.memory_reserved_bytes)
         << " reserved for the CUDA context, NCCL buffers and fragmentation)\n";
     for (const StageReport& s : r.stages) {
         if (s.overflow_bytes.value > 0) {
-            out << "  stage " << s.stage << " is over by " << gib(s.overflow_bytes) << " (" << s.overflow_bytes.value
-                << " bytes)\n";
+            out << "  stage " << s.stage << " is over by " << gib(s.overflow_bytes) << " ("
+                << s.overflow_bytes.value << " bytes)\n";
         }
     }
     if (!r.recompute_scheduler.empty()) {
         out << "  recompute plan   " << r.recompute_plan << "\n";
-        out << "                   (" << r.recompute_scheduler << " scheduler, " << r.recompute_plans_simulated
-            << " plans simulated in " << fmt("%.2f s", r.recompute_search_time.value) << ")\n";
+        out << "                   (" << r.recompute_scheduler << " scheduler, "
+            << r.recompute_plans_simulated << " plans simulated in "
+            << fmt("%.2f s", r.recompute_search_time.value) << ")\n";
     }
     out << "  where the time goes (mean over pipeline stages):\n";
     const Breakdown& b = r.breakdown;
@@ -57,19 +65,21 @@ void write_text(std::ostream& out, const IterationReport& r) {
     breakdown_line(out, "pipeline bubble", b.bubble, total);
     breakdown_line(out, "optimizer", b.optimizer, total);
     if (b.hidden_recompute.value > 0) {
-        out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute) << "; exposed: " << ms(b.recompute)
-            << ")\n";
+        out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute)
+            << "; exposed: " << ms(b.recompute) << ")\n";
     }
     out << "  per stage:\n";
-    out << "    stage      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   activations      peak mem  "
+    out << "    stage      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   activations     "
+           " peak mem  "
            "in-flight\n";
     for (const StageReport& s : r.stages) {
         char line[240];
         std::snprintf(line, sizeof line, "    %5lld %12.3f %12.3f %13.3f %13.3f %14s %13s %13s %10lld%s\n",
                       static_cast<long long>(s.stage), s.time.busy().value * 1e3, s.time.bubble.value * 1e3,
-                      s.time.exposed_comm().value * 1e3, s.time.recompute.value * 1e3, gib(s.static_bytes).c_str(),
-                      gib(s.activation_bytes).c_str(), gib(s.peak_memory_bytes).c_str(),
-                      static_cast<long long>(s.microbatches_in_flight), s.overflow_bytes.value > 0 ? "  over" : "");
+                      s.time.exposed_comm().value * 1e3, s.time.recompute.value * 1e3,
+                      gib(s.static_bytes).c_str(), gib(s.activation_bytes).c_str(),
+                      gib(s.peak_memory_bytes).c_str(), static_cast<long long>(s.microbatches_in_flight),
+                      s.overflow_bytes.value > 0 ? "  over" : "");
         out << line;
     }
     for (const std::string& w : r.warnings) {
@@ -82,12 +92,14 @@ void write_text(std::ostream& out, const LayerReport& r) {
     out << "  forward          " << ms(r.forward) << "\n";
     out << "  backward         " << ms(r.backward) << "  (includes recompute)\n";
     out << "  recompute        " << ms(r.recompute) << "\n";
-    out << "  activations kept " << fmt("%.1f MiB", static_cast<double>(r.activation_bytes.value) / 1048576.0) << "\n";
+    out << "  activations kept " << fmt("%.1f MiB", static_cast<double>(r.activation_bytes.value) / 1048576.0)
+        << "\n";
     out << "  ops:\n    phase     stream      start ms   duration ms  category   name\n";
     for (const LayerOpTiming& op : r.ops) {
         char line[240];
-        std::snprintf(line, sizeof line, "    %-9s %-10s %9.3f %12.3f  %-10s %s\n", op.phase.c_str(), op.stream.c_str(),
-                      op.start.value * 1e3, op.duration.value * 1e3, op.category.c_str(), op.name.c_str());
+        std::snprintf(line, sizeof line, "    %-9s %-10s %9.3f %12.3f  %-10s %s\n", op.phase.c_str(),
+                      op.stream.c_str(), op.start.value * 1e3, op.duration.value * 1e3, op.category.c_str(),
+                      op.name.c_str());
         out << line;
     }
     for (const std::string& w : r.warnings) {
@@ -96,24 +108,27 @@ void write_text(std::ostream& out, const LayerReport& r) {
 }
 
 void write_csv(std::ostream& out, const IterationReport& r) {
-    out << "name,profile,schedule,num_gpus,num_microbatches,iteration_time_s,mfu,hfu,tflops_per_gpu,tokens_per_s,"
+    out << "name,profile,schedule,num_gpus,num_microbatches,iteration_time_s,mfu,hfu,tflops_per_gpu,tokens_"
+           "per_s,"
            "peak_memory_bytes,fits_in_memory,compute_s,recompute_s,exposed_tp_comm_s,exposed_pp_comm_s,"
            "exposed_dp_comm_s,bubble_s,optimizer_s\n";
     const Breakdown& b = r.breakdown;
-    out << r.name << "," << r.profile << "," << r.schedule << "," << r.num_gpus << "," << r.num_microbatches << ","
-        << fmt("%.9g", r.iteration_time.value) << "," << fmt("%.6g", r.mfu) << "," << fmt("%.6g", r.hfu) << ","
-        << fmt("%.6g", r.tflops_per_gpu) << "," << fmt("%.6g", r.tokens_per_s) << "," << r.peak_memory_bytes.value
-        << "," << (r.fits_in_memory ? "true" : "false") << "," << fmt("%.9g", b.compute.value) << ","
-        << fmt("%.9g", b.recompute.value) << "," << fmt("%.9g", b.exposed_tp_comm.value) << ","
-        << fmt("%.9g", b.exposed_pp_comm.value) << "," << fmt("%.9g", b.exposed_dp_comm.value) << ","
-        << fmt("%.9g", b.bubble.value) << "," << fmt("%.9g", b.optimizer.value) << "\n";
+    out << r.name << "," << r.profile << "," << r.schedule << "," << r.num_gpus << "," << r.num_microbatches
+        << "," << fmt("%.9g", r.iteration_time.value) << "," << fmt("%.6g", r.mfu) << ","
+        << fmt("%.6g", r.hfu) << "," << fmt("%.6g", r.tflops_per_gpu) << "," << fmt("%.6g", r.tokens_per_s)
+        << "," << r.peak_memory_bytes.value << "," << (r.fits_in_memory ? "true" : "false") << ","
+        << fmt("%.9g", b.compute.value) << "," << fmt("%.9g", b.recompute.value) << ","
+        << fmt("%.9g", b.exposed_tp_comm.value) << "," << fmt("%.9g", b.exposed_pp_comm.value) << ","
+        << fmt("%.9g", b.exposed_dp_comm.value) << "," << fmt("%.9g", b.bubble.value) << ","
+        << fmt("%.9g", b.optimizer.value) << "\n";
 }
 
 void write_csv(std::ostream& out, const LayerReport& r) {
     out << "name,phase,category,stream,start_s,duration_s,flops\n";
     for (const LayerOpTiming& op : r.ops) {
-        out << op.name << "," << op.phase << "," << op.category << "," << op.stream << "," << fmt("%.9g", op.start.value)
-            << "," << fmt("%.9g", op.duration.value) << "," << fmt("%.9g", op.flops.value) << "\n";
+        out << op.name << "," << op.phase << "," << op.category << "," << op.stream << ","
+            << fmt("%.9g", op.start.value) << "," << fmt("%.9g", op.duration.value) << ","
+            << fmt("%.9g", op.flops.value) << "\n";
     }
 }
 

@@ -12,7 +12,8 @@ InterleavedSchedule::InterleavedSchedule(PipelineShape shape, std::int64_t group
         const std::int64_t end = first + group_size_ >= m ? m : first + group_size_;
         for (std::int64_t chunk = 0; chunk < shape_.chunks; ++chunk) {
             for (std::int64_t mb = first; mb < end; ++mb) {
-                table_.push_back({Pass::Forward, static_cast<std::int32_t>(mb), static_cast<std::int32_t>(chunk)});
+                table_.push_back(
+                    {Pass::Forward, static_cast<std::int32_t>(mb), static_cast<std::int32_t>(chunk)});
             }
         }
     }

@@ -30,10 +30,12 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
         return std::make_unique<OneFOneBSchedule>(shape);
     case config::ScheduleKind::Interleaved:
         if (shape.chunks < 2) {
-            throw InputError("schedule=interleaved needs parallelism.virtual_pipeline_model_parallel_size > 1");
+            throw InputError(
+                "schedule=interleaved needs parallelism.virtual_pipeline_model_parallel_size > 1");
         }
         if (shape.stages <= 2) {
-            throw InputError("schedule=interleaved needs parallelism.pipeline_model_parallel_size > 2 (Megatron-LM)");
+            throw InputError(
+                "schedule=interleaved needs parallelism.pipeline_model_parallel_size > 2 (Megatron-LM)");
         }
         if (shape.group_size == 0 && shape.microbatches % shape.stages != 0) {
             throw InputError("schedule=interleaved needs the number of micro-batches (" +
@@ -43,12 +45,14 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
         }
         if (shape.group_size != 0 &&
             (shape.group_size < shape.stages || shape.group_size > shape.microbatches ||
-             (shape.microbatches % shape.group_size != 0 && shape.microbatches % shape.group_size < shape.stages))) {
+             (shape.microbatches % shape.group_size != 0 &&
+              shape.microbatches % shape.group_size < shape.stages))) {
             throw InputError("schedule=interleaved: parallelism.microbatch_group_size_per_vp_stage=" +
                              std::to_string(shape.group_size) +
                              " needs p <= N <= m and m mod N either 0 or at least p (Megatron-LM)");
         }
-        return std::make_unique<InterleavedSchedule>(shape, shape.group_size == 0 ? shape.stages : shape.group_size);
+        return std::make_unique<InterleavedSchedule>(shape,
+                                                     shape.group_size == 0 ? shape.stages : shape.group_size);
     case config::ScheduleKind::BreadthFirst:
         return std::make_unique<BreadthFirstSchedule>(shape);
     case config::ScheduleKind::Auto:

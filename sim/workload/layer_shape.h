@@ -6,13 +6,13 @@
 namespace trainsim::workload {
 
 struct LayerShape {
-    std::int64_t seq = 0;         // s
-    std::int64_t micro_batch = 0; // b
-    std::int64_t hidden = 0;      // h
-    std::int64_t heads = 0;       // a
-    std::int64_t ffn = 0;         // MLP hidden size (4h in the papers)
-    std::int64_t vocab = 0;       // v (padded)
-    std::int64_t tp = 1;          // t
+    std::int64_t seq = 0;          // s
+    std::int64_t micro_batch = 0;  // b
+    std::int64_t hidden = 0;       // h
+    std::int64_t heads = 0;        // a
+    std::int64_t ffn = 0;          // MLP hidden size (4h in the papers)
+    std::int64_t vocab = 0;        // v (padded)
+    std::int64_t tp = 1;           // t
     bool sequence_parallel = false;
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b

@@ -8,9 +8,10 @@ struct Terms {
 };
 
 Terms terms_of(const config::Scenario& sc) {
-    return Terms{static_cast<double>(sc.training.global_batch_size), static_cast<double>(sc.model.num_layers),
-                 static_cast<double>(sc.model.seq_length),      static_cast<double>(sc.model.hidden_size),
-                 static_cast<double>(sc.model.ffn_hidden_size), static_cast<double>(sc.model.padded_vocab_size)};
+    return Terms{
+        static_cast<double>(sc.training.global_batch_size), static_cast<double>(sc.model.num_layers),
+        static_cast<double>(sc.model.seq_length),           static_cast<double>(sc.model.hidden_size),
+        static_cast<double>(sc.model.ffn_hidden_size),      static_cast<double>(sc.model.padded_vocab_size)};
 }
 
 // One layer's forward GEMMs for the whole batch (Korthikanti Appendix A with an MLP of size f): QKV 6Bsh²,
@@ -19,8 +20,12 @@ Terms terms_of(const config::Scenario& sc) {
 double layer_forward(const Terms& t) {
     return 8.0 * t.B * t.s * t.h * t.h + 4.0 * t.B * t.s * t.h * t.f + 4.0 * t.B * t.s * t.s * t.h;
 }
-double attention_forward(const Terms& t) { return 4.0 * t.B * t.s * t.s * t.h; }
-double logits_training(const Terms& t) { return 6.0 * t.B * t.s * t.h * t.V; }  // forward + backward
+double attention_forward(const Terms& t) {
+    return 4.0 * t.B * t.s * t.s * t.h;
+}
+double logits_training(const Terms& t) {
+    return 6.0 * t.B * t.s * t.h * t.V;
+}  // forward + backward
 
 }  // namespace
 
@@ -52,7 +57,8 @@ bool hardware_flops_formula_applies(const config::Scenario& sc) {
     if (t.recompute_granularity != config::RecomputeGranularity::Full) {
         return true;
     }
-    return t.recompute_method != config::RecomputeMethod::Block && !t.num_microbatches_with_partial_activation_checkpoints;
+    return t.recompute_method != config::RecomputeMethod::Block &&
+           !t.num_microbatches_with_partial_activation_checkpoints;
 }
 
 const char* hardware_flops_convention(const config::Scenario& sc) {

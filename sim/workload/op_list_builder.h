@@ -9,7 +9,8 @@ namespace trainsim::workload {
 
 class OpListBuilder {
 public:
-    explicit OpListBuilder(OpRole role, bool is_recompute = false) : role_(role), is_recompute_(is_recompute) {}
+    explicit OpListBuilder(OpRole role, bool is_recompute = false)
+        : role_(role), is_recompute_(is_recompute) {}
 
     /// A GEMM on the compute stream. Waits for the last synchronous collective, if one is pending.
     std::int32_t gemm(std::string name, cost::GemmShape shape, Bytes saved = Bytes{0},
@@ -33,7 +34,9 @@ public:
     void join(std::int32_t index) { pending_joins_.push_back(index); }
 
     /// Sets the bytes op `index` keeps for the backward.
-    void set_saved(std::int32_t index, Bytes bytes) { ops_[static_cast<std::size_t>(index)].saved_bytes = bytes; }
+    void set_saved(std::int32_t index, Bytes bytes) {
+        ops_[static_cast<std::size_t>(index)].saved_bytes = bytes;
+    }
 
     [[nodiscard]] OpList take() { return std::move(ops_); }
     [[nodiscard]] const OpList& ops() const { return ops_; }

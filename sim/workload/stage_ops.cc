@@ -54,12 +54,13 @@ OpList output_forward(const LayerShape& x) {
     const std::int64_t logits = x.tokens() * local_vocab;
     ops.memory("final_ln", MemoryBoundKind::LayerNorm, 2 * E * kAct, Bytes{E * kAct});
     if (x.sequence_parallel) {
-        ops.sync_collective("output.input_allgather", CollectiveKind::AllGather, x.tokens() * x.hidden * kAct);
+        ops.sync_collective("output.input_allgather", CollectiveKind::AllGather,
+                            x.tokens() * x.hidden * kAct);
     }
     ops.gemm("output.logits", {x.tokens(), local_vocab, x.hidden}, Bytes{E * kAct});
     // Vocab-parallel cross-entropy in fp32: read the 16-bit logits, write and re-read fp32 exp(logits).
     ops.memory("loss.cross_entropy", MemoryBoundKind::Generic, logits * (kAct + 2 * kFp32),
-                Bytes{logits * kFp32});
+               Bytes{logits * kFp32});
     if (x.tp > 1) {
         for (const char* name : {"loss.allreduce_max", "loss.allreduce_target", "loss.allreduce_sum_exp"}) {
             ops.sync_collective(name, CollectiveKind::AllReduce, x.tokens() * kFp32);
@@ -82,7 +83,8 @@ OpList output_backward(const LayerShape& x) {
 
 namespace {
 
-void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64_t parameters, bool blocking) {
+void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64_t parameters,
+                      bool blocking) {
     const bool distributed = sc.training.use_distributed_optimizer;
     const char* name = distributed ? "dp.grad_reducescatter" : "dp.grad_allreduce";
     const CollectiveKind kind = distributed ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
@@ -106,8 +108,8 @@ std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
         std::max<std::int64_t>(40'000'000, 1'000'000 * sc.parallelism.data_parallel_size));
 }
 
-OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters, std::int64_t embedding_parameters,
-                        bool gradients_reduced) {
+OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
+                        std::int64_t embedding_parameters, bool gradients_reduced) {
     OpListBuilder ops(OpRole::GradientSync);
     const bool distributed = sc.training.use_distributed_optimizer;
     const std::int64_t d = sc.parallelism.data_parallel_size;
@@ -125,7 +127,8 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters, std
     ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
     ops.set_role(OpRole::GradientSync);
     if (distributed && d > 1) {
-        ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, parameters * kAct, CommGroup::Data);
+        ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, parameters * kAct,
+                            CommGroup::Data);
     }
     return ops.take();
 }

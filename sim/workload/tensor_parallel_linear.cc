@@ -12,7 +12,8 @@ void column_parallel_backward(OpListBuilder& ops, const LayerShape& shape, std::
         return;
     }
     if (shape.sequence_parallel) {
-        const auto gather = ops.async_collective(name + ".input_allgather", CollectiveKind::AllGather, input_bytes);
+        const auto gather =
+            ops.async_collective(name + ".input_allgather", CollectiveKind::AllGather, input_bytes);
         ops.gemm(name + ".dgrad", {tokens, in_features, local_out});
         ops.join(gather);
         const auto scatter =
@@ -21,7 +22,8 @@ void column_parallel_backward(OpListBuilder& ops, const LayerShape& shape, std::
         ops.join(scatter);
     } else {
         ops.gemm(name + ".dgrad", {tokens, in_features, local_out});
-        const auto reduce = ops.async_collective(name + ".dgrad_allreduce", CollectiveKind::AllReduce, input_bytes);
+        const auto reduce =
+            ops.async_collective(name + ".dgrad_allreduce", CollectiveKind::AllReduce, input_bytes);
         ops.gemm(name + ".wgrad", {local_out, in_features, tokens});
         ops.join(reduce);
     }
