@@ -39,12 +39,21 @@ public:
     ComputePricer(const config::Scenario& sc, const cost::CostModel& cost)
         : layout_(sc), pricing_(cost, layout_) {}
 
-    // The compute stream's share of an op list: every op but the collectives, unslowed.
+    // The compute stream's share of an op list: every op but the collectives, unslowed; plus each
+    // blocking tensor-parallel collective between two compute ops of the list. Such a collective
+    // starts after the compute before it and the compute after it waits for its end, so the compute
+    // stream idles for at least its duration (several of them queue on the one TP stream).
     [[nodiscard]] SimTime compute(const workload::OpList& ops) const {
         SimTime total = 0;
+        SimTime blocked = 0;  // blocking collectives since the last compute op
+        bool computed = false;
         for (const workload::Op& op : ops) {
             if (op.kind != workload::OpKind::Collective) {
-                total += to_sim_time(pricing_.duration(op, {0, 0, 0}));
+                total += to_sim_time(pricing_.duration(op, {0, 0, 0})) + blocked;
+                blocked = 0;
+                computed = true;
+            } else if (computed && op.blocking && op.stream == workload::OpStream::TensorComm) {
+                blocked += to_sim_time(pricing_.duration(op, {0, 0, 0}));
             }
         }
         return total;

@@ -13,7 +13,8 @@
 //   its own end of iteration (E_r) meanwhile.
 // So the iteration takes at least Σ_{k<r} F_k + m · S_r + max(E_r, Σ_{k<r} B_k + E_0). Compute times
 // are each op's priced duration without the slowdown of a collective running beside it (which only
-// lengthens it), rounded to nanoseconds per op as the program builder rounds them; communication and
+// lengthens it), rounded to nanoseconds per op as the program builder rounds them, plus the blocking
+// tensor-parallel collectives the compute stream waits for inside a layer; other communication and
 // waiting only add. The schedule's first and last steps are checked, and the chain terms dropped for a
 // schedule that would not start and end as assumed.
 #pragma once
