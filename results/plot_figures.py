@@ -1,0 +1,311 @@
+#!/usr/bin/env python3
+"""Draws the figures of results/ from the CSV and JSON that collect_data.py wrote.
+
+Usage: plot_figures.py --data DATA_DIR --out FIGURES_DIR
+
+Each figure is written as PNG and SVG and carries its caption (scenario and hardware profile) in the
+image; results/README.md repeats the captions. Needs Debian's python3-matplotlib.
+"""
+import argparse
+import csv
+import json
+import os
+import textwrap
+from collections import OrderedDict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+
+GIB = 1024.0 ** 3
+
+# Reproducible files: no timestamps, fixed SVG ids.
+plt.rcParams.update({
+    "svg.hashsalt": "trainsim-results",
+    "font.size": 10,
+    "axes.titlesize": 11,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.axisbelow": True,
+})
+
+COLORS = {
+    "forward": "#4C72B0",
+    "backward": "#DD8452",
+    "recompute": "#C44E52",
+    "tp_comm": "#8172B3",
+    "pp_comm": "#55A868",
+    "dp_comm": "#937860",
+    "static": "#8C8C8C",
+    "activation": "#4C72B0",
+}
+
+
+def read_csv(data, name):
+    with open(os.path.join(data, name)) as f:
+        return list(csv.DictReader(f))
+
+
+def caption(fig, text, lines=2):
+    """The caption under the figure, wrapped to its width."""
+    width = int(fig.get_figwidth() * 15)
+    fig.text(0.01, 0.01, "\n".join(textwrap.wrap(text, width)), ha="left", va="bottom", fontsize=8.5,
+             color="#333333")
+
+
+def save(fig, out, stem):
+    fig.savefig(os.path.join(out, stem + ".png"), dpi=150, metadata={"Software": None})
+    fig.savefig(os.path.join(out, stem + ".svg"), metadata={"Date": None, "Creator": None})
+    plt.close(fig)
+
+
+def per_layer(data, out):
+    rows = read_csv(data, "per_layer_breakdown.csv")
+    models = list(OrderedDict.fromkeys(r["model"] for r in rows))
+    short = {"baseline": "no\nrecompute", "sp": "SP", "full": "full\nrecompute", "selective": "selective",
+             "present": "selective\n+ SP"}
+    fig, axes = plt.subplots(1, len(models), figsize=(13, 4.8))
+    for ax, model in zip(axes, models):
+        mr = [r for r in rows if r["model"] == model]
+        x = range(len(mr))
+        fwd = [float(r["forward_ms"]) for r in mr]
+        bwd = [float(r["backward_without_recompute_ms"]) for r in mr]
+        rec = [float(r["recompute_ms"]) for r in mr]
+        ax.bar(x, fwd, color=COLORS["forward"], label="forward")
+        ax.bar(x, bwd, bottom=fwd, color=COLORS["backward"], label="backward")
+        ax.bar(x, rec, bottom=[f + b for f, b in zip(fwd, bwd)], color=COLORS["recompute"], label="recompute")
+        top = max(f + b + r for f, b, r in zip(fwd, bwd, rec))
+        for i, r in enumerate(mr):
+            total = float(r["fwd_plus_bwd_ms"])
+            over = float(r["overhead_vs_baseline_pct"])
+            label = "%.1f" % total + ("" if r["config"] == "baseline" else "\n%+.0f %%" % over)
+            ax.text(i, total + top * 0.015, label, ha="center", va="bottom", fontsize=8)
+        ax.set_ylim(0, top * 1.2)
+        ax.set_xticks(list(x))
+        ax.set_xticklabels([short[r["config"]].replace("\n", " ") for r in mr], fontsize=8, rotation=35,
+                           ha="right", rotation_mode="anchor")
+        ax.set_title("%s  (%s)" % (model, os.path.basename(mr[0]["scenario"])))
+        ax.set_ylabel("time per layer per micro-batch (ms)" if ax is axes[0] else "")
+    axes[0].legend(loc="upper left", fontsize=8)
+    fig.suptitle("Per-layer forward, backward and recompute time (like Korthikanti et al. 2022, Figure 8)")
+    caption(fig, "One transformer layer on one GPU for one micro-batch, simulated by `trainsim layer` on "
+                 "scenarios/korthikanti-{22b,175b,530b,1t}.json (TP 8; micro-batch 4 for 22B, 1 otherwise) with "
+                 "the overrides of each bar, profile %s. Labels: forward + backward in ms, and the overhead over "
+                 "'no recompute' (no SP). Backward is drawn without the recompute it contains." % mr[0]["profile"])
+    fig.subplots_adjust(left=0.055, right=0.99, top=0.86, bottom=0.27, wspace=0.3)
+    save(fig, out, "per_layer_breakdown")
+
+
+def activation_shares(data, out):
+    rows = read_csv(data, "activation_shares.csv")
+    models = list(OrderedDict.fromkeys(r["model"] for r in rows))
+    techniques = list(OrderedDict.fromkeys(r["technique"] for r in rows))
+    colors = ["#8C8C8C", "#4C72B0", "#DD8452", "#55A868", "#C44E52"]
+    fig, ax = plt.subplots(figsize=(12, 5.2))
+    width = 0.8 / len(techniques)
+    for j, (tech, color) in enumerate(zip(techniques, colors)):
+        vals = [float(next(r for r in rows if r["model"] == m and r["technique"] == tech)["share_of_baseline_pct"])
+                for m in models]
+        xs = [i + (j - (len(techniques) - 1) / 2) * width for i in range(len(models))]
+        ax.bar(xs, vals, width, color=color, label=tech)
+        for x, v in zip(xs, vals):
+            ax.text(x, v + 1, ("%.1f" % v) if v < 30 else ("%.0f" % v), ha="center", va="bottom", fontsize=7.5)
+    ax.axhline(20, color="#2d6b3c", ls="--", lw=1, label="paper: SP + selective 'under 20 %' of baseline")
+    ax.axhline(10, color="#8b2f32", ls=":", lw=1.2, label="paper: full recompute 'at 10 %' of baseline")
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels(models)
+    ax.set_xlabel("model")
+    ax.set_ylabel("activation memory per layer (% of tensor-parallel baseline)")
+    ax.set_ylim(0, 108)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.set_title("Activation memory by technique (like Korthikanti et al. 2022, Figure 7)")
+    caption(fig, "Korthikanti Table 2 per-layer activation bytes for each technique, from `trainsim activations` "
+                 "on scenarios/korthikanti-{22b,175b,530b,1t}.json (TP 8, s 2048; micro-batch as in each "
+                 "scenario; the share does not depend on it). Dashed lines: the paper's text on Figure 7. "
+                 "Per layer, without the Appendix B saving or the embedding and output-layer terms.")
+    fig.subplots_adjust(left=0.07, right=0.72, top=0.92, bottom=0.2)
+    save(fig, out, "activation_shares")
+
+
+def memory_by_rank(data, out):
+    rows = read_csv(data, "memory_by_rank_530b.csv")
+    freed = [r for r in rows if r["deallocate_pipeline_outputs"] == "true"]
+    kept = [r for r in rows if r["deallocate_pipeline_outputs"] == "false"]
+    stages = [int(r["stage"]) for r in freed]
+    static = [int(r["static_bytes"]) / GIB for r in freed]
+    act = [int(r["activation_bytes"]) / GIB for r in freed]
+    fig, ax = plt.subplots(figsize=(11, 5.2))
+    ax.bar(stages, static, color=COLORS["static"], label="weights, gradients, optimizer state")
+    ax.bar(stages, act, bottom=static, color=COLORS["activation"], label="activations at the peak")
+    ax.plot(stages, [int(r["peak_memory_bytes"]) / GIB for r in kept], color="#C44E52", marker=".", lw=1.2,
+            label="peak without output-tensor deallocation (Appendix B off)")
+    cap = int(freed[0]["capacity_bytes"]) / GIB
+    ax.axhline(cap, color="black", ls="--", lw=1)
+    ax.text(stages[-1], cap + 1, "usable GPU memory %.1f GiB" % cap, ha="right", va="bottom", fontsize=8)
+    ax.set_xlabel("pipeline rank (stage)")
+    ax.set_ylabel("peak memory per GPU (GiB)")
+    ax.set_xlim(-0.8, stages[-1] + 0.8)
+    ax.set_ylim(0, max(cap, max(int(r["peak_memory_bytes"]) for r in kept) / GIB) * 1.32)
+    ax.legend(fontsize=8, loc="upper left", ncol=2)
+    ax.set_title("Memory by pipeline rank, 530B (like Korthikanti et al. 2022, Figure 9)")
+    caption(fig, "`trainsim run scenarios/korthikanti-530b.json` (TP 8, PP 35, interleaved v 3, 280 micro-batches, "
+                 "selective recompute + SP), profile %s; bars with the Appendix B output-tensor deallocation "
+                 "(the default), line with --set training.deallocate_pipeline_outputs=false. Earlier ranks hold "
+                 "more micro-batches in flight." % freed[0]["profile"])
+    fig.subplots_adjust(left=0.07, right=0.99, top=0.92, bottom=0.2)
+    save(fig, out, "memory_by_rank")
+
+
+def bubble(data, out):
+    rows = read_csv(data, "bubble_fraction.csv")
+    fig, ax = plt.subplots(figsize=(8.5, 5.2))
+    for schedule, color in (("1F1B", "#4C72B0"), ("interleaved", "#DD8452")):
+        sr = [r for r in rows if r["schedule"] == schedule]
+        m = [int(r["microbatches"]) for r in sr]
+        p, v = int(sr[0]["p"]), int(sr[0]["v"])
+        ax.plot(m, [float(r["simulated_bubble_fraction"]) for r in sr], "o-", color=color,
+                label="%s (p=%d, v=%d): simulated" % (schedule, p, v))
+        ax.plot(m, [float(r["analytic_bubble_fraction"]) for r in sr], "--", color=color,
+                label="%s: analytic %s" % (schedule, "(p−1)/m" if v == 1 else "(p−1)/(v·m)"))
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sorted({int(r["microbatches"]) for r in rows}))
+    ax.get_xaxis().set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    ax.set_xlabel("micro-batches per pipeline per iteration, m")
+    ax.set_ylabel("bubble fraction (pipeline idle time / busy time)")
+    ax.set_ylim(0, None)
+    ax.legend(fontsize=8)
+    ax.set_title("Pipeline bubble vs micro-batches: 1F1B and interleaved")
+    caption(fig, "`trainsim run` on scenarios/narayanan-gpt3-175b-96gpu.json and "
+                 "narayanan-gpt3-175b-96gpu-interleaved.json (GPT-3 175B, TP 8, PP 12, full recompute, "
+                 "micro-batch 1) with --set training.global_batch_size=m, profile %s. Simulated fraction: mean "
+                 "bubble time over stages / (iteration time − bubble); dashed: Narayanan et al. 2021 §2.2."
+            % rows[0]["profile"])
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.92, bottom=0.22)
+    save(fig, out, "bubble_fraction")
+
+
+def recompute_policies(data, out):
+    rows = read_csv(data, "recompute_policies.csv")
+    scenarios = list(OrderedDict.fromkeys(r["scenario"] for r in rows))
+    policies = list(OrderedDict.fromkeys(r["policy"] for r in rows))
+    colors = ["#8C8C8C", "#4C72B0", "#C44E52", "#55A868", "#DD8452"]
+    fig, axes = plt.subplots(2, len(scenarios), figsize=(13, 7.2))
+    for col, sc in enumerate(scenarios):
+        sr = {r["policy"]: r for r in rows if r["scenario"] == sc}
+        labels = [p.replace("overlapped plan on demand", "overlapped plan,\non demand") for p in policies]
+        times = [float(sr[p]["iteration_time_s"]) for p in policies]
+        mems = [int(sr[p]["peak_memory_bytes"]) / GIB for p in policies]
+        fits = [sr[p]["fits_in_memory"] == "True" for p in policies]
+        for row, (vals, unit) in enumerate(((times, "iteration time (s)"), (mems, "peak memory per GPU (GiB)"))):
+            ax = axes[row][col]
+            bars = ax.bar(range(len(policies)), vals, color=colors)
+            for b, fit in zip(bars, fits):
+                if not fit:
+                    b.set_hatch("//")
+                    b.set_edgecolor("black")
+            for i, v in enumerate(vals):
+                ax.text(i, v, ("%.2f" % v) if v < 10 else ("%.1f" % v), ha="center", va="bottom", fontsize=8)
+            if row == 1:
+                budget = int(sr[policies[0]]["budget_bytes"]) / GIB
+                ax.axhline(budget, color="black", ls="--", lw=1)
+                ax.set_ylim(0, max(max(vals), budget) * 1.18)
+            else:
+                ax.set_ylim(0, max(vals) * 1.15)
+                ax.set_title("%s" % os.path.basename(sc))
+            ax.set_xticks(range(len(policies)))
+            ax.set_xticklabels(labels if row == 1 else [""] * len(policies), rotation=30, ha="right", fontsize=8)
+            if col == 0:
+                ax.set_ylabel(unit)
+    fig.legend(handles=[Patch(facecolor="white", edgecolor="black", hatch="//", label="does not fit the budget"),
+                        Line2D([0], [0], color="black", ls="--", lw=1,
+                               label="memory budget (the profile's usable memory)")],
+               loc="upper right", fontsize=8)
+    fig.suptitle("Recomputation policies compared on iteration time and peak memory")
+    caption(fig, "`trainsim recompute` on scenarios/korthikanti-{22b,175b,530b}.json, profile %s: no recompute, "
+                 "selective, full, overlapped (the heuristic scheduler's plan, recompute placed where the GPU "
+                 "waits) and the same plan run on demand. Budget: the profile's usable memory per GPU."
+            % rows[0]["profile"])
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.2, hspace=0.12, wspace=0.22)
+    save(fig, out, "recompute_policies")
+
+
+def timeline(data, out):
+    rows = read_csv(data, "timeline_excerpt.csv")
+    with open(os.path.join(data, "timeline_excerpt_meta.json")) as f:
+        meta = json.load(f)
+    window_ms = meta["window_s"] * 1e3
+    lanes = []
+    for r in rows:
+        lane = (int(r["stage"]), r["stream"])
+        if lane not in lanes:
+            lanes.append(lane)
+    order = ["compute", "tp_comm", "pp_send_fwd", "pp_recv_fwd", "pp_send_bwd", "pp_recv_bwd", "dp_comm"]
+    lanes.sort(key=lambda l: (l[0], order.index(l[1]) if l[1] in order else 99))
+    fig, ax = plt.subplots(figsize=(13, 5.4))
+
+    def color(r):
+        if r["category"] == "compute":
+            return COLORS["forward"] if r["phase"] == "forward" else COLORS["backward"]
+        return COLORS.get(r["category"], "#999999")
+
+    for i, lane in enumerate(lanes):
+        y = len(lanes) - 1 - i
+        for r in rows:
+            if (int(r["stage"]), r["stream"]) != lane:
+                continue
+            s = max(0.0, float(r["start_ms"]))
+            e = min(window_ms, float(r["start_ms"]) + float(r["duration_ms"]))
+            if e > s:
+                ax.broken_barh([(s, e - s)], (y - 0.4, 0.8), facecolors=color(r), edgecolor="white", linewidth=0.3)
+    # Label each run of consecutive compute ops of one (phase, micro-batch, chunk) wider than 1.5 ms.
+    blocks = []
+    for r in rows:
+        if r["stream"] != "compute" or r["microbatch"] == "":
+            continue
+        key = (int(r["stage"]), r["phase"], r["microbatch"], r["chunk"])
+        s = max(0.0, float(r["start_ms"]))
+        e = min(window_ms, float(r["start_ms"]) + float(r["duration_ms"]))
+        if blocks and blocks[-1][0] == key and s - blocks[-1][2] < 0.5:
+            blocks[-1][2] = max(blocks[-1][2], e)
+        else:
+            blocks.append([key, s, e])
+    for (stage, phase, mb, chunk), s, e in blocks:
+        if e - s > 1.5:
+            y = len(lanes) - 1 - lanes.index((stage, "compute"))
+            ax.text((s + e) / 2, y, "%s%s.c%s" % ("F" if phase == "forward" else "B", mb, chunk), ha="center",
+                    va="center", fontsize=7, color="white", fontweight="bold")
+    ax.set_yticks(range(len(lanes)))
+    ax.set_yticklabels(["stage %d %s" % l for l in reversed(lanes)], fontsize=8)
+    ax.set_xlim(0, window_ms)
+    ax.set_xlabel("time since the start of the excerpt (ms); excerpt starts %.3f s into the iteration"
+                  % meta["window_start_s"])
+    ax.grid(axis="y", visible=False)
+    handles = [Patch(color=COLORS["forward"], label="forward compute"),
+               Patch(color=COLORS["backward"], label="backward compute"),
+               Patch(color=COLORS["recompute"], label="recompute"),
+               Patch(color=COLORS["tp_comm"], label="tensor-parallel collective"),
+               Patch(color=COLORS["pp_comm"], label="pipeline send/receive")]
+    ax.legend(handles=handles, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=5)
+    ax.set_title("Timeline excerpt: %.0f ms of pipeline stages 0 and 1 in steady state" % window_ms)
+    caption(fig, "From `trainsim run %s --trace FILE` (GPT-3 175B, TP 8, PP 8, %s schedule with v 3, selective "
+                 "recompute + SP), profile %s; one lane per stream of the simulated GPU of each stage. Labels "
+                 "F/B<micro-batch>.c<chunk>: the forward or backward of that micro-batch on that model chunk. "
+                 "The whole trace opens in ui.perfetto.dev." % (meta["scenario"], meta["schedule"], meta["profile"]))
+    fig.subplots_adjust(left=0.12, right=0.99, top=0.93, bottom=0.24)
+    save(fig, out, "timeline_excerpt")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args()
+    for draw in (per_layer, activation_shares, memory_by_rank, bubble, recompute_policies, timeline):
+        draw(args.data, args.out)
+
+
+if __name__ == "__main__":
+    main()

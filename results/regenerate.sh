@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Regenerates everything in results/ from scenarios/ with one command:
+#   results/regenerate.sh
+# 1. builds trainsim (only the executable, Release, in ./build-results) unless TRAINSIM=path/to/trainsim;
+# 2. runs it for every table and figure (results/collect_data.py -> results/data/*.csv, *.json);
+# 3. draws the figures (results/plot_figures.py -> results/figures/*.png, *.svg) with Debian's
+#    python3-matplotlib, which it installs with apt-get when it is missing (root, or sudo);
+# 4. rewrites the validation table in results/README.md (results/update_readme.py).
+# The new data, figures and README are made in a temporary folder and moved into place only when every
+# step succeeded: a failed run leaves results/ as it was.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+# Debian packages: the build's (as scripts/build.sh, less the test and benchmark libraries) and matplotlib.
+packages=(cmake ninja-build g++ libboost-program-options-dev libeigen3-dev nlohmann-json3-dev python3-matplotlib)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "regenerate: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+# Debian's matplotlib is importable from Debian's python3, which may not be the first python3 on PATH.
+python=""
+for candidate in /usr/bin/python3 python3; do
+  if "$candidate" -c "import matplotlib" 2>/dev/null; then
+    python=$candidate
+    break
+  fi
+done
+if [ -z "$python" ]; then
+  echo "regenerate: no python3 can import matplotlib (install python3-matplotlib)" >&2
+  exit 2
+fi
+
+if [ -z "${TRAINSIM:-}" ]; then
+  build=build-results
+  cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINSIM_BUILD_TESTS=OFF \
+        -DTRAINSIM_BUILD_BENCHMARKS=OFF -DTRAINSIM_BUILD_CALIBRATE=OFF >/dev/null
+  cmake --build "$build" --target trainsim
+  TRAINSIM=$build/trainsim
+fi
+built=$(date +%s)
+
+tmp=$(mktemp -d results/.regenerate.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/data" "$tmp/figures"
+"$python" results/collect_data.py --trainsim "$TRAINSIM" --out "$tmp/data"
+"$python" results/plot_figures.py --data "$tmp/data" --out "$tmp/figures"
+"$python" results/update_readme.py --data "$tmp/data" --readme results/README.md --out "$tmp/README.md"
+
+rm -rf results/data results/figures
+mv "$tmp/data" results/data
+mv "$tmp/figures" results/figures
+mv "$tmp/README.md" results/README.md
+end=$(date +%s)
+echo "regenerate: results/ regenerated in $((end - start)) s (build $((built - start)) s, data and figures $((end - built)) s)"
