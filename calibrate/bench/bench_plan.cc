@@ -1,0 +1,159 @@
+#include "calibrate/bench/bench_plan.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_ops.h"
+#include "sim/workload/transformer_layer.h"
+
+namespace trainsim::calibrate {
+
+namespace {
+
+// Collective buffers hold whole elements of up to 4 bytes on every rank.
+constexpr std::int64_t kCollectiveAlignment = 4;
+
+auto gemm_key(const GemmCase& g) {
+    return std::make_tuple(g.shape.m, g.shape.n, g.shape.k, g.shape.batch, static_cast<int>(g.cls));
+}
+
+void add_gemm(std::vector<GemmCase>& out, const GemmCase& g, const PlanOptions& options,
+              std::vector<std::string>& left_out) {
+    if (std::any_of(out.begin(), out.end(), [&](const GemmCase& o) { return gemm_key(o) == gemm_key(g); })) {
+        return;
+    }
+    if (options.max_gemm_flops > 0.0 && g.shape.flops().value > options.max_gemm_flops) {
+        left_out.push_back("gemm " + std::to_string(g.shape.m) + "x" + std::to_string(g.shape.n) + "x" +
+                           std::to_string(g.shape.k) + " batch " + std::to_string(g.shape.batch) +
+                           ": more FLOPs than --max-gemm-flops");
+        return;
+    }
+    out.push_back(g);
+}
+
+void add_kernel(std::vector<KernelCase>& out, const KernelCase& k) {
+    if (k.elements <= 0 && k.kind != KernelKind::Empty) {
+        return;
+    }
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const KernelCase& o) {
+        return o.kind == k.kind && o.elements == k.elements && o.row == k.row;
+    });
+    if (!seen) {
+        out.push_back(k);
+    }
+}
+
+void add_collective(std::vector<CollectiveCase>& out, CollectiveCase c) {
+    const std::int64_t unit = kCollectiveAlignment * c.ranks;
+    c.bytes = c.bytes / unit * unit;
+    if (c.bytes <= 0) {
+        return;
+    }
+    const bool seen = std::any_of(out.begin(), out.end(), [&](const CollectiveCase& o) {
+        return o.op == c.op && o.ranks == c.ranks && o.bytes == c.bytes;
+    });
+    if (!seen) {
+        out.push_back(c);
+    }
+}
+
+bool row_wise(KernelKind kind) {
+    return kind == KernelKind::LayerNorm || kind == KernelKind::ScaleMaskSoftmax ||
+           kind == KernelKind::BiasGelu || kind == KernelKind::BiasDropoutAdd;
+}
+
+}  // namespace
+
+std::vector<GemmCase> scenario_gemms(const config::Scenario& scenario) {
+    const workload::LayerShape shape = workload::layer_shape_of(scenario);
+    const auto recompute = scenario.training.recompute_granularity;
+    const workload::OpList lists[] = {
+        workload::layer_forward(shape, recompute),
+        workload::layer_backward(shape, recompute),
+        workload::output_forward(shape),
+        workload::output_backward(shape),
+    };
+    std::vector<GemmCase> out;
+    for (const auto& list : lists) {
+        for (const workload::Op& op : list) {
+            if (op.kind != workload::OpKind::Gemm) {
+                continue;
+            }
+            const GemmCase g{op.gemm, op.gemm_class};
+            if (std::none_of(out.begin(), out.end(),
+                             [&](const GemmCase& o) { return gemm_key(o) == gemm_key(g); })) {
+                out.push_back(g);
+            }
+        }
+    }
+    return out;
+}
+
+BenchPlan make_plan(const PlanOptions& options, std::vector<std::string>& left_out) {
+    BenchPlan plan;
+    plan.timing = options.timing;
+    plan.collective_timing = options.collective_timing;
+
+    for (std::int64_t d = options.gemm_min_dim; d <= options.gemm_max_dim; d *= 2) {
+        add_gemm(plan.gemms, {{d, d, d, 1}, cost::GemmClass::Dense}, options, left_out);
+    }
+    add_kernel(plan.kernels, {KernelKind::Empty, 0, 1});
+    for (std::int64_t e = options.kernel_min_elements; e <= options.kernel_max_elements; e *= 4) {
+        for (const KernelKind kind :
+             {KernelKind::Copy, KernelKind::LayerNorm, KernelKind::BiasGelu, KernelKind::BiasDropoutAdd,
+              KernelKind::ScaleMaskSoftmax, KernelKind::Dropout, KernelKind::Optimizer}) {
+            const std::int64_t row = row_wise(kind) ? std::min(options.kernel_row, e) : 1;
+            add_kernel(plan.kernels, {kind, e / row * row, row});
+        }
+    }
+    const int max_ranks = options.group_sizes.empty()
+                              ? 0
+                              : *std::max_element(options.group_sizes.begin(), options.group_sizes.end());
+    for (const int ranks : options.group_sizes) {
+        for (std::int64_t s = options.collective_min_bytes; s <= options.collective_max_bytes; s *= 4) {
+            for (const auto op : {cost::CollectiveKind::AllReduce, cost::CollectiveKind::AllGather,
+                                  cost::CollectiveKind::ReduceScatter}) {
+                add_collective(plan.collectives, {op, ranks, s});
+            }
+            // Send/recv is a pair (pipeline neighbours), inside one node.
+            if (ranks == 2 && options.nodes == 1) {
+                add_collective(plan.collectives, {cost::CollectiveKind::SendRecv, 2, s});
+            }
+        }
+    }
+
+    if (options.scenario) {
+        const config::Scenario& sc = *options.scenario;
+        for (const GemmCase& g : scenario_gemms(sc)) {
+            add_gemm(plan.gemms, g, options, left_out);
+        }
+        const workload::LayerShape x = workload::layer_shape_of(sc);
+        const std::int64_t e = x.sequence_sharded_elements();
+        const std::int64_t ffn_local = x.ffn / x.tp;
+        const std::int64_t scores = x.micro_batch * x.local_heads() * x.seq * x.seq;
+        add_kernel(plan.kernels, {KernelKind::Copy, e, 1});
+        add_kernel(plan.kernels, {KernelKind::LayerNorm, e, x.hidden});
+        add_kernel(plan.kernels, {KernelKind::BiasDropoutAdd, e, x.hidden});
+        add_kernel(plan.kernels, {KernelKind::BiasGelu, x.tokens() * ffn_local, ffn_local});
+        add_kernel(plan.kernels, {KernelKind::ScaleMaskSoftmax, scores, x.seq});
+        add_kernel(plan.kernels, {KernelKind::Dropout, scores, 1});
+        add_kernel(plan.kernels, {KernelKind::Optimizer, workload::layer_parameters_per_rank(x), 1});
+        if (x.tp >= 2 && options.nodes == 1) {
+            if (x.tp > max_ranks) {
+                left_out.push_back("the scenario's tensor-parallel collectives: " + std::to_string(x.tp) +
+                                   " ranks, more than this run has (" + std::to_string(max_ranks) + ")");
+            } else {
+                // Megatron's TP collectives move the full [s, b, h] activation in 16 bits.
+                const std::int64_t bytes = x.tokens() * x.hidden * 2;
+                for (const auto op : {cost::CollectiveKind::AllReduce, cost::CollectiveKind::AllGather,
+                                      cost::CollectiveKind::ReduceScatter}) {
+                    add_collective(plan.collectives, {op, static_cast<int>(x.tp), bytes});
+                }
+            }
+        }
+    }
+    return plan;
+}
+
+}  // namespace trainsim::calibrate

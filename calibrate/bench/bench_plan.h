@@ -1,0 +1,74 @@
+// What `run` measures: GEMM shapes, memory-bound kernels and collectives, from a scenario (every distinct
+// GEMM the simulator will ask the cost model for, the layer's tensors, its tensor-parallel collectives)
+// and from log-spaced grids around them, so that the fitted curves cover the scenario and its neighbours.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "calibrate/measure/measurement.h"
+#include "sim/config/scenario.h"
+
+namespace trainsim::calibrate {
+
+struct GemmCase {
+    cost::GemmShape shape;
+    cost::GemmClass cls = cost::GemmClass::Dense;
+};
+
+/// A memory-bound kernel over `elements` elements; row-wise kernels (LayerNorm, softmax, bias-GeLU,
+/// bias-dropout-add) work on rows of `row` elements. The backend's element size gives the bytes moved.
+struct KernelCase {
+    KernelKind kind = KernelKind::Copy;
+    std::int64_t elements = 0;
+    std::int64_t row = 1;
+};
+
+struct CollectiveCase {
+    cost::CollectiveKind op = cost::CollectiveKind::AllReduce;
+    int ranks = 2;
+    std::int64_t bytes = 0;
+};
+
+struct Timing {
+    int iterations = 0;           // fixed iterations per benchmark; 0: Google Benchmark's adaptive count
+    double min_time_s = 0.1;      // with adaptive iterations
+    int repetitions = 1;          // > 1: the median of the repetitions is reported
+    int calls_per_iteration = 1;  // back-to-back calls timed together (a GPU's launch overlap)
+};
+
+struct BenchPlan {
+    std::vector<GemmCase> gemms;
+    std::vector<KernelCase> kernels;
+    std::vector<CollectiveCase> collectives;
+    Timing timing;
+    Timing collective_timing;  // fixed iterations: every rank of a multi-process run must agree
+};
+
+struct PlanOptions {
+    std::optional<config::Scenario> scenario;
+    std::int64_t gemm_min_dim = 128;  // cubes m = n = k from here, doubling
+    std::int64_t gemm_max_dim = 8192;
+    double max_gemm_flops = 0.0;  // > 0: larger GEMMs (grid or scenario) are left out (a CPU's patience)
+    std::int64_t kernel_min_elements = 1 << 12;  // quadrupling
+    std::int64_t kernel_max_elements = 1 << 28;
+    std::int64_t kernel_row = 4096;               // row length of row-wise grid kernels
+    std::int64_t collective_min_bytes = 1 << 10;  // quadrupling
+    std::int64_t collective_max_bytes = std::int64_t{1} << 30;
+    std::vector<int> group_sizes = {2, 4, 8};
+    int nodes = 1;
+    Timing timing;
+    Timing collective_timing;
+};
+
+/// The plan: grids first, then the scenario's cases, without repeats. `left_out` lists what the flop
+/// limit or the available ranks excluded, one line each.
+[[nodiscard]] BenchPlan make_plan(const PlanOptions& options, std::vector<std::string>& left_out);
+
+/// Every distinct GEMM of the scenario's transformer layer (forward, input-gradient and weight-gradient,
+/// the recompute policy's extra forward) and of the output layer's logits, as the simulator prices them.
+[[nodiscard]] std::vector<GemmCase> scenario_gemms(const config::Scenario& scenario);
+
+}  // namespace trainsim::calibrate

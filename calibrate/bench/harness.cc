@@ -1,0 +1,146 @@
+#include "calibrate/bench/harness.h"
+
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <functional>
+#include <unistd.h>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "calibrate/measure/benchmark_name.h"
+#include "calibrate/measure/run_context.h"
+#include "sim/core/input_error.h"
+
+namespace trainsim::calibrate {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string number_text(double v) {
+    std::array<char, 40> buffer{};
+    std::snprintf(buffer.data(), buffer.size(), "%.17g", v);
+    return buffer.data();
+}
+
+void add_context(const Backend& backend) {
+    const DeviceFacts f = backend.facts();
+    benchmark::AddCustomContext(std::string(run_context::kBackend), backend.name());
+    benchmark::AddCustomContext(std::string(run_context::kDevice), f.name);
+    const std::optional<DeviceFact>* facts[] = {&f.peak_tflops, &f.hbm_GBps, &f.memory_bytes, &f.num_sms,
+                                                &f.gpus_per_node};
+    for (std::size_t i = 0; i < run_context::kFacts.size(); ++i) {
+        if (*facts[i]) {
+            const std::string key = std::string(run_context::kPrefix) + std::string(run_context::kFacts[i]);
+            benchmark::AddCustomContext(key, number_text((*facts[i])->value));
+            benchmark::AddCustomContext(key + "_kind", (*facts[i])->kind);
+            benchmark::AddCustomContext(key + "_how", (*facts[i])->how);
+        }
+    }
+    std::string best;
+    if (f.peak_is_best_measured) {
+        best = "peak_tflops";
+    }
+    if (f.hbm_is_best_measured) {
+        best += std::string(best.empty() ? "" : ",") + "hbm_GBps";
+    }
+    if (!best.empty()) {
+        benchmark::AddCustomContext(std::string(run_context::kBestMeasured), best);
+    }
+}
+
+// One Google Benchmark: prepares the op when it starts (buffers live only while it runs), times it with
+// the backend's clock, and reports a failure to prepare or run as a skipped benchmark.
+void register_case(const std::string& name, std::function<std::unique_ptr<TimedOp>()> prepare,
+                   const Timing& timing) {
+    const int calls = timing.calls_per_iteration;
+    auto* b = benchmark::RegisterBenchmark(
+        name.c_str(), [prepare = std::move(prepare), calls](benchmark::State& state) {
+            try {
+                const std::unique_ptr<TimedOp> op = prepare();
+                (void)op->seconds_per_call(1);  // warm: caches, page faults, a collective's threads
+                for (auto _ : state) {
+                    state.SetIterationTime(op->seconds_per_call(calls));
+                }
+            } catch (const std::exception& e) {
+                state.SkipWithError(e.what());
+            }
+        });
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+    if (timing.iterations > 0) {
+        b->Iterations(timing.iterations);
+    } else {
+        b->MinTime(timing.min_time_s);
+    }
+    if (timing.repetitions > 1) {
+        b->Repetitions(timing.repetitions)->ReportAggregatesOnly(true);
+    }
+}
+
+}  // namespace
+
+std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const HarnessOptions& options) {
+    const fs::path target(options.output);
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (target.filename().empty() || !fs::is_directory(dir, ec)) {
+        throw InputError("--output=" + options.output + ": must be a file in an existing directory");
+    }
+    const fs::path temp = dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
+
+    add_context(backend);
+    const std::string dtype = backend.dtype();
+    for (const GemmCase& g : plan.gemms) {
+        register_case(
+            gemm_benchmark_name(g.shape, g.cls, dtype).text(), [&backend, g] { return backend.gemm(g); },
+            plan.timing);
+    }
+    for (const KernelCase& k : plan.kernels) {
+        register_case(
+            kernel_benchmark_name(k.kind, backend.bytes_moved(k), dtype).text(),
+            [&backend, k] { return backend.kernel(k); }, plan.timing);
+    }
+    for (const CollectiveCase& c : plan.collectives) {
+        register_case(
+            collective_benchmark_name(c.op, c.ranks, backend.nodes(), c.bytes, dtype).text(),
+            [&backend, c] { return backend.collective(c); }, plan.collective_timing);
+    }
+
+    std::vector<std::string> args = {"trainsim-calibrate", "--benchmark_out=" + temp.string(),
+                                     "--benchmark_out_format=json"};
+    if (!options.filter.empty()) {
+        args.push_back("--benchmark_filter=" + options.filter);
+    }
+    std::vector<char*> argv;
+    for (std::string& a : args) {
+        argv.push_back(a.data());
+    }
+    argv.push_back(nullptr);
+    int argc = static_cast<int>(args.size());
+    benchmark::Initialize(&argc, argv.data());
+    const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+
+    if (!backend.writes_output()) {
+        fs::remove(temp, ec);
+        return ran;
+    }
+    if (ran == 0) {
+        fs::remove(temp, ec);
+        throw InputError("--filter=" + options.filter + ": matches no benchmark; nothing written");
+    }
+    if (!fs::is_regular_file(temp, ec) || fs::file_size(temp, ec) == 0) {
+        throw InputError("--output=" + options.output + ": Google Benchmark wrote no output");
+    }
+    fs::rename(temp, target, ec);
+    if (ec) {
+        fs::remove(temp, ec);
+        throw InputError("--output=" + options.output + ": cannot be written (" + ec.message() + ")");
+    }
+    return ran;
+}
+
+}  // namespace trainsim::calibrate

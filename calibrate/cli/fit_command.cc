@@ -1,0 +1,130 @@
+#include <boost/program_options.hpp>
+#include <filesystem>
+#include <iostream>
+
+#include "calibrate/cli/cli_support.h"
+#include "calibrate/cli/commands.h"
+#include "calibrate/fit/base_merge.h"
+#include "calibrate/fit/fit_spec.h"
+#include "calibrate/fit/profile_fitter.h"
+#include "calibrate/measure/source_id.h"
+#include "calibrate/measure/strict_json.h"
+#include "sim/core/input_error.h"
+#include "sim/cost/hardware_profile.h"
+
+namespace trainsim::calibrate::cli {
+
+namespace po = boost::program_options;
+
+int fit_command(const std::vector<std::string>& args) {
+    std::string spec_path;
+    std::string base;
+    std::vector<std::string> inputs;
+    std::string output;
+    std::string report_path;
+    std::string op;
+    int ranks = 0;
+    int nodes = 0;
+    double peak_tflops = 0.0;
+    po::options_description options(
+        "trainsim-calibrate fit (--base PROFILE | --spec SPEC) [INPUT...] --output PROFILE.json [options]");
+    options.add_options()("help,h", "show this help")(
+        "base", po::value(&base),
+        "start from this profile (a shipped name or a path); replace what was measured")(
+        "spec", po::value(&spec_path), "a fit spec (trainsim-fit-spec/1): its inputs and the profile to fit")(
+        "output,o", po::value(&output), "the profile to write; its name is the file name (required)")(
+        "report", po::value(&report_path), "also write every target's residuals as JSON")(
+        "peak-tflops", po::value(&peak_tflops),
+        "the device's dense 16-bit peak, when no device fact gives it")(
+        "op", po::value(&op), "nccl-tests logs among the inputs: the collective, when the log does not say")(
+        "ranks", po::value(&ranks), "nccl-tests logs: the group size, when the log does not say")(
+        "nodes", po::value(&nodes), "nccl-tests logs: the nodes, when the log does not say");
+    po::options_description hidden;
+    hidden.add_options()("input", po::value(&inputs)->composing());
+    po::options_description all;
+    all.add(options).add(hidden);
+    po::positional_options_description positional;
+    positional.add("input", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << options;
+        return 0;
+    }
+    if (base.empty() == spec_path.empty()) {
+        throw InputError(
+            "give exactly one of --base PROFILE (values not measured come from it) and --spec SPEC");
+    }
+    if (output.empty()) {
+        throw InputError("--output is required (the profile to write, NAME.json)");
+    }
+    FitOptions fit_options;
+    if (vm.count("peak-tflops")) {
+        if (!(peak_tflops > 0.0)) {
+            throw InputError("--peak-tflops must be greater than 0");
+        }
+        fit_options.peak_tflops = peak_tflops;
+    }
+    const NcclLogOptions log_options = nccl_options(op, ranks, nodes);
+    std::vector<InputSpec> specs;
+    for (const std::string& path : inputs) {
+        InputSpec spec{path, {}};
+        if (detect_input_format(read_text_file(path), path) == InputFormat::NcclTestsLog) {
+            spec.nccl = log_options;
+        }
+        specs.push_back(spec);
+    }
+    const std::string name = std::filesystem::path(output).stem().string();
+
+    OrderedJson doc;
+    std::string label;
+    std::vector<std::string> fitted_paths;
+    if (!spec_path.empty()) {
+        FitSpec spec = read_fit_spec(spec_path);
+        specs.insert(specs.begin(), spec.inputs.begin(), spec.inputs.end());
+        doc = std::move(spec.profile);
+        label = spec_path;
+    } else {
+        label = profile_path(base);
+        try {
+            (void)cost::load_hardware_profile(base,
+                                              profile_directory());  // a broken base fails here, by name
+        } catch (const InputError& e) {
+            throw InputError("--base=" + base + ": " + e.what());
+        }
+        doc = StrictJson(label).parse(read_text_file(label));
+    }
+    if (specs.empty()) {
+        throw InputError(
+            "needs measurements: INPUT files (a run's JSON, nccl-tests logs, measurement files)");
+    }
+    const MeasurementSet measurements = load_measurements(specs);
+    for (const std::string& w : measurements.warnings) {
+        std::cerr << "trainsim-calibrate fit: warning: " << w << "\n";
+    }
+    if (!base.empty()) {
+        fitted_paths = add_base_directives(doc, measurements, fit_options);
+        if (fitted_paths.empty()) {
+            throw InputError("the inputs measure nothing this profile holds");
+        }
+    }
+    const StrictJson json(label);
+    FitResult result = fit_profile(std::move(doc), measurements, json, fit_options, name);
+    if (!base.empty()) {
+        describe_merge(result.profile, std::filesystem::path(label).stem().string(), fitted_paths,
+                       measurements);
+    }
+    write_profile_checked(result.profile, output);
+    if (!report_path.empty()) {
+        write_text_file(report_path, "--report", to_profile_style_json(result.report.to_json()));
+    }
+    std::cout << "trainsim-calibrate fit: " << output << "\n";
+    for (const TargetReport& t : result.report.targets) {
+        const std::string summary = t.residual_summary();
+        std::cout << "  " << t.path << (summary.empty() ? "" : ": " + summary) << "\n";
+    }
+    return 0;
+}
+
+}  // namespace trainsim::calibrate::cli

@@ -1,0 +1,169 @@
+#include "calibrate/fit/gemm_fit.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "calibrate/fit/curve_fit.h"
+#include "calibrate/fit/least_squares.h"
+#include "sim/core/input_error.h"
+
+namespace trainsim::calibrate {
+
+namespace {
+
+constexpr const char* kCurvePath = "compute.gemm.efficiency_vs_flops";
+constexpr const char* kFloorPath = "compute.gemm.min_kernel_us";
+constexpr const char* kPeakPath = "gpu.peak_tflops";
+constexpr double kMinEfficiency = 1e-4;
+constexpr double kMicrosecondsPerSecond = 1e6;
+
+bool has_any_tag(const GemmMeasurement& g, const std::vector<std::string>& tags) {
+    return std::any_of(g.tags.begin(), g.tags.end(), [&](const std::string& t) {
+        return std::find(tags.begin(), tags.end(), t) != tags.end();
+    });
+}
+
+std::vector<std::string> ids_of(const std::vector<Sample>& samples) {
+    std::vector<std::string> ids;
+    for (const Sample& s : samples) {
+        if (s.used) {
+            ids.push_back(s.source_id);
+        }
+    }
+    return ids;
+}
+
+void fit_curve_target(FitState& state) {
+    const auto node = state.directive_node(kCurvePath);
+    if (!node) {
+        return;
+    }
+    const Directive d(kCurvePath, *node, state.json());
+    const double peak = state.value(kPeakPath, kCurvePath);
+    const std::string wq = "compute.gemm.wave_quantization.";
+    const int sms = static_cast<int>(state.value(wq + "num_sms", kCurvePath));
+    const int tile_m = static_cast<int>(state.value(wq + "tile_m", kCurvePath));
+    const int tile_n = static_cast<int>(state.value(wq + "tile_n", kCurvePath));
+    const std::vector<std::string> excluded = d.list("exclude_tags");
+
+    std::vector<Sample> samples;
+    bool any_corrected = false;
+    for (const GemmMeasurement& g : state.measurements().gemms) {
+        if (g.cls != cost::GemmClass::Dense) {
+            continue;
+        }
+        const double wave = gemm_wave_factor(g.shape, sms, tile_m, tile_n);
+        any_corrected = any_corrected || wave < 1.0;
+        samples.push_back({g.origin.record, g.origin.record, g.origin.source_id, g.shape.flops().value,
+                           g.achieved_tflops() / peak / wave, !has_any_tag(g, excluded)});
+    }
+    if (samples.empty()) {
+        d.fail("has no dense GEMM measurements in the inputs");
+    }
+    CurveTarget target;
+    target.description = "efficiency = achieved TFLOP/s / " + short_number(peak) +
+                         " (gpu.peak_tflops) / the wave factor of the shape on " + std::to_string(sms) +
+                         " SMs with " + std::to_string(tile_m) + "x" + std::to_string(tile_n) + " tiles" +
+                         (any_corrected ? "" : " (1 for every record)");
+    if (!excluded.empty()) {
+        std::string tags;
+        for (const auto& t : excluded) {
+            tags += (tags.empty() ? "" : ", ") + t;
+        }
+        target.description += "; records tagged " + tags + " are compared, not fitted";
+    }
+    target.x_unit = "FLOPs";
+    target.default_method = "least_squares";
+    target.default_rounding = Rounding::significant(4);
+    target.y_min = kMinEfficiency;
+    target.y_max = 1.0;
+    target.fallback_kind = "derived";
+    target.fallback_source = joined_ids(ids_of(samples)) + ": least-squares fit of dense GEMM timings";
+    target.extra_options = {"exclude_tags"};
+    FittedCurve fitted = fit_curve(d, target, samples);
+    state.set(kCurvePath, std::move(fitted.json), std::move(fitted.report));
+}
+
+void fit_floor_target(FitState& state) {
+    const auto node = state.directive_node(kFloorPath);
+    if (!node) {
+        return;
+    }
+    const Directive d(kFloorPath, *node, state.json());
+    d.expect({"decimals", "significant"});
+    const auto& gemms = state.measurements().gemms;
+    const auto shortest = std::min_element(
+        gemms.begin(), gemms.end(), [](const auto& a, const auto& b) { return a.seconds < b.seconds; });
+    if (shortest == gemms.end()) {
+        d.fail("has no GEMM measurements in the inputs");
+    }
+    // The floor is a bound no GEMM goes below: the shortest call measured, rounded down.
+    const Rounding rounding = d.rounding(Rounding::significant(3, Rounding::Direction::Down));
+    const double us = rounding.apply(shortest->seconds * kMicrosecondsPerSecond);
+    TargetReport r;
+    r.path = kFloorPath;
+    r.method = "the shortest GEMM call measured (" + shortest->origin.record + ", " +
+               short_number(shortest->shape.flops().value) + " FLOPs), " + rounding.describe();
+    r.inputs = {shortest->origin.source_id};
+    state.set_value(d, us, "measured",
+                    shortest->origin.source_id + ": shortest GEMM call, " + shortest->origin.record, r);
+}
+
+void fit_attention_target(FitState& state, const std::string& key, cost::GemmClass cls) {
+    const std::string path = "compute.attention." + key;
+    const auto node = state.directive_node(path);
+    if (!node) {
+        return;
+    }
+    const Directive d(path, *node, state.json());
+    d.expect({"decimals", "significant"});
+    const double peak = state.value(kPeakPath, path);
+    std::vector<double> y;
+    TargetReport r;
+    r.path = path;
+    for (const GemmMeasurement& g : state.measurements().gemms) {
+        if (g.cls == cls) {
+            y.push_back(g.achieved_tflops() / peak);
+            r.residuals.push_back({g.origin.record, 0.0, y.back(), 0.0, true});
+            r.inputs.push_back(g.origin.source_id);
+        }
+    }
+    if (y.empty()) {
+        d.fail(std::string("has no ") + to_string(cls) + " GEMM measurements in the inputs");
+    }
+    // The least-squares constant: the mean efficiency.
+    const std::vector<double> ones(y.size(), 1.0);
+    const Rounding rounding = d.rounding(Rounding::significant(3));
+    const double fitted = rounding.apply(std::clamp(fit_scale(y, ones), kMinEfficiency, 1.0));
+    for (Residual& res : r.residuals) {
+        res.fitted = fitted;
+    }
+    r.inputs = {joined_ids(r.inputs)};
+    r.method = "mean efficiency (achieved TFLOP/s / " + short_number(peak) + ") of " +
+               std::to_string(y.size()) + " " + to_string(cls) + " batched GEMM" +
+               (y.size() == 1 ? "" : "s") + ", " + rounding.describe();
+    state.set_value(d, fitted, "derived",
+                    r.inputs.front() + ": mean of the " + to_string(cls) + " GEMM timings", r);
+}
+
+}  // namespace
+
+double gemm_wave_factor(const cost::GemmShape& shape, int num_sms, int tile_m, int tile_n) {
+    const double flops = shape.flops().value;
+    const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); };
+    const double tiles =
+        ceil_div(shape.m, tile_m) * ceil_div(shape.n, tile_n) * static_cast<double>(shape.batch);
+    const double cube_tiles = std::pow(flops / 2.0, 2.0 / 3.0) / (static_cast<double>(tile_m) * tile_n);
+    const double fill = std::min(1.0, tiles / num_sms);
+    const double cube_fill = std::min(1.0, cube_tiles / num_sms);
+    return std::min(1.0, fill / cube_fill);
+}
+
+void fit_gemm_targets(FitState& state) {
+    fit_curve_target(state);
+    fit_floor_target(state);
+    fit_attention_target(state, "score_efficiency", cost::GemmClass::AttentionScore);
+    fit_attention_target(state, "over_value_efficiency", cost::GemmClass::AttentionOverValue);
+}
+
+}  // namespace trainsim::calibrate

@@ -1,0 +1,60 @@
+// Strict typed access to the calibration's JSON inputs (measurement files, fit specs, benchmark output):
+// every problem is one InputError line "LABEL: PATH RULE", e.g.
+// "calibrate/data/x.json: gemm[2].m must be a positive integer, got -4".
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "calibrate/measure/json_writer.h"
+
+namespace trainsim::calibrate {
+
+class StrictJson {
+public:
+    /// `label` (usually the file path) prefixes every message.
+    explicit StrictJson(std::string label) : label_(std::move(label)) {}
+
+    /// Parses `text`; a syntax error is "LABEL: invalid JSON: ...".
+    [[nodiscard]] OrderedJson parse(const std::string& text) const;
+
+    [[noreturn]] void fail(const std::string& path, const std::string& rule) const;
+
+    /// `object` must be an object with every key of `required` and none outside `required` and
+    /// `optional`; an unknown key is reported with a "did you mean".
+    void expect_keys(const OrderedJson& object, const std::string& path,
+                     const std::vector<std::string_view>& required,
+                     const std::vector<std::string_view>& optional = {}) const;
+
+    [[nodiscard]] std::string text(const OrderedJson& parent, const std::string& path,
+                                   std::string_view key) const;
+    [[nodiscard]] double positive_number(const OrderedJson& parent, const std::string& path,
+                                         std::string_view key) const;
+    [[nodiscard]] double number(const OrderedJson& parent, const std::string& path,
+                                std::string_view key) const;
+    /// A JSON integer >= `minimum`.
+    [[nodiscard]] std::int64_t integer(const OrderedJson& parent, const std::string& path,
+                                       std::string_view key, std::int64_t minimum) const;
+    [[nodiscard]] std::vector<std::string> text_list(const OrderedJson& parent, const std::string& path,
+                                                     std::string_view key) const;
+    [[nodiscard]] const OrderedJson& array(const OrderedJson& parent, const std::string& path,
+                                           std::string_view key) const;
+    [[nodiscard]] const OrderedJson& object(const OrderedJson& parent, const std::string& path,
+                                            std::string_view key) const;
+
+    [[nodiscard]] const std::string& label() const { return label_; }
+
+private:
+    std::string label_;
+};
+
+/// `parent.key`, or `key` at the root; `path[i]` for an element.
+[[nodiscard]] std::string member_path(const std::string& parent, std::string_view key);
+[[nodiscard]] std::string element_path(const std::string& parent, std::size_t index);
+
+/// A JSON value in at most ~48 characters, for messages.
+[[nodiscard]] std::string describe_json(const OrderedJson& value);
+
+}  // namespace trainsim::calibrate
