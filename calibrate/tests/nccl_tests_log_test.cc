@@ -1,0 +1,180 @@
+// The nccl-tests importer: the published A100 logs kept in calibrate/data, the layouts nccl-tests prints
+// (with and without a root column, under mpirun, with NCCL_DEBUG lines), and one line per broken rule.
+#include <gtest/gtest.h>
+
+#include "calibrate/import/nccl_tests_log.h"
+#include "calibrate/tests/calibrate_test_support.h"
+#include "sim/core/input_error.h"
+
+namespace trainsim::calibrate {
+namespace {
+
+std::string error_of(const std::string& text, const NcclLogOptions& options = {}) {
+    try {
+        (void)parse_nccl_tests_log(text, "x.log", options);
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "(no error)";
+}
+
+const char* const kHeader = "#       size         count      type   redop    root     time   algbw   busbw "
+                            "#wrong     time   algbw   busbw "
+                            "#wrong\n";
+
+TEST(NcclTestsLog, ReadsThePublishedA100AllReduceTable) {
+    const MeasurementSet set =
+        read_nccl_tests_log(testing::source_path("calibrate/data/a100-all_reduce_perf.log"));
+    ASSERT_EQ(set.collectives.size(), 20U);  // the in-place columns are N/A
+    const CollectiveMeasurement& first = set.collectives.front();
+    EXPECT_EQ(first.op, cost::CollectiveKind::AllReduce);
+    EXPECT_EQ(first.ranks, 8);  // "nThread 1 nGpus 8"
+    EXPECT_EQ(first.nodes, 1);
+    EXPECT_EQ(first.bytes, 32768);
+    EXPECT_EQ(first.placement, Placement::OutOfPlace);
+    EXPECT_DOUBLE_EQ(*first.seconds, 43.83e-6);
+    EXPECT_DOUBLE_EQ(*first.busbw_GBps, 1.31);
+    const CollectiveMeasurement& last = set.collectives.back();
+    EXPECT_EQ(last.bytes, 17179869184);
+    EXPECT_DOUBLE_EQ(*last.busbw_GBps, 234.89);
+    EXPECT_EQ(set.files.at(0).source_id, "S-DATA-A100-ALL-REDUCE-PERF");
+    EXPECT_NE(last.origin.source.find("S-DATA-A100-ALL-REDUCE-PERF: line "), std::string::npos);
+}
+
+TEST(NcclTestsLog, ReadsThePublishedSendRecvExcerptWithBothColumns) {
+    NcclLogOptions options;
+    options.ranks = 8;  // the excerpt has no Rank lines; the command was -g 8
+    const MeasurementSet set =
+        read_nccl_tests_log(testing::source_path("calibrate/data/a100-sendrecv_perf.log"), options);
+    ASSERT_EQ(set.collectives.size(), 8U);
+    EXPECT_EQ(set.collectives[0].op, cost::CollectiveKind::SendRecv);  // "sendrecv_perf" in the header
+    EXPECT_EQ(set.collectives[0].placement, Placement::OutOfPlace);
+    EXPECT_EQ(set.collectives[1].placement, Placement::InPlace);
+    EXPECT_DOUBLE_EQ(*set.collectives[6].busbw_GBps, 195.10);
+    EXPECT_DOUBLE_EQ(*set.collectives[7].busbw_GBps, 195.56);
+    // busbw = algbw for send/recv: no bus factor.
+    EXPECT_DOUBLE_EQ(*set.collectives[7].bus_bandwidth_GBps(), 195.56);
+}
+
+TEST(NcclTestsLog, RanksAndNodesFromTheRankLinesUnderMpirun) {
+    const std::string log =
+        "[1,0]<stdout>:# nccl-tests version 2.13.8 nccl-headers=21903 nccl-library=21903\n"
+        "[1,0]<stdout>:# Collective test starting: all_gather_perf\n"
+        "[1,0]<stdout>:#  Rank  0 Group  0 Pid  11 on    node-a device  0 [0x07] NVIDIA A100-SXM4-80GB\n"
+        "[1,0]<stdout>:#  Rank  1 Group  0 Pid  12 on    node-a device  1 [0x0b] NVIDIA A100-SXM4-80GB\n"
+        "[1,0]<stdout>:#  Rank  2 Group  0 Pid  13 on    node-b device  0 [0x07] NVIDIA A100-SXM4-80GB\n"
+        "[1,0]<stdout>:#  Rank  3 Group  0 Pid  14 on    node-b device  1 [0x0b] NVIDIA A100-SXM4-80GB\n"
+        "node-a:11:11 [0] NCCL INFO Bootstrap : Using ib0\n"
+        "[1,0]<stdout>:" +
+        std::string(kHeader) +
+        // all-gather over 4 ranks: busbw = algbw * 3/4
+        "[1,0]<stdout>:     1048576         65536     float    none      -1    100.0   10.49    7.86      0  "
+        "  99.00   "
+        "10.59    7.94      0\n"
+        "[1,0]<stdout>:# Avg bus bandwidth    : 7.9\n";
+    const MeasurementSet set = parse_nccl_tests_log(log, "ag.log");
+    ASSERT_EQ(set.collectives.size(), 2U);
+    EXPECT_EQ(set.collectives[0].op, cost::CollectiveKind::AllGather);
+    EXPECT_EQ(set.collectives[0].ranks, 4);
+    EXPECT_EQ(set.collectives[0].nodes, 2);
+    EXPECT_EQ(set.collectives[0].scope(), cost::Scope::InterNode);
+}
+
+TEST(NcclTestsLog, OldLayoutWithoutRootAndErrorMagnitudes) {
+    const std::string log =
+        "# all_reduce_perf\n"
+        "#       size    count   type   redop     time  algbw  busbw  error     time  algbw  busbw  "
+        "error\n"
+        "    33554432  8388608  float     sum   1535.5  21.85  40.97  5e-07   1535.3  21.86  40.98  "
+        "5e-07\n";
+    NcclLogOptions options;
+    options.ranks = 16;
+    options.nodes = 2;
+    const MeasurementSet set = parse_nccl_tests_log(log, "old.log", options);
+    ASSERT_EQ(set.collectives.size(), 2U);
+    EXPECT_EQ(set.collectives[0].nodes, 2);
+    EXPECT_DOUBLE_EQ(*set.collectives[1].busbw_GBps, 40.98);
+}
+
+TEST(NcclTestsLog, LongLinesAndLookalikesAreReadLinearly) {
+    // A megabyte-long header line and a megabyte-long row: an error or nothing, never a crash.
+    const std::string long_header = "# " + std::string(1 << 20, 'a') + "\n";
+    EXPECT_EQ(error_of(long_header),
+              "x.log: no result rows (lines of size, count, type, redop, root, time, algbw, "
+              "busbw, #wrong): is this nccl-tests output?");
+    EXPECT_NE(error_of(std::string(1 << 20, '7') + "\n").find("x.log:1: a result row has 13 columns"),
+              std::string::npos);
+    // "perfect" is not a binary; "[x,y]<stdout>:" with non-numbers is not mpirun's prefix.
+    NcclLogOptions eight;
+    eight.ranks = 8;
+    const std::string rows =
+        std::string(kHeader) + "  1024  256  float  sum  -1  10.0  0.10  0.18  0  10.0  0.10  0.18  0\n";
+    EXPECT_EQ(error_of("# a_perfect run\n" + rows, eight).substr(0, 40),
+              "x.log: cannot tell which collective it m");
+    EXPECT_NE(error_of("# all_reduce_perf\n[a,b]<stdout>:" + rows, eight).find("x.log:2:"),
+              std::string::npos);
+}
+
+TEST(NcclTestsLog, MalformedRowsNameFileLineAndRule) {
+    const std::string head = "# all_reduce_perf\n" + std::string(kHeader);
+    NcclLogOptions eight;
+    eight.ranks = 8;
+    EXPECT_EQ(
+        error_of(head + "  1024  256  float  sum  -1  10.0  0.10\n", eight),
+        "x.log:3: a result row has 13 columns (size count type redop root, then time algbw busbw #wrong "
+        "out-of-place and in-place), got 7: '1024  256  float  sum  -1  10.0  0.10'");
+    EXPECT_EQ(error_of(head + "  1k  256  float  sum  -1  10.0  0.10  0.18  0  10.0  0.10  0.18  0\n", eight),
+              "x.log:3: size '1k' must be a whole number of bytes");
+    EXPECT_EQ(
+        error_of(head + "  1024  256  float  sum  -1  fast  0.10  0.18  0  10.0  0.10  0.18  0\n", eight),
+        "x.log:3: the out-of-place time 'fast' must be a non-negative number (or all three of time, algbw, "
+        "busbw N/A)");
+    EXPECT_EQ(
+        error_of(head + "  1024  256  float  sum  -1  10.0  0.10  0.18  3  10.0  0.10  0.18  0\n", eight),
+        "x.log:3: the out-of-place run reports 3 wrong values; a broken run's timing cannot be used");
+    // algbw must be size / time: 1024 B in 10 us is 0.10 GB/s, not 1.0.
+    EXPECT_EQ(
+        error_of(head + "  1024  256  float  sum  -1  10.0  1.00  1.75  0  10.0  0.10  0.18  0\n", eight),
+        "x.log:3: algbw 1 is not size / time = 0.1024");
+}
+
+TEST(NcclTestsLog, BusbwMustMatchTheCollectiveAndRanks) {
+    // busbw 0.18 = 0.1024 * 1.75 fits all-reduce over 8 ranks; told 2 ranks (factor 1), the log disagrees.
+    const std::string log = "# all_reduce_perf\n" + std::string(kHeader) +
+                            "  1024  256  float  sum  -1  10.0  0.10  0.18  0  10.0  0.10  0.18  0\n";
+    NcclLogOptions two;
+    two.ranks = 2;
+    EXPECT_EQ(error_of(log, two),
+              "x.log:3: busbw 0.18 is not algbw x all_reduce's bus factor at 2 ranks = 0.1");
+    NcclLogOptions eight;
+    eight.ranks = 8;
+    EXPECT_EQ(parse_nccl_tests_log(log, "x.log", eight).collectives.size(), 2U);
+}
+
+TEST(NcclTestsLog, WhatTheLogDoesNotSayMustBeGivenAndAgree) {
+    const std::string rows =
+        std::string(kHeader) + "  1024  256  float  sum  -1  10.0  0.10  0.18  0  10.0  0.10  0.18  0\n";
+    EXPECT_EQ(error_of(rows),
+              "x.log: cannot tell which collective it measures (no 'NAME_perf' in it) from the log; "
+              "give op");
+    NcclLogOptions op;
+    op.op = cost::CollectiveKind::AllReduce;
+    EXPECT_EQ(error_of(rows, op),
+              "x.log: cannot tell the number of ranks (no '#  Rank' or 'nThread .. nGpus' "
+              "lines) from the log; give ranks");
+    NcclLogOptions wrong_op;
+    wrong_op.op = cost::CollectiveKind::AllGather;
+    wrong_op.ranks = 8;
+    EXPECT_EQ(error_of("# all_reduce_perf\n" + rows, wrong_op),
+              "x.log: op all_gather disagrees with the log (all_reduce)");
+    EXPECT_EQ(
+        error_of("# alltoall_perf\n" + rows),
+        "x.log:1: alltoall_perf measures a collective the cost model does not price (it reads all_reduce, "
+        "all_gather, reduce_scatter and sendrecv)");
+    EXPECT_EQ(error_of("# just a comment\n"),
+              "x.log: no result rows (lines of size, count, type, redop, root, time, "
+              "algbw, busbw, #wrong): is this nccl-tests output?");
+}
+
+}  // namespace
+}  // namespace trainsim::calibrate
