@@ -282,7 +282,7 @@ TEST(ModelPresets, KorthikantiPresetsMatchTheShippedScenarios) {
 }
 
 TEST(ModelPresets, EveryPresetIsListedWithItsSource) {
-    EXPECT_EQ(model_presets().size(), 4U);
+    EXPECT_EQ(model_presets().size(), 8U);  // Korthikanti Table 3 (4) and Brown et al. Table 2.1 (4)
     for (const auto &p : model_presets()) {
         EXPECT_EQ(find_model_preset(p.name), &p);
         EXPECT_FALSE(p.source.empty());
