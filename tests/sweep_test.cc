@@ -2,6 +2,7 @@
 // for any number of worker threads.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include "sim/core/input_error.h"
 #include "sim/sweep/csv.h"
 #include "sim/sweep/grid.h"
+#include "sim/sweep/mpi_sweep.h"
 #include "sim/sweep/ordered_output.h"
 #include "sim/sweep/progress.h"
 #include "sim/sweep/sweep_runner.h"
@@ -257,6 +259,39 @@ TEST(SweepCli, ShippedExampleRunsToCsv) {
     const auto records = sweep::parse_csv_records(r.out);
     ASSERT_GE(records.size(), 2u);
     EXPECT_EQ(records[0].cells.back(), "error");
+}
+
+// mpirun -n 2 on loopback: the ranks share the grid and rank 0 writes the same CSV as one process.
+TEST(SweepMpi, TwoRanksWriteTheSameCsvAsOneProcess) {
+    if (!sweep::built_with_mpi() || std::system("command -v mpirun > /dev/null 2>&1") != 0) {
+        GTEST_SKIP() << "built without MPI, or no mpirun";
+    }
+    const std::string sweep_file = temp_path("mpi.json");
+    std::ofstream(sweep_file) << std::string("{") + kSmallBase + R"(,
+      "axes": {"training.recompute_granularity": ["none", "selective", "full"],
+               "parallelism.tensor_model_parallel_size": [8, 6],
+               "training.global_batch_size": {"from": 2, "to": 8, "factor": 2}}})";
+    const std::string single = temp_path("single.csv");
+    const std::string shared = temp_path("mpi.csv");
+    std::filesystem::remove(single);
+    std::filesystem::remove(shared);
+    const auto one = testing::run_trainsim("sweep " + sweep_file + " -o " + single + " --jobs 1 --quiet");
+    ASSERT_EQ(one.status, 0) << one.err;
+    const std::string mpirun = "mpirun --allow-run-as-root --oversubscribe -n 2 ";
+    const std::string command = "cd /tmp && " + mpirun + TRAINSIM_BINARY + " sweep " + sweep_file + " -o " +
+                                shared + " --jobs 1 --quiet > " + shared + ".log 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << slurp(shared + ".log");
+    EXPECT_EQ(slurp(shared), slurp(single));
+
+    // Resumed over MPI after a kill that left five rows and half of the sixth.
+    const std::string complete = slurp(shared);
+    const auto records = sweep::parse_csv_records(complete);
+    std::ofstream(shared, std::ios::binary | std::ios::trunc) << complete.substr(0, records[5].end + 9);
+    ASSERT_EQ(std::system(command.c_str()), 0) << slurp(shared + ".log");
+    EXPECT_EQ(slurp(shared), complete);
+    for (const std::string& f : {sweep_file, single, shared, shared + ".log"}) {
+        std::filesystem::remove(f);
+    }
 }
 
 }  // namespace

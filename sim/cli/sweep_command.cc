@@ -7,6 +7,7 @@
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
 #include "sim/core/input_error.h"
+#include "sim/sweep/mpi_sweep.h"
 #include "sim/sweep/sweep_runner.h"
 #include "sim/sweep/sweep_spec.h"
 #include "sim/sweep/worker_pool.h"
@@ -54,7 +55,17 @@ int sweep_command(const std::vector<std::string>& args) {
         run.progress = &std::cerr;
         run.progress_terminal = ::isatty(STDERR_FILENO) == 1;
     }
-    const sweep::SweepSummary s = sweep::run_sweep(spec, run, std::cout);
+    sweep::SweepSummary s;
+    if (sweep::launched_with_several_ranks()) {
+        // mpirun -n N: the ranks share the grid and rank 0 writes the CSV (sim/sweep/mpi_sweep.h).
+        bool root = false;
+        s = sweep::run_sweep_mpi(spec, run, std::cout, &root);
+        if (!root) {
+            return 0;
+        }
+    } else {
+        s = sweep::run_sweep(spec, run, std::cout);
+    }
     if (!vm.count("quiet")) {
         std::cerr << "sweep: " << s.points << " points: " << s.skipped << " already in the output, "
                   << s.simulated << " simulated (" << s.failed << " with an error in their row)"
