@@ -37,10 +37,10 @@ FitSpec read_fit_spec(const std::string& path) {
             }
         }
         if (inputs[i].contains("ranks")) {
-            input.nccl.ranks = static_cast<int>(json.integer(inputs[i], p, "ranks", 2));
+            input.nccl.ranks = static_cast<int>(json.integer(inputs[i], p, "ranks", 2, kMaxRanks));
         }
         if (inputs[i].contains("nodes")) {
-            input.nccl.nodes = static_cast<int>(json.integer(inputs[i], p, "nodes", 1));
+            input.nccl.nodes = static_cast<int>(json.integer(inputs[i], p, "nodes", 1, kMaxRanks));
         }
         spec.inputs.push_back(input);
     }

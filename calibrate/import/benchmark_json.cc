@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "calibrate/measure/benchmark_name.h"
@@ -51,13 +52,18 @@ public:
         json_.fail(path_, "'" + name_.text() + "' has no " + key + ":VALUE field");
     }
 
-    std::int64_t integer(const std::string& key, std::int64_t minimum) const {
+    std::int64_t integer(const std::string& key, std::int64_t minimum,
+                         std::int64_t maximum = std::numeric_limits<std::int64_t>::max()) const {
         const std::string v = text(key);
         std::int64_t i = 0;
         const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), i);
-        if (ec != std::errc() || end != v.data() + v.size() || i < minimum) {
-            json_.fail(path_, "'" + name_.text() + "': " + key +
-                                  " must be an integer >= " + std::to_string(minimum) + ", got '" + v + "'");
+        if (ec != std::errc() || end != v.data() + v.size() || i < minimum || i > maximum) {
+            const bool bounded = maximum < std::numeric_limits<std::int64_t>::max();
+            json_.fail(path_,
+                       "'" + name_.text() + "': " + key + " must be an integer " +
+                           (bounded ? "from " + std::to_string(minimum) + " to " + std::to_string(maximum)
+                                    : ">= " + std::to_string(minimum)) +
+                           ", got '" + v + "'");
         }
         return i;
     }
@@ -175,8 +181,8 @@ void add_record(MeasurementSet& set, const StrictJson& json, const std::string& 
             f.fail("op must be all_reduce, all_gather, reduce_scatter or send_recv");
         }
         c.op = *op;
-        c.ranks = static_cast<int>(f.integer("ranks", 2));
-        c.nodes = static_cast<int>(f.integer("nodes", 1));
+        c.ranks = static_cast<int>(f.integer("ranks", 2, kMaxRanks));
+        c.nodes = static_cast<int>(f.integer("nodes", 1, kMaxRanks));
         c.bytes = f.integer("bytes", 1);
         c.seconds = seconds;
         set.collectives.push_back(c);

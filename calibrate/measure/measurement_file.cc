@@ -156,8 +156,8 @@ CollectiveMeasurement read_collective(const StrictJson& json, RecordReader& reco
                   "must be one of all_reduce, all_gather, reduce_scatter, send_recv, got '" + name + "'");
     }
     c.op = *op;
-    c.ranks = static_cast<int>(json.integer(r, path, "ranks", 2));
-    c.nodes = r.contains("nodes") ? static_cast<int>(json.integer(r, path, "nodes", 1)) : 1;
+    c.ranks = static_cast<int>(json.integer(r, path, "ranks", 2, kMaxRanks));
+    c.nodes = r.contains("nodes") ? static_cast<int>(json.integer(r, path, "nodes", 1, kMaxRanks)) : 1;
     if (c.nodes > c.ranks) {
         json.fail(member_path(path, "nodes"),
                   "must not exceed ranks (" + std::to_string(c.ranks) + "), got " + std::to_string(c.nodes));

@@ -93,7 +93,7 @@ double StrictJson::positive_number(const OrderedJson& parent, const std::string&
 }
 
 std::int64_t StrictJson::integer(const OrderedJson& parent, const std::string& path, std::string_view key,
-                                 std::int64_t minimum) const {
+                                 std::int64_t minimum, std::int64_t maximum) const {
     const OrderedJson& v = parent.at(key);
     if (!v.is_number_integer() ||
         (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX))) {
@@ -104,6 +104,10 @@ std::int64_t StrictJson::integer(const OrderedJson& parent, const std::string& p
     if (i < minimum) {
         fail(member_path(path, key),
              "must be at least " + std::to_string(minimum) + ", got " + std::to_string(i));
+    }
+    if (i > maximum) {
+        fail(member_path(path, key),
+             "must be at most " + std::to_string(maximum) + ", got " + std::to_string(i));
     }
     return i;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,9 +35,10 @@ public:
                                          std::string_view key) const;
     [[nodiscard]] double number(const OrderedJson& parent, const std::string& path,
                                 std::string_view key) const;
-    /// A JSON integer >= `minimum`.
+    /// A JSON integer in [minimum, maximum].
     [[nodiscard]] std::int64_t integer(const OrderedJson& parent, const std::string& path,
-                                       std::string_view key, std::int64_t minimum) const;
+                                       std::string_view key, std::int64_t minimum,
+                                       std::int64_t maximum = std::numeric_limits<std::int64_t>::max()) const;
     [[nodiscard]] std::vector<std::string> text_list(const OrderedJson& parent, const std::string& path,
                                                      std::string_view key) const;
     [[nodiscard]] const OrderedJson& array(const OrderedJson& parent, const std::string& path,
@@ -49,6 +51,9 @@ public:
 private:
     std::string label_;
 };
+
+/// The largest group size or node count accepted: far above any cluster, far below int's range.
+inline constexpr std::int64_t kMaxRanks = 1'000'000;
 
 /// `parent.key`, or `key` at the root; `path[i]` for an element.
 [[nodiscard]] std::string member_path(const std::string& parent, std::string_view key);

@@ -85,6 +85,14 @@ TEST(BenchmarkJson, ErrorsNameTheFileAndTheBenchmark) {
         "run.json: benchmarks[0].name 'gemm/m:x/n:1/k:1/batch:1/class:dense/dtype:f': m must be an integer "
         ">= "
         "1, got 'x'");
+    EXPECT_EQ(
+        error_of(
+            "{" + kContext +
+            R"(, "benchmarks": [{"name": "collective/op:all_reduce/ranks:99999999999/nodes:1/bytes:8/dtype:f",
+        "real_time": 1, "time_unit": "ns"}]})"),
+        "run.json: benchmarks[0].name 'collective/op:all_reduce/ranks:99999999999/nodes:1/bytes:8/dtype:f': "
+        "ranks "
+        "must be an integer from 2 to 1000000, got '99999999999'");
     EXPECT_EQ(error_of("{" + kContext + R"(, "benchmarks": [{"name": "kernel/kind:copy/bytes:8/dtype:f",
         "real_time": 1, "time_unit": "fortnights"}]})"),
               "run.json: benchmarks[0].time_unit must be ns, us, ms or s, got 'fortnights'");

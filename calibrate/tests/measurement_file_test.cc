@@ -54,6 +54,9 @@ TEST(MeasurementFile, RecordsAreCheckedOneRuleAtATime) {
               "m.json: gemm[1].id repeats the id 'a' of an earlier record");
     EXPECT_EQ(error_of(with_gemm(R"({"m": 8, "n": 8, "k": 8, "time_us": -1, "source": "S-X"})")),
               "m.json: gemm[0].time_us must be greater than 0, got -1");
+    EXPECT_EQ(error_of(R"({"schema": "trainsim-measurements/1", "description": "d", "sources": {"S-X": "x"},
+        "collectives": [{"op": "all_reduce", "ranks": 4294967298, "bytes": 8, "time_us": 1, "source": "S-X"}]})"),
+              "m.json: collectives[0].ranks must be at most 1000000, got 4294967298");
     EXPECT_EQ(error_of(R"({"schema": "trainsim-measurements/2", "description": "d", "sources": {}})"),
               "m.json: schema must be \"trainsim-measurements/1\", got \"trainsim-measurements/2\"");
     EXPECT_EQ(error_of(R"({"schema": "trainsim-measurements/1", "description": "d", "sources": {}})"),
