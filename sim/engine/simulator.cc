@@ -78,7 +78,20 @@ public:
                                             " members but " + std::to_string(joined[r]) + " tasks join it");
             }
         }
-        arrivals_.resize(program.rendezvous().size());
+        // Arrivals at each rendezvous as one flat array (CSR): a slot per member task, so that an arrival
+        // allocates nothing (a vector per rendezvous cost one heap allocation per collective).
+        const std::size_t rendezvous = program.rendezvous().size();
+        arrival_offsets_.assign(rendezvous + 1, 0);
+        for (const Task& task : tasks_) {
+            if (task.rendezvous != kNoRendezvous) {
+                ++arrival_offsets_[static_cast<std::size_t>(task.rendezvous) + 1];
+            }
+        }
+        for (std::size_t r = 0; r < rendezvous; ++r) {
+            arrival_offsets_[r + 1] += arrival_offsets_[r];
+        }
+        arrivals_.resize(arrival_offsets_[rendezvous]);
+        arrived_.assign(rendezvous, 0);
     }
 
     RunResult execute() {
@@ -165,12 +178,13 @@ private:
             return;
         }
         const auto r = static_cast<std::size_t>(task.rendezvous);
-        arrivals_[r].push_back(t);
+        arrivals_[arrival_offsets_[r] + arrived_[r]] = t;
+        ++arrived_[r];
         has_arrived_[static_cast<std::size_t>(t)] = 1;
         const Rendezvous& rv = program_.rendezvous()[r];
-        if (static_cast<std::int32_t>(arrivals_[r].size()) == rv.members) {
-            for (const TaskId member : arrivals_[r]) {
-                start(member, rv.duration);
+        if (static_cast<std::int32_t>(arrived_[r]) == rv.members) {
+            for (std::uint32_t i = arrival_offsets_[r]; i < arrival_offsets_[r] + arrived_[r]; ++i) {
+                start(arrivals_[i], rv.duration);
             }
         }
     }
@@ -255,7 +269,7 @@ private:
                 const auto r = static_cast<std::size_t>(task.rendezvous);
                 const Rendezvous& rv = program_.rendezvous()[r];
                 waits.push_back(
-                    std::to_string(rv.members - static_cast<std::int32_t>(arrivals_[r].size())) + " of " +
+                    std::to_string(rv.members - static_cast<std::int32_t>(arrived_[r])) + " of " +
                     std::to_string(rv.members) + " members of '" +
                     (options_.describe_rendezvous ? options_.describe_rendezvous(task.rendezvous) : rv.name) +
                     "'");
@@ -292,7 +306,9 @@ private:
     std::vector<SimTime> remaining_;
     std::vector<SimTime> slice_start_;
     std::vector<std::uint32_t> version_;
-    std::vector<std::vector<TaskId>> arrivals_;
+    std::vector<std::uint32_t> arrival_offsets_;  // per rendezvous: its first slot in arrivals_
+    std::vector<TaskId> arrivals_;                // the members that have arrived, in arrival order
+    std::vector<std::uint32_t> arrived_;          // per rendezvous: how many have arrived
 };
 
 }  // namespace
