@@ -28,7 +28,7 @@ struct TextPosition {
 // nlohmann reports `byte`, the count of characters read including the one that failed (an unexpected
 // end of input counts as one past the last). Line and column are those of that character. Counting
 // ourselves puts an offending newline at the end of its own line rather than at column 0 of the next.
-TextPosition position_of(const std::string &text, std::size_t byte) {
+TextPosition position_of(const std::string& text, std::size_t byte) {
     const std::size_t offset = std::min(byte == 0 ? 0 : byte - 1, text.size());
     TextPosition p;
     p.line = 1 + static_cast<std::size_t>(
@@ -40,7 +40,7 @@ TextPosition position_of(const std::string &text, std::size_t byte) {
 
 // nlohmann's message is "[json.exception.parse_error.101] parse error at line 3, column 5: REASON";
 // keep REASON, since the position is reported separately.
-std::string parse_error_reason(const std::string &what) {
+std::string parse_error_reason(const std::string& what) {
     const std::size_t column = what.find("column ");
     const std::size_t colon = column == std::string::npos ? std::string::npos : what.find(": ", column);
     return colon == std::string::npos ? what : what.substr(colon + 2);
@@ -71,7 +71,7 @@ public:
             frames_.pop_back();
             break;
         case Json::parse_event_t::key: {
-            Frame &frame = frames_.back();
+            Frame& frame = frames_.back();
             std::string key = parsed.get<std::string>();
             if (!frame.keys.insert(key).second) {
                 throw InputError(join_path(frame.path, printable_key(key)) +
@@ -98,7 +98,7 @@ private:
         if (frames_.empty()) {
             return "";
         }
-        const Frame &parent = frames_.back();
+        const Frame& parent = frames_.back();
         return parent.is_object ? join_path(parent.path, printable_key(parent.last_key)) : parent.path + "[]";
     }
 
@@ -106,26 +106,26 @@ private:
     std::vector<Frame> frames_;
 };
 
-} // namespace
+}  // namespace
 
-Json parse_json_document(const std::string &text, const std::string &source) {
+Json parse_json_document(const std::string& text, const std::string& source) {
     DuplicateKeyCheck check(source);
     try {
         // nlohmann copies the callback, so hand it a reference to the one tracker.
-        return Json::parse(text, [&check](int depth, Json::parse_event_t event, Json &parsed) {
+        return Json::parse(text, [&check](int depth, Json::parse_event_t event, Json& parsed) {
             return check(depth, event, parsed);
         });
-    } catch (const Json::parse_error &e) {
+    } catch (const Json::parse_error& e) {
         const TextPosition p = position_of(text, e.byte);
         throw InputError(source + ": invalid JSON at line " + std::to_string(p.line) + ", column " +
                          std::to_string(p.column) + ": " + parse_error_reason(e.what()));
-    } catch (const Json::exception &e) {
+    } catch (const Json::exception& e) {
         // Not a syntax error but a value JSON cannot hold here, e.g. a number that overflows a double.
         throw InputError(source + ": invalid JSON: " + parse_error_reason(e.what()));
     }
 }
 
-std::string describe_json(const Json &value) {
+std::string describe_json(const Json& value) {
     // `replace`: a string from the command line need not be valid UTF-8, and the message must not throw.
     std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
     if (text.size() > kMaxDescribedLength) {
@@ -145,9 +145,9 @@ std::string printable_key(std::string_view key) {
     return quoted.substr(1, quoted.size() - 2);
 }
 
-std::string comma_list(const std::vector<std::string> &words) {
+std::string comma_list(const std::vector<std::string>& words) {
     std::string text;
-    for (const auto &w : words) {
+    for (const auto& w : words) {
         text += (text.empty() ? "" : ", ") + w;
     }
     return text;
@@ -157,4 +157,4 @@ std::string join_path(std::string_view section, std::string_view key) {
     return section.empty() ? std::string(key) : std::string(section) + "." + std::string(key);
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -18,18 +18,18 @@ using Json = nlohmann::ordered_json;
 /// - `PATH: duplicate key (each key may appear only once)` for a key repeated in one object, which
 ///   nlohmann would otherwise resolve silently;
 /// - `PATH: nested deeper than 64 levels of arrays and objects` (SOURCE at the top level).
-[[nodiscard]] Json parse_json_document(const std::string &text, const std::string &source);
+[[nodiscard]] Json parse_json_document(const std::string& text, const std::string& source);
 
 /// A value as written in JSON, shortened to fit a one-line message: 4, "4", 4.5, null, {"a":1,...
-[[nodiscard]] std::string describe_json(const Json &value);
+[[nodiscard]] std::string describe_json(const Json& value);
 
 /// A key made safe for a one-line message: control characters are escaped as in JSON.
 [[nodiscard]] std::string printable_key(std::string_view key);
 
 /// "a, b, c".
-[[nodiscard]] std::string comma_list(const std::vector<std::string> &words);
+[[nodiscard]] std::string comma_list(const std::vector<std::string>& words);
 
 /// `section.key`, or `key` at the top level (empty section).
 [[nodiscard]] std::string join_path(std::string_view section, std::string_view key);
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -32,14 +32,14 @@ constexpr std::array<ModelPreset, 8> kPresets{{
     {"gpt3-13b", kBrownTable21, 40, 5120, 40, 2048, 51200, std::nullopt},
 }};
 
-} // namespace
+}  // namespace
 
 std::span<const ModelPreset> model_presets() {
     return kPresets;
 }
 
-const ModelPreset *find_model_preset(std::string_view name) {
-    for (const auto &preset : kPresets) {
+const ModelPreset* find_model_preset(std::string_view name) {
+    for (const auto& preset : kPresets) {
         if (preset.name == name) {
             return &preset;
         }
@@ -49,10 +49,10 @@ const ModelPreset *find_model_preset(std::string_view name) {
 
 std::vector<std::string> model_preset_names() {
     std::vector<std::string> names;
-    for (const auto &preset : kPresets) {
+    for (const auto& preset : kPresets) {
         names.emplace_back(preset.name);
     }
     return names;
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

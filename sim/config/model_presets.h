@@ -13,7 +13,7 @@ namespace trainsim::config {
 
 struct ModelPreset {
     std::string_view name;
-    std::string_view source; // where the numbers come from
+    std::string_view source;  // where the numbers come from
     std::int64_t num_layers = 0;
     std::int64_t hidden_size = 0;
     std::int64_t num_attention_heads = 0;
@@ -27,9 +27,9 @@ struct ModelPreset {
 [[nodiscard]] std::span<const ModelPreset> model_presets();
 
 /// The preset called `name`, or nullptr.
-[[nodiscard]] const ModelPreset *find_model_preset(std::string_view name);
+[[nodiscard]] const ModelPreset* find_model_preset(std::string_view name);
 
 /// The preset names, in the order of model_presets().
 [[nodiscard]] std::vector<std::string> model_preset_names();
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -9,7 +9,7 @@ namespace trainsim::config {
 
 namespace {
 
-std::string trim(const std::string &text) {
+std::string trim(const std::string& text) {
     const auto first = text.find_first_not_of(" \t");
     if (first == std::string::npos) {
         return "";
@@ -36,9 +36,9 @@ Json override_value(const Override& o) {
     }
 }
 
-} // namespace
+}  // namespace
 
-Override parse_override(const std::string &text) {
+Override parse_override(const std::string& text) {
     const auto equals = text.find('=');
     if (equals == std::string::npos) {
         throw InputError("--set " + printable_key(text) + ": expected key=value");
@@ -50,8 +50,8 @@ Override parse_override(const std::string &text) {
     return result;
 }
 
-void apply_overrides(Json &document, const std::vector<Override> &overrides) {
-    for (const auto &o : overrides) {
+void apply_overrides(Json& document, const std::vector<Override>& overrides) {
+    for (const auto& o : overrides) {
         if (!is_known_path(o.key)) {
             throw InputError("--set " + unknown_key_message(o.key));
         }
@@ -61,7 +61,7 @@ void apply_overrides(Json &document, const std::vector<Override> &overrides) {
             continue;
         }
         const std::string section = o.key.substr(0, dot);
-        Json &object = document[section]; // creates null when the file has no such section
+        Json& object = document[section];  // creates null when the file has no such section
         if (object.is_null()) {
             object = Json::object();
         }
@@ -73,4 +73,4 @@ void apply_overrides(Json &document, const std::vector<Override> &overrides) {
     }
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -11,11 +11,11 @@
 namespace trainsim::config {
 
 struct ModelConfig {
-    std::string preset; // the preset it came from, "" when given explicitly
+    std::string preset;  // the preset it came from, "" when given explicitly
     std::int64_t num_layers = 0;
     std::int64_t hidden_size = 0;
     std::int64_t num_attention_heads = 0;
-    std::int64_t ffn_hidden_size = 0; // default 4 × hidden_size
+    std::int64_t ffn_hidden_size = 0;  // default 4 × hidden_size
     std::int64_t seq_length = 0;
     std::int64_t padded_vocab_size = 0;
 };
@@ -24,7 +24,7 @@ struct ParallelConfig {
     std::int64_t tensor_model_parallel_size = 1;
     std::int64_t pipeline_model_parallel_size = 1;
     std::int64_t data_parallel_size = 1;
-    std::int64_t virtual_pipeline_model_parallel_size = 1; // null in JSON means 1
+    std::int64_t virtual_pipeline_model_parallel_size = 1;  // null in JSON means 1
     bool sequence_parallel = false;
     /// Interleaved schedule: micro-batches per group of the schedule table (Megatron's
     /// microbatch_group_size_per_vp_stage); unset means p, the depth-first default.
@@ -46,7 +46,7 @@ struct TrainingConfig {
     std::int64_t micro_batch_size = 0;
     std::int64_t global_batch_size = 0;
     RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
-    std::optional<RecomputeMethod> recompute_method; // required (and only allowed) with full
+    std::optional<RecomputeMethod> recompute_method;  // required (and only allowed) with full
     std::optional<std::int64_t> recompute_num_layers;
     /// Appendix C of Korthikanti: with full recompute, micro-batches whose index modulo the in-flight
     /// limit is below this count keep all their activations instead (Megatron's
@@ -69,7 +69,7 @@ struct TrainingConfig {
 enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst };
 
 struct HardwareConfig {
-    std::string profile; // a name from scenarios/hardware/ or a path
+    std::string profile;  // a name from scenarios/hardware/ or a path
     std::int64_t gpus_per_node = 8;
 };
 
@@ -93,9 +93,9 @@ struct Scenario {
     [[nodiscard]] ScheduleKind resolved_schedule() const;
 };
 
-[[nodiscard]] const char *to_string(RecomputeGranularity g);
-[[nodiscard]] const char *to_string(RecomputeMethod m);
-[[nodiscard]] const char *to_string(ScheduleKind s);
+[[nodiscard]] const char* to_string(RecomputeGranularity g);
+[[nodiscard]] const char* to_string(RecomputeMethod m);
+[[nodiscard]] const char* to_string(ScheduleKind s);
 
 /// Largest value accepted for any size or count in a scenario (2^40). Anything larger is a typo, and
 /// would overflow the byte and element counts computed downstream.
@@ -113,24 +113,24 @@ inline constexpr std::int64_t kMaxParameterProduct = std::int64_t{1} << 52;
 /// Checks every rule that a scenario's values must satisfy (ranges, size caps, Megatron's divisibility,
 /// recompute and schedule rules; scenarios/README.md lists them). Throws InputError naming the key and
 /// the rule. parse_scenario calls it; code that builds or edits a Scenario itself calls it too.
-void validate_scenario(const Scenario &scenario);
+void validate_scenario(const Scenario& scenario);
 
 /// One command-line override, `--set parallelism.data_parallel_size=16`.
 struct Override {
-    std::string key;   // dotted path
-    std::string value; // parsed as JSON when it is valid JSON, otherwise taken as a string
+    std::string key;    // dotted path
+    std::string value;  // parsed as JSON when it is valid JSON, otherwise taken as a string
 };
 
 /// Parses `key=value`; throws InputError when there is no '='.
-[[nodiscard]] Override parse_override(const std::string &text);
+[[nodiscard]] Override parse_override(const std::string& text);
 
 /// Reads, overrides and validates a scenario file. Throws InputError (one line naming the key and
 /// the rule) on malformed JSON, unknown keys (with a suggestion), wrong types, out-of-range values
 /// and parallel sizes that do not divide what they must.
-[[nodiscard]] Scenario load_scenario(const std::string &path, const std::vector<Override> &overrides = {});
+[[nodiscard]] Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides = {});
 
 /// The same from JSON text already in memory; `default_name` is used when the file has no "name".
-[[nodiscard]] Scenario parse_scenario(const std::string &json_text, const std::string &default_name,
-                                      const std::vector<Override> &overrides = {});
+[[nodiscard]] Scenario parse_scenario(const std::string& json_text, const std::string& default_name,
+                                      const std::vector<Override>& overrides = {});
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -5,27 +5,27 @@ namespace trainsim::config {
 
 namespace {
 
-template <class E, std::size_t N> const char *name_of(const std::array<EnumName<E>, N> &table, E value) {
-    for (const auto &entry : table) {
+template <class E, std::size_t N> const char* name_of(const std::array<EnumName<E>, N>& table, E value) {
+    for (const auto& entry : table) {
         if (entry.value == value) {
             return entry.name;
         }
     }
-    return "?"; // unreachable while every enumerator has a table entry
+    return "?";  // unreachable while every enumerator has a table entry
 }
 
-} // namespace
+}  // namespace
 
-const char *to_string(RecomputeGranularity g) {
+const char* to_string(RecomputeGranularity g) {
     return name_of(kRecomputeGranularityNames, g);
 }
-const char *to_string(RecomputeMethod m) {
+const char* to_string(RecomputeMethod m) {
     return name_of(kRecomputeMethodNames, m);
 }
-const char *to_string(RecomputeScheduler s) {
+const char* to_string(RecomputeScheduler s) {
     return name_of(kRecomputeSchedulerNames, s);
 }
-const char *to_string(ScheduleKind s) {
+const char* to_string(ScheduleKind s) {
     return name_of(kScheduleNames, s);
 }
 
@@ -38,4 +38,4 @@ ScheduleKind Scenario::resolved_schedule() const {
                                                                 : ScheduleKind::OneFOneB;
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

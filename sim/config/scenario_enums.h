@@ -14,7 +14,7 @@ namespace trainsim::config {
 
 template <class E> struct EnumName {
     E value;
-    const char *name;
+    const char* name;
 };
 
 inline constexpr std::array<EnumName<RecomputeGranularity>, 4> kRecomputeGranularityNames{{
@@ -44,9 +44,9 @@ inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{{
 
 /// The value spelled `name` in `table`, or nullopt.
 template <class E, std::size_t N>
-[[nodiscard]] std::optional<E> enum_from_name(const std::array<EnumName<E>, N> &table,
+[[nodiscard]] std::optional<E> enum_from_name(const std::array<EnumName<E>, N>& table,
                                               std::string_view name) {
-    for (const auto &entry : table) {
+    for (const auto& entry : table) {
         if (name == entry.name) {
             return entry.value;
         }
@@ -56,13 +56,13 @@ template <class E, std::size_t N>
 
 /// All spellings in `table`, in table order.
 template <class E, std::size_t N>
-[[nodiscard]] std::vector<std::string> enum_names(const std::array<EnumName<E>, N> &table) {
+[[nodiscard]] std::vector<std::string> enum_names(const std::array<EnumName<E>, N>& table) {
     std::vector<std::string> names;
     names.reserve(N);
-    for (const auto &entry : table) {
+    for (const auto& entry : table) {
         names.emplace_back(entry.name);
     }
     return names;
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -17,8 +17,8 @@ namespace trainsim::config {
 namespace {
 
 // `source` names the text in JSON syntax errors (the file's path, or the default name).
-Scenario parse_from(const std::string &json_text, const std::string &source, const std::string &default_name,
-                    const std::vector<Override> &overrides) {
+Scenario parse_from(const std::string& json_text, const std::string& source, const std::string& default_name,
+                    const std::vector<Override>& overrides) {
     Json document = parse_json_document(json_text, source);
     if (!document.is_object()) {
         throw InputError(source + ": expected a JSON object at the top level, got " +
@@ -31,14 +31,14 @@ Scenario parse_from(const std::string &json_text, const std::string &source, con
     return scenario;
 }
 
-} // namespace
+}  // namespace
 
-Scenario parse_scenario(const std::string &json_text, const std::string &default_name,
-                        const std::vector<Override> &overrides) {
+Scenario parse_scenario(const std::string& json_text, const std::string& default_name,
+                        const std::vector<Override>& overrides) {
     return parse_from(json_text, default_name, default_name, overrides);
 }
 
-Scenario load_scenario(const std::string &path, const std::vector<Override> &overrides) {
+Scenario load_scenario(const std::string& path, const std::vector<Override>& overrides) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
         throw InputError(path + ": is a directory, not a scenario file");
@@ -56,4 +56,4 @@ Scenario load_scenario(const std::string &path, const std::vector<Override> &ove
     return parse_from(text.str(), path, std::filesystem::path(path).stem().string(), overrides);
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

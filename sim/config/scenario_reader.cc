@@ -9,8 +9,8 @@ namespace trainsim::config {
 
 namespace {
 
-const ModelPreset &lookup_preset(const SectionReader &model, const std::string &name) {
-    if (const ModelPreset *preset = find_model_preset(name)) {
+const ModelPreset& lookup_preset(const SectionReader& model, const std::string& name) {
+    if (const ModelPreset* preset = find_model_preset(name)) {
         return *preset;
     }
     const std::vector<std::string> names = model_preset_names();
@@ -21,12 +21,12 @@ const ModelPreset &lookup_preset(const SectionReader &model, const std::string &
 }
 
 // `{"preset": NAME}` gives every size; explicit keys beside it override the preset's values.
-ModelConfig read_model(const Json &document) {
+ModelConfig read_model(const Json& document) {
     const SectionReader r(document, "model");
     ModelConfig m;
     std::optional<std::int64_t> preset_ffn;
     if (const auto preset_name = r.string("preset")) {
-        const ModelPreset &p = lookup_preset(r, *preset_name);
+        const ModelPreset& p = lookup_preset(r, *preset_name);
         m.preset = *preset_name;
         m.num_layers = r.positive_integer("num_layers").value_or(p.num_layers);
         m.hidden_size = r.positive_integer("hidden_size").value_or(p.hidden_size);
@@ -49,7 +49,7 @@ ModelConfig read_model(const Json &document) {
     return m;
 }
 
-ParallelConfig read_parallelism(const Json &document) {
+ParallelConfig read_parallelism(const Json& document) {
     const SectionReader r(document, "parallelism");
     ParallelConfig p;
     p.tensor_model_parallel_size = r.required_positive_integer("tensor_model_parallel_size");
@@ -65,7 +65,7 @@ ParallelConfig read_parallelism(const Json &document) {
     return p;
 }
 
-TrainingConfig read_training(const Json &document) {
+TrainingConfig read_training(const Json& document) {
     const SectionReader r(document, "training");
     TrainingConfig t;
     t.micro_batch_size = r.required_positive_integer("micro_batch_size");
@@ -98,7 +98,7 @@ TrainingConfig read_training(const Json &document) {
     return t;
 }
 
-HardwareConfig read_hardware(const Json &document) {
+HardwareConfig read_hardware(const Json& document) {
     const SectionReader r(document, "hardware");
     HardwareConfig h;
     const auto profile = r.string("profile");
@@ -110,9 +110,9 @@ HardwareConfig read_hardware(const Json &document) {
     return h;
 }
 
-} // namespace
+}  // namespace
 
-Scenario read_scenario(const Json &document, const std::string &default_name) {
+Scenario read_scenario(const Json& document, const std::string& default_name) {
     const SectionReader top(document, "");
     Scenario s;
     s.name = top.string("name").value_or(default_name);
@@ -124,4 +124,4 @@ Scenario read_scenario(const Json &document, const std::string &default_name) {
     return s;
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

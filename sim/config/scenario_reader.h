@@ -11,6 +11,6 @@ namespace trainsim::config {
 
 /// Reads every section of `document`. `default_name` is the name when the document has none.
 /// Throws InputError for a missing required key, a wrong type or a size out of range.
-[[nodiscard]] Scenario read_scenario(const Json &document, const std::string &default_name);
+[[nodiscard]] Scenario read_scenario(const Json& document, const std::string& default_name);
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -9,23 +9,23 @@ namespace trainsim::config {
 
 namespace {
 
-const SectionSchema *find_section(std::string_view name) {
-    const auto &sections = scenario_sections();
+const SectionSchema* find_section(std::string_view name) {
+    const auto& sections = scenario_sections();
     const auto it = std::find_if(sections.begin(), sections.end(),
-                                 [&](const SectionSchema &s) { return s.name == name; });
+                                 [&](const SectionSchema& s) { return s.name == name; });
     return it == sections.end() ? nullptr : &*it;
 }
 
-bool contains(const std::vector<std::string> &keys, std::string_view key) {
+bool contains(const std::vector<std::string>& keys, std::string_view key) {
     return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
 // Every valid path: top-level keys and section.key.
-const std::vector<std::string> &all_paths() {
+const std::vector<std::string>& all_paths() {
     static const std::vector<std::string> paths = [] {
         std::vector<std::string> result = top_level_keys();
-        for (const auto &section : scenario_sections()) {
-            for (const auto &key : section.keys) {
+        for (const auto& section : scenario_sections()) {
+            for (const auto& key : section.keys) {
                 result.push_back(join_path(section.name, key));
             }
         }
@@ -34,9 +34,9 @@ const std::vector<std::string> &all_paths() {
     return paths;
 }
 
-} // namespace
+}  // namespace
 
-const std::vector<SectionSchema> &scenario_sections() {
+const std::vector<SectionSchema>& scenario_sections() {
     static const std::vector<SectionSchema> sections{
         {"model",
          {"preset", "num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size", "seq_length",
@@ -47,15 +47,15 @@ const std::vector<SectionSchema> &scenario_sections() {
           "scatter_gather_tensors_in_pipeline"}},
         {"training",
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
-          "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints", "recompute_scheduler",
-          "recompute_memory_budget",
-          "use_distributed_optimizer", "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs"}},
+          "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
+          "recompute_scheduler", "recompute_memory_budget", "use_distributed_optimizer",
+          "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs"}},
         {"hardware", {"profile", "gpus_per_node"}},
     };
     return sections;
 }
 
-const std::vector<std::string> &top_level_keys() {
+const std::vector<std::string>& top_level_keys() {
     static const std::vector<std::string> keys{"name",     "model",    "parallelism",
                                                "training", "schedule", "hardware"};
     return keys;
@@ -65,15 +65,15 @@ std::string suggest_path(std::string_view path) {
     const std::size_t dot = path.find('.');
     if (dot != std::string_view::npos) {
         // A known section with a misspelled key: compare within the section first.
-        if (const SectionSchema *section = find_section(path.substr(0, dot))) {
+        if (const SectionSchema* section = find_section(path.substr(0, dot))) {
             const std::string_view key = path.substr(dot + 1);
             const std::string match = closest_match(key, section->keys);
             if (!match.empty()) {
                 return join_path(section->name, match);
             }
             // An abbreviation such as "hidden" for "hidden_size", when only one key starts with it.
-            const auto abbreviates = [&](const std::string &k) { return !key.empty() && k.starts_with(key); };
-            const auto &keys = section->keys;
+            const auto abbreviates = [&](const std::string& k) { return !key.empty() && k.starts_with(key); };
+            const auto& keys = section->keys;
             if (std::count_if(keys.begin(), keys.end(), abbreviates) == 1) {
                 return join_path(section->name, *std::find_if(keys.begin(), keys.end(), abbreviates));
             }
@@ -86,7 +86,7 @@ std::string suggest_path(std::string_view path) {
     }
     // A right key in the wrong place, e.g. "num_layers" at the top level or "model.micro_batch_size".
     const std::string_view last = dot == std::string_view::npos ? path : path.substr(path.rfind('.') + 1);
-    for (const auto &section : scenario_sections()) {
+    for (const auto& section : scenario_sections()) {
         if (contains(section.keys, last)) {
             return join_path(section.name, last);
         }
@@ -101,9 +101,9 @@ std::string unknown_key_message(std::string_view path) {
         return shown + ": unknown key (did you mean " + suggestion + "?)";
     }
     const std::size_t dot = path.find('.');
-    const SectionSchema *section =
+    const SectionSchema* section =
         dot == std::string_view::npos ? nullptr : find_section(path.substr(0, dot));
-    const std::vector<std::string> &allowed = section != nullptr ? section->keys : top_level_keys();
+    const std::vector<std::string>& allowed = section != nullptr ? section->keys : top_level_keys();
     return shown + ": unknown key (expected one of: " + comma_list(allowed) + ")";
 }
 
@@ -111,18 +111,18 @@ bool is_known_path(std::string_view path) {
     return contains(all_paths(), path);
 }
 
-void check_known_keys(const Json &root) {
-    for (const auto &[key, value] : root.items()) {
+void check_known_keys(const Json& root) {
+    for (const auto& [key, value] : root.items()) {
         if (!contains(top_level_keys(), key)) {
             throw InputError(unknown_key_message(key));
         }
     }
-    for (const auto &section : scenario_sections()) {
+    for (const auto& section : scenario_sections()) {
         const auto it = root.find(std::string(section.name));
         if (it == root.end() || !it->is_object()) {
             continue;
         }
-        for (const auto &[key, value] : it->items()) {
+        for (const auto& [key, value] : it->items()) {
             if (!contains(section.keys, key)) {
                 throw InputError(unknown_key_message(join_path(section.name, key)));
             }
@@ -130,4 +130,4 @@ void check_known_keys(const Json &root) {
     }
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

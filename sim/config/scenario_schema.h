@@ -16,10 +16,10 @@ struct SectionSchema {
 };
 
 /// The sections (objects) of a scenario and their keys, in documentation order.
-[[nodiscard]] const std::vector<SectionSchema> &scenario_sections();
+[[nodiscard]] const std::vector<SectionSchema>& scenario_sections();
 
 /// Keys allowed at the top level: the sections plus `name` and `schedule`.
-[[nodiscard]] const std::vector<std::string> &top_level_keys();
+[[nodiscard]] const std::vector<std::string>& top_level_keys();
 
 /// The closest known dotted path to a misspelled `path` (e.g. "model.hiden_size" → "model.hidden_size",
 /// "num_layers" → "model.num_layers"), or "" when nothing is close.
@@ -28,7 +28,7 @@ struct SectionSchema {
 /// Throws InputError `PATH: unknown key (did you mean ...?)` for the first key of `root` or of one of
 /// its sections that the schema does not know. `root` must be an object; a section that is not an
 /// object is left for the reader to reject.
-void check_known_keys(const Json &root);
+void check_known_keys(const Json& root);
 
 /// True when `path` is a top-level key or `section.key` of the schema.
 [[nodiscard]] bool is_known_path(std::string_view path);
@@ -36,4 +36,4 @@ void check_known_keys(const Json &root);
 /// The message for an unknown `path`, with a suggestion or the list of keys that would be allowed.
 [[nodiscard]] std::string unknown_key_message(std::string_view path);
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

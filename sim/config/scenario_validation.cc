@@ -22,49 +22,49 @@ std::string show(std::string_view path, std::int64_t value) {
     return std::string(path) + "=" + std::to_string(value);
 }
 
-std::string show(const Factor &f) {
+std::string show(const Factor& f) {
     return show(f.path, f.value);
 }
 
-std::string show(const std::vector<Factor> &factors) {
+std::string show(const std::vector<Factor>& factors) {
     std::string text;
-    for (const auto &f : factors) {
+    for (const auto& f : factors) {
         text += (text.empty() ? "" : " × ") + show(f);
     }
     return text;
 }
 
 // "a=2" when `optional` is 1 (its default), else "a=2 × b=3 = 6".
-std::string times_text(const Factor &first, const Factor &optional) {
+std::string times_text(const Factor& first, const Factor& optional) {
     if (optional.value == 1) {
         return show(first);
     }
     return show({first, optional}) + " = " + std::to_string(first.value * optional.value);
 }
 
-Factor pipeline_size(const Scenario &s) {
+Factor pipeline_size(const Scenario& s) {
     return {"parallelism.pipeline_model_parallel_size", s.parallelism.pipeline_model_parallel_size};
 }
-Factor virtual_size(const Scenario &s) {
+Factor virtual_size(const Scenario& s) {
     return {"parallelism.virtual_pipeline_model_parallel_size",
             s.parallelism.virtual_pipeline_model_parallel_size};
 }
-Factor micro_batch(const Scenario &s) {
+Factor micro_batch(const Scenario& s) {
     return {"training.micro_batch_size", s.training.micro_batch_size};
 }
-Factor data_parallel(const Scenario &s) {
+Factor data_parallel(const Scenario& s) {
     return {"parallelism.data_parallel_size", s.parallelism.data_parallel_size};
 }
 
-std::string quoted(const char *name) {
+std::string quoted(const char* name) {
     return std::string("\"") + name + "\"";
 }
 
-[[noreturn]] void fail(const std::string &message) {
+[[noreturn]] void fail(const std::string& message) {
     throw InputError(message);
 }
 
-void check_names(const Scenario &s) {
+void check_names(const Scenario& s) {
     if (s.name.empty()) {
         fail("name: must not be empty");
     }
@@ -73,7 +73,7 @@ void check_names(const Scenario &s) {
     }
 }
 
-void check_sizes(const Scenario &s) {
+void check_sizes(const Scenario& s) {
     const std::vector<Factor> sizes{
         {"model.num_layers", s.model.num_layers},
         {"model.hidden_size", s.model.hidden_size},
@@ -90,7 +90,7 @@ void check_sizes(const Scenario &s) {
         {"training.global_batch_size", s.training.global_batch_size},
         {"hardware.gpus_per_node", s.hardware.gpus_per_node},
     };
-    for (const auto &f : sizes) {
+    for (const auto& f : sizes) {
         check_size(f.path, f.value);
     }
     if (s.training.recompute_num_layers) {
@@ -100,7 +100,7 @@ void check_sizes(const Scenario &s) {
 
 // Every product of sizes that this file or the simulator forms is capped, so none can overflow int64
 // (each size is already ≤ 2^40, so a pair cannot overflow while the cap is tested).
-void check_products(const Scenario &s) {
+void check_products(const Scenario& s) {
     const Factor L{"model.num_layers", s.model.num_layers};
     const Factor h{"model.hidden_size", s.model.hidden_size};
     const Factor a{"model.num_attention_heads", s.model.num_attention_heads};
@@ -137,7 +137,7 @@ void check_products(const Scenario &s) {
     for (const auto& [what, factors, log2_cap] : products) {
         const std::int64_t cap = std::int64_t{1} << log2_cap;
         std::int64_t product = 1;
-        for (const auto &factor : factors) {
+        for (const auto& factor : factors) {
             if (product > cap / factor.value) {
                 fail(show(factors) + " exceeds 2^" + std::to_string(log2_cap) + " (" + std::string(what) +
                      "); sizes this large would overflow the byte counts computed downstream");
@@ -147,7 +147,7 @@ void check_products(const Scenario &s) {
     }
 }
 
-void check_model_shape(const Scenario &s) {
+void check_model_shape(const Scenario& s) {
     if (s.model.hidden_size % s.model.num_attention_heads != 0) {
         fail(show("model.hidden_size", s.model.hidden_size) + " must be divisible by " +
              show("model.num_attention_heads", s.model.num_attention_heads));
@@ -156,21 +156,21 @@ void check_model_shape(const Scenario &s) {
 
 // Megatron splits heads, the MLP's hidden dimension and the vocabulary across the tensor-parallel
 // ranks. Dividing the heads also divides hidden_size, a multiple of the heads (check_model_shape).
-void check_tensor_parallel(const Scenario &s) {
+void check_tensor_parallel(const Scenario& s) {
     const std::int64_t t = s.parallelism.tensor_model_parallel_size;
     const std::vector<Factor> split{
         {"model.num_attention_heads", s.model.num_attention_heads},
         {"model.ffn_hidden_size", s.model.ffn_hidden_size},
         {"model.padded_vocab_size", s.model.padded_vocab_size},
     };
-    for (const auto &f : split) {
+    for (const auto& f : split) {
         if (f.value % t != 0) {
             fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " + show(f.path, f.value));
         }
     }
 }
 
-void check_sequence_parallel(const Scenario &s) {
+void check_sequence_parallel(const Scenario& s) {
     if (!s.parallelism.sequence_parallel) {
         return;
     }
@@ -186,21 +186,21 @@ void check_sequence_parallel(const Scenario &s) {
     }
 }
 
-void check_pipeline(const Scenario &s) {
+void check_pipeline(const Scenario& s) {
     if (s.model.num_layers % (pipeline_size(s).value * virtual_size(s).value) != 0) {
         fail(show("model.num_layers", s.model.num_layers) + " must be divisible by " +
              times_text(pipeline_size(s), virtual_size(s)));
     }
 }
 
-void check_batch(const Scenario &s) {
+void check_batch(const Scenario& s) {
     if (s.training.global_batch_size % (micro_batch(s).value * data_parallel(s).value) != 0) {
         fail(show("training.global_batch_size", s.training.global_batch_size) + " must be divisible by " +
              times_text(micro_batch(s), data_parallel(s)));
     }
 }
 
-void check_schedule(const Scenario &s) {
+void check_schedule(const Scenario& s) {
     const std::int64_t p = s.parallelism.pipeline_model_parallel_size;
     const std::int64_t v = s.parallelism.virtual_pipeline_model_parallel_size;
     if (s.schedule == ScheduleKind::Interleaved && v == 1) {
@@ -216,10 +216,12 @@ void check_schedule(const Scenario &s) {
              " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +
              " (Megatron: pipeline-model-parallel size should be greater than 2 with interleaved schedule)");
     }
-    if (s.parallelism.microbatch_group_size_per_vp_stage && s.resolved_schedule() != ScheduleKind::Interleaved) {
+    if (s.parallelism.microbatch_group_size_per_vp_stage &&
+        s.resolved_schedule() != ScheduleKind::Interleaved) {
         fail("parallelism.microbatch_group_size_per_vp_stage is only used by the interleaved schedule");
     }
-    if (s.resolved_schedule() == ScheduleKind::Interleaved && s.parallelism.microbatch_group_size_per_vp_stage) {
+    if (s.resolved_schedule() == ScheduleKind::Interleaved &&
+        s.parallelism.microbatch_group_size_per_vp_stage) {
         // Megatron's current rules for an explicit group size: p <= N <= m, and m mod N is 0 or at
         // least p (otherwise the schedule has dependency bubbles).
         const std::int64_t m = s.num_microbatches();
@@ -245,12 +247,13 @@ void check_schedule(const Scenario &s) {
     }
 }
 
-void check_recompute(const Scenario &s) {
-    const TrainingConfig &t = s.training;
+void check_recompute(const Scenario& s) {
+    const TrainingConfig& t = s.training;
     const std::string granularity = quoted(to_string(t.recompute_granularity));
     if (t.recompute_granularity != RecomputeGranularity::Overlapped && t.recompute_memory_budget) {
         fail("training.recompute_memory_budget is the overlapped scheduler's budget and requires "
-             "training.recompute_granularity=\"overlapped\", got " + granularity);
+             "training.recompute_granularity=\"overlapped\", got " +
+             granularity);
     }
     if (t.recompute_granularity != RecomputeGranularity::Full) {
         if (t.recompute_method) {
@@ -275,9 +278,11 @@ void check_recompute(const Scenario &s) {
     if (!t.recompute_num_layers) {
         fail("training.recompute_num_layers: required with training.recompute_method=" + method);
     }
-    if (t.num_microbatches_with_partial_activation_checkpoints && s.resolved_schedule() != ScheduleKind::OneFOneB) {
+    if (t.num_microbatches_with_partial_activation_checkpoints &&
+        s.resolved_schedule() != ScheduleKind::OneFOneB) {
         fail("training.num_microbatches_with_partial_activation_checkpoints requires schedule \"1f1b\" "
-             "(Megatron applies it in the non-interleaved schedule), got " + quoted(to_string(s.resolved_schedule())));
+             "(Megatron applies it in the non-interleaved schedule), got " +
+             quoted(to_string(s.resolved_schedule())));
     }
     const std::int64_t n = *t.recompute_num_layers;
     // The layers of one model chunk: L / p, or L / (p × v) with interleaving (check_pipeline ran).
@@ -301,14 +306,14 @@ void check_recompute(const Scenario &s) {
     }
 }
 
-void check_data_parallel(const Scenario &s) {
+void check_data_parallel(const Scenario& s) {
     if (s.training.ddp_bucket_size && !s.training.overlap_grad_reduce) {
         fail("training.ddp_bucket_size requires training.overlap_grad_reduce=true (buckets are how the "
              "gradient reduction overlaps the backward)");
     }
 }
 
-void check_hardware(const Scenario &s) {
+void check_hardware(const Scenario& s) {
     const std::int64_t t = s.parallelism.tensor_model_parallel_size;
     const std::int64_t g = s.hardware.gpus_per_node;
     // A tensor-parallel group either fits inside a node or spans whole nodes; anything else would split
@@ -319,9 +324,9 @@ void check_hardware(const Scenario &s) {
     }
 }
 
-} // namespace
+}  // namespace
 
-void validate_scenario(const Scenario &scenario) {
+void validate_scenario(const Scenario& scenario) {
     check_names(scenario);
     check_sizes(scenario);
     check_products(scenario);
@@ -336,4 +341,4 @@ void validate_scenario(const Scenario &scenario) {
     check_hardware(scenario);
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -14,12 +14,12 @@ namespace {
 const std::string kPositiveInteger = "expected a positive integer";
 static_assert(kMaxScenarioSize == std::int64_t{1} << 40, "the messages below say 2^40");
 
-[[noreturn]] void throw_above_cap(std::string_view path, const std::string &got) {
+[[noreturn]] void throw_above_cap(std::string_view path, const std::string& got) {
     throw InputError(std::string(path) + ": " + kPositiveInteger + " at most 2^40 (" +
                      std::to_string(kMaxScenarioSize) + "), got " + got);
 }
 
-std::int64_t to_size(std::string_view path, const Json &value) {
+std::int64_t to_size(std::string_view path, const Json& value) {
     if (value.is_number_unsigned()) {
         const auto u = value.get<std::uint64_t>();
         if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
@@ -42,7 +42,7 @@ std::int64_t to_size(std::string_view path, const Json &value) {
     throw InputError(message);
 }
 
-} // namespace
+}  // namespace
 
 void check_size(std::string_view path, std::int64_t value) {
     if (value < 1) {
@@ -53,7 +53,7 @@ void check_size(std::string_view path, std::int64_t value) {
     }
 }
 
-SectionReader::SectionReader(const Json &root, std::string_view section) : section_(section) {
+SectionReader::SectionReader(const Json& root, std::string_view section) : section_(section) {
     if (section.empty()) {
         object_ = &root;
         return;
@@ -68,7 +68,7 @@ SectionReader::SectionReader(const Json &root, std::string_view section) : secti
     object_ = &*it;
 }
 
-const Json *SectionReader::find(std::string_view key) const {
+const Json* SectionReader::find(std::string_view key) const {
     if (object_ == nullptr) {
         return nullptr;
     }
@@ -77,7 +77,7 @@ const Json *SectionReader::find(std::string_view key) const {
 }
 
 std::optional<std::int64_t> SectionReader::positive_integer(std::string_view key) const {
-    const Json *value = find(key);
+    const Json* value = find(key);
     if (value == nullptr) {
         return std::nullopt;
     }
@@ -85,7 +85,7 @@ std::optional<std::int64_t> SectionReader::positive_integer(std::string_view key
 }
 
 std::optional<std::int64_t> SectionReader::nullable_positive_integer(std::string_view key) const {
-    const Json *value = find(key);
+    const Json* value = find(key);
     if (value == nullptr || value->is_null()) {
         return std::nullopt;
     }
@@ -101,7 +101,7 @@ std::int64_t SectionReader::required_positive_integer(std::string_view key, std:
 }
 
 bool SectionReader::boolean(std::string_view key, bool fallback) const {
-    const Json *value = find(key);
+    const Json* value = find(key);
     if (value == nullptr) {
         return fallback;
     }
@@ -113,7 +113,7 @@ bool SectionReader::boolean(std::string_view key, bool fallback) const {
 }
 
 std::optional<std::string> SectionReader::string(std::string_view key) const {
-    const Json *value = find(key);
+    const Json* value = find(key);
     if (value == nullptr) {
         return std::nullopt;
     }
@@ -123,17 +123,17 @@ std::optional<std::string> SectionReader::string(std::string_view key) const {
     return value->get<std::string>();
 }
 
-void SectionReader::throw_enum_error(std::string_view key, const std::vector<std::string> &names,
-                                     const Json &got, bool nullable) const {
+void SectionReader::throw_enum_error(std::string_view key, const std::vector<std::string>& names,
+                                     const Json& got, bool nullable) const {
     std::vector<std::string> quoted;
-    for (const auto &n : names) {
+    for (const auto& n : names) {
         quoted.push_back("\"" + n + "\"");
     }
     const std::string expected = comma_list(quoted);
     std::string message = path(key) + ": expected one of " + expected + (nullable ? " or null" : "") +
                           ", got " + describe_json(got);
     if (got.is_string()) {
-        const std::string match = closest_match(got.get_ref<const std::string &>(), names);
+        const std::string match = closest_match(got.get_ref<const std::string&>(), names);
         if (!match.empty()) {
             message += " (did you mean \"" + match + "\"?)";
         }
@@ -141,4 +141,4 @@ void SectionReader::throw_enum_error(std::string_view key, const std::vector<std
     throw InputError(message);
 }
 
-} // namespace trainsim::config
+}  // namespace trainsim::config

@@ -19,7 +19,7 @@ class SectionReader {
 public:
     /// Reads `root[section]` (an absent section reads as empty); an empty `section` reads `root` itself.
     /// Throws InputError when the section is present but not an object.
-    SectionReader(const Json &root, std::string_view section);
+    SectionReader(const Json& root, std::string_view section);
 
     [[nodiscard]] bool has(std::string_view key) const { return find(key) != nullptr; }
 
@@ -41,14 +41,14 @@ public:
 
     /// Absent (or null when `nullable`) → nullopt; otherwise one of the spellings in `table`.
     template <class E, std::size_t N>
-    [[nodiscard]] std::optional<E> enumeration(std::string_view key, const std::array<EnumName<E>, N> &table,
+    [[nodiscard]] std::optional<E> enumeration(std::string_view key, const std::array<EnumName<E>, N>& table,
                                                bool nullable) const {
-        const Json *value = find(key);
+        const Json* value = find(key);
         if (value == nullptr || (nullable && value->is_null())) {
             return std::nullopt;
         }
         if (value->is_string()) {
-            if (const auto e = enum_from_name(table, value->get_ref<const std::string &>())) {
+            if (const auto e = enum_from_name(table, value->get_ref<const std::string&>())) {
                 return e;
             }
         }
@@ -59,11 +59,11 @@ public:
     [[nodiscard]] std::string path(std::string_view key) const { return join_path(section_, key); }
 
 private:
-    [[nodiscard]] const Json *find(std::string_view key) const;
-    [[noreturn]] void throw_enum_error(std::string_view key, const std::vector<std::string> &names,
-                                       const Json &got, bool nullable) const;
+    [[nodiscard]] const Json* find(std::string_view key) const;
+    [[noreturn]] void throw_enum_error(std::string_view key, const std::vector<std::string>& names,
+                                       const Json& got, bool nullable) const;
 
-    const Json *object_ = nullptr; // nullptr when the section is absent
+    const Json* object_ = nullptr;  // nullptr when the section is absent
     std::string section_;
 };
 
@@ -71,4 +71,4 @@ private:
 /// validate_scenario so that a value from a file and one set in code fail with the same words.
 void check_size(std::string_view path, std::int64_t value);
 
-} // namespace trainsim::config
+}  // namespace trainsim::config
