@@ -385,6 +385,50 @@ TEST(ScenarioErrors, UniformRecomputeMustDivideTheLayersPerStage) {
     expect_error(doc, {"training.recompute_num_layers=4 must divide the 6 layers per pipeline stage"});
 }
 
+TEST(ScenarioErrors, UnevenPipelineSplitMustMatchTheStagesAndLayers) {
+    expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, 6, 12})),
+                 {"parallelism.layers_per_pipeline_stage=[6,6,12] has 3 entries",
+                  "one per pipeline rank (parallelism.pipeline_model_parallel_size=4)"});
+    expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, 6, 6, 5})),
+                 {"parallelism.layers_per_pipeline_stage=[6,6,6,5] adds up to 23 layers",
+                  "model.num_layers=24"});
+    expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, 0, 6, 12})),
+                 {"parallelism.layers_per_pipeline_stage[1]: expected a positive integer, got 0"});
+    expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, "6", 6, 6})),
+                 {"parallelism.layers_per_pipeline_stage[1]: expected a positive integer"});
+    expect_error(with("parallelism", "layers_per_pipeline_stage", 24),
+                 {"parallelism.layers_per_pipeline_stage: expected a non-empty list of positive integers"});
+    expect_error(with("parallelism", "layers_per_pipeline_stage", json::array()),
+                 {"parallelism.layers_per_pipeline_stage: expected a non-empty list"});
+    json doc = with("parallelism", "layers_per_pipeline_stage", json::array({4, 6, 6, 8}));
+    doc["parallelism"]["virtual_pipeline_model_parallel_size"] = 2;
+    doc["training"]["global_batch_size"] = 8;
+    (void)parse_scenario(doc.dump(), "ok.json");  // every stage's layers split into 2 chunks
+    doc["parallelism"]["layers_per_pipeline_stage"] = json::array({3, 7, 6, 8});
+    expect_error(doc, {"parallelism.layers_per_pipeline_stage[0]=3 must be divisible by "
+                       "parallelism.virtual_pipeline_model_parallel_size=2"});
+}
+
+TEST(ScenarioErrors, UnevenSplitLetsLayersNotDivideThePipeline) {
+    json doc = base();
+    doc["model"]["num_layers"] = 25;
+    expect_error(doc, {"model.num_layers=25 must be divisible by parallelism.pipeline_model_parallel_size=4",
+                       "layers_per_pipeline_stage"});
+    doc["parallelism"]["layers_per_pipeline_stage"] = json::array({5, 7, 7, 6});
+    const Scenario sc = parse_scenario(doc.dump(), "uneven.json");
+    EXPECT_EQ(sc.stage_num_layers(0), 5);
+    EXPECT_EQ(sc.stage_num_layers(3), 6);
+    // Full recompute must fit every stage: uniform groups of 2 do not divide the 5- and 7-layer stages.
+    doc["training"]["recompute_granularity"] = "full";
+    doc["training"]["recompute_method"] = "uniform";
+    doc["training"]["recompute_num_layers"] = 2;
+    expect_error(doc, {"training.recompute_num_layers=2 must divide the 5 layers per pipeline stage (pipeline "
+                       "rank 0 of parallelism.layers_per_pipeline_stage=[5,7,7,6])"});
+    doc["training"]["recompute_method"] = "block";
+    doc["training"]["recompute_num_layers"] = 6;
+    expect_error(doc, {"training.recompute_num_layers=6 must be at most the 5 layers per pipeline stage"});
+}
+
 // --- schedule rules ---
 
 TEST(ScenarioErrors, InterleavedNeedsVirtualStages) {

@@ -32,6 +32,10 @@ struct ParallelConfig {
     /// Megatron's scatter/gather across nodes: without SP, each TP rank sends 1/t of an activation over
     /// its own NIC and the receivers all-gather it over NVLink (Narayanan §4.1).
     bool scatter_gather_tensors_in_pipeline = true;
+    /// Transformer layers on each pipeline rank, first rank first (an uneven split, as Megatron-core's
+    /// decoder_first/last_pipeline_num_layers but for every stage); empty means num_layers / p each.
+    /// With interleaving each rank's layers are split evenly among its v model chunks.
+    std::vector<std::int64_t> layers_per_pipeline_stage;
 
     [[nodiscard]] std::int64_t microbatch_group_size() const {
         return microbatch_group_size_per_vp_stage.value_or(pipeline_model_parallel_size);
@@ -91,6 +95,15 @@ struct Scenario {
     }
     /// The schedule actually run: `auto` resolves to interleaved when v > 1, else 1F1B.
     [[nodiscard]] ScheduleKind resolved_schedule() const;
+
+    /// Transformer layers on pipeline rank `pipeline_rank` (all its chunks together).
+    [[nodiscard]] std::int64_t stage_num_layers(std::int64_t pipeline_rank) const;
+    /// Transformer layers in each model chunk of pipeline rank `pipeline_rank`: stage_num_layers / v.
+    [[nodiscard]] std::int64_t chunk_num_layers(std::int64_t pipeline_rank) const;
+    /// Index in the model of the first layer of virtual stage `virtual_stage` (chunk · p + rank).
+    [[nodiscard]] std::int64_t first_layer_of_virtual_stage(std::int64_t virtual_stage) const;
+    /// The layers of every pipeline rank (layers_per_pipeline_stage, or the uniform split).
+    [[nodiscard]] std::vector<std::int64_t> pipeline_split() const;
 };
 
 [[nodiscard]] const char* to_string(RecomputeGranularity g);

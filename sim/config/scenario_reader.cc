@@ -62,6 +62,7 @@ ParallelConfig read_parallelism(const Json& document) {
     // Megatron's default group is p micro-batches (depth-first interleaving); 0 here means "p".
     p.microbatch_group_size_per_vp_stage = r.nullable_positive_integer("microbatch_group_size_per_vp_stage");
     p.scatter_gather_tensors_in_pipeline = r.boolean("scatter_gather_tensors_in_pipeline", true);
+    p.layers_per_pipeline_stage = r.positive_integer_list("layers_per_pipeline_stage");
     return p;
 }
 

@@ -44,7 +44,7 @@ const std::vector<SectionSchema>& scenario_sections() {
         {"parallelism",
          {"tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size",
           "virtual_pipeline_model_parallel_size", "sequence_parallel", "microbatch_group_size_per_vp_stage",
-          "scatter_gather_tensors_in_pipeline"}},
+          "scatter_gather_tensors_in_pipeline", "layers_per_pipeline_stage"}},
         {"training",
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
           "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",

@@ -186,10 +186,45 @@ void check_sequence_parallel(const Scenario& s) {
     }
 }
 
+std::string list_text(const std::vector<std::int64_t>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) {
+        if (i > 0) {
+            text += ',';
+        }
+        text += std::to_string(values[i]);
+    }
+    text += ']';
+    return text;
+}
+
 void check_pipeline(const Scenario& s) {
-    if (s.model.num_layers % (pipeline_size(s).value * virtual_size(s).value) != 0) {
-        fail(show("model.num_layers", s.model.num_layers) + " must be divisible by " +
-             times_text(pipeline_size(s), virtual_size(s)));
+    const std::vector<std::int64_t>& split = s.parallelism.layers_per_pipeline_stage;
+    if (split.empty()) {
+        if (s.model.num_layers % (pipeline_size(s).value * virtual_size(s).value) != 0) {
+            fail(show("model.num_layers", s.model.num_layers) + " must be divisible by " +
+                 times_text(pipeline_size(s), virtual_size(s)) +
+                 " (or give parallelism.layers_per_pipeline_stage for an uneven split)");
+        }
+        return;
+    }
+    const std::string key = "parallelism.layers_per_pipeline_stage";
+    if (static_cast<std::int64_t>(split.size()) != pipeline_size(s).value) {
+        fail(key + "=" + list_text(split) + " has " + std::to_string(split.size()) +
+             " entries, but needs one per pipeline rank (" + show(pipeline_size(s)) + ")");
+    }
+    std::int64_t total = 0;
+    for (std::size_t i = 0; i < split.size(); ++i) {
+        check_size(key + "[" + std::to_string(i) + "]", split[i]);
+        total += split[i];  // ≤ p · 2^40 after check_size: no overflow
+        if (split[i] % virtual_size(s).value != 0) {
+            fail(key + "[" + std::to_string(i) + "]=" + std::to_string(split[i]) + " must be divisible by " +
+                 show(virtual_size(s)) + " (each rank's layers are split evenly among its model chunks)");
+        }
+    }
+    if (total != s.model.num_layers) {
+        fail(key + "=" + list_text(split) + " adds up to " + std::to_string(total) + " layers, but " +
+             show("model.num_layers", s.model.num_layers));
     }
 }
 
@@ -285,24 +320,26 @@ void check_recompute(const Scenario& s) {
              quoted(to_string(s.resolved_schedule())));
     }
     const std::int64_t n = *t.recompute_num_layers;
-    // The layers of one model chunk: L / p, or L / (p × v) with interleaving (check_pipeline ran).
-    const std::int64_t chunk = s.model.num_layers / (pipeline_size(s).value * virtual_size(s).value);
     const bool interleaved = virtual_size(s).value > 1;
-    const std::string chunk_text = std::to_string(chunk) + " layers per pipeline " +
-                                   (interleaved ? "chunk" : "stage") + " (" +
-                                   show("model.num_layers", s.model.num_layers) + " divided among " +
-                                   (interleaved ? show({pipeline_size(s), virtual_size(s)}) + " chunks"
-                                                : show(pipeline_size(s)) + " stages") +
-                                   ")";
+    const bool uneven = !s.parallelism.layers_per_pipeline_stage.empty();
     // Megatron's block recomputes the first n layers of each (virtual) stage; uniform splits the stage
-    // into groups of n layers and checkpoints each group's input.
-    if (*t.recompute_method == RecomputeMethod::Block && n > chunk) {
-        fail(show("training.recompute_num_layers", n) + " must be at most the " + chunk_text +
-             " with training.recompute_method=\"block\"");
-    }
-    if (*t.recompute_method == RecomputeMethod::Uniform && chunk % n != 0) {
-        fail(show("training.recompute_num_layers", n) + " must divide the " + chunk_text +
-             " with training.recompute_method=\"uniform\"");
+    // into groups of n layers and checkpoints each group's input. Every rank's chunk must allow it.
+    for (std::int64_t rank = 0; rank < pipeline_size(s).value; ++rank) {
+        const std::int64_t chunk = s.chunk_num_layers(rank);
+        const bool block = *t.recompute_method == RecomputeMethod::Block;
+        if (block ? n <= chunk : chunk % n == 0) {
+            continue;
+        }
+        const std::string where =
+            uneven ? "pipeline rank " + std::to_string(rank) + " of parallelism.layers_per_pipeline_stage=" +
+                         list_text(s.parallelism.layers_per_pipeline_stage)
+                   : show("model.num_layers", s.model.num_layers) + " divided among " +
+                         (interleaved ? show({pipeline_size(s), virtual_size(s)}) + " chunks"
+                                      : show(pipeline_size(s)) + " stages");
+        fail(show("training.recompute_num_layers", n) +
+             (block ? " must be at most the " : " must divide the ") + std::to_string(chunk) +
+             " layers per pipeline " + (interleaved ? "chunk" : "stage") + " (" + where +
+             ") with training.recompute_method=" + method);
     }
 }
 

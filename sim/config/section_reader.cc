@@ -100,6 +100,22 @@ std::int64_t SectionReader::required_positive_integer(std::string_view key, std:
     return *value;
 }
 
+std::vector<std::int64_t> SectionReader::positive_integer_list(std::string_view key) const {
+    const Json* value = find(key);
+    if (value == nullptr || value->is_null()) {
+        return {};
+    }
+    if (!value->is_array() || value->empty()) {
+        throw InputError(path(key) + ": expected a non-empty list of positive integers, got " +
+                         describe_json(*value));
+    }
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < value->size(); ++i) {
+        out.push_back(to_size(path(key) + "[" + std::to_string(i) + "]", (*value)[i]));
+    }
+    return out;
+}
+
 bool SectionReader::boolean(std::string_view key, bool fallback) const {
     const Json* value = find(key);
     if (value == nullptr) {

@@ -33,6 +33,10 @@ public:
     [[nodiscard]] std::int64_t required_positive_integer(std::string_view key,
                                                          std::string_view hint = {}) const;
 
+    /// Absent or null → empty. Otherwise a non-empty JSON array of positive integers ≤ kMaxScenarioSize;
+    /// an element's errors name it as `PATH[i]`.
+    [[nodiscard]] std::vector<std::int64_t> positive_integer_list(std::string_view key) const;
+
     /// Absent → `fallback`; otherwise a JSON boolean.
     [[nodiscard]] bool boolean(std::string_view key, bool fallback) const;
 

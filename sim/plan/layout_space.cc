@@ -80,6 +80,7 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                 par.virtual_pipeline_model_parallel_size = v;
                                 par.sequence_parallel = sp;
                                 par.microbatch_group_size_per_vp_stage.reset();
+                                par.layers_per_pipeline_stage.clear();  // the split is per layout
                                 auto& tr = sc.training;
                                 tr.micro_batch_size = b;
                                 tr.global_batch_size = request.global_batch;

@@ -58,7 +58,7 @@ Bytes forward_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::in
     const std::int64_t v = sc.parallelism.virtual_pipeline_model_parallel_size;
     const std::int64_t virtual_stage = chunk * p + rank;
     const workload::LayerShape shape = workload::layer_shape_of(sc);
-    Bytes bytes = layers_saved_bytes(sc, sc.model.num_layers / (p * v));
+    Bytes bytes = layers_saved_bytes(sc, sc.chunk_num_layers(rank));
     if (virtual_stage == 0) {
         bytes += saved_by(workload::embedding_forward(shape));
     }

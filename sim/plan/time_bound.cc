@@ -70,7 +70,6 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t v = sc.parallelism.virtual_pipeline_model_parallel_size;
     const std::int64_t m = sc.num_microbatches();
-    const std::int64_t layers = sc.model.num_layers / (p * v);
     const ComputePricer price(sc, cost);
     const workload::LayerShape shape = workload::layer_shape_of(sc);
 
@@ -113,6 +112,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
         SimTime per_microbatch = 0, first_forward = 0, last_backward = 0;
         for (std::int64_t c = 0; c < v; ++c) {
             const std::int64_t vs = c * p + r;
+            const std::int64_t layers = sc.chunk_num_layers(r);
             SimTime f = layers * forward, b = layers * backward;
             if (vs == 0) {
                 f += embedding_f;

@@ -44,7 +44,6 @@ public:
         const auto& par = sc.parallelism;
         p_ = par.pipeline_model_parallel_size;
         v_ = par.virtual_pipeline_model_parallel_size;
-        out_.layers_per_chunk = sc.model.num_layers / (p_ * v_);
         const workload::LayerShape shape = workload::layer_shape_of(sc);
         const RecomputeGranularity policy = sc.training.recompute_granularity;
         const RecomputeGranularity stored = policy == RecomputeGranularity::Selective
@@ -77,14 +76,22 @@ public:
                              "chooses one with training.recompute_scheduler)");
         }
         if (plan_ != nullptr) {
-            const std::int64_t per_stage = sc_.model.num_layers / p_;
             bool shape_ok = static_cast<std::int64_t>(plan_->layers.size()) == p_ && plan_->lookahead >= 0;
-            for (const auto& stage : plan_->layers) {
-                shape_ok = shape_ok && static_cast<std::int64_t>(stage.size()) == per_stage;
+            for (std::size_t s = 0; shape_ok && s < plan_->layers.size(); ++s) {
+                shape_ok = static_cast<std::int64_t>(plan_->layers[s].size()) ==
+                           sc_.stage_num_layers(static_cast<std::int64_t>(s));
             }
             if (!shape_ok) {
-                throw InputError("recompute plan: needs " + std::to_string(p_) + " stages of " +
-                                 std::to_string(per_stage) + " layers and a lookahead of at least 0");
+                std::string split;
+                for (const std::int64_t n : sc_.pipeline_split()) {
+                    if (!split.empty()) {
+                        split += ',';
+                    }
+                    split += std::to_string(n);
+                }
+                throw InputError("recompute plan: needs one entry per layer of each of the " +
+                                 std::to_string(p_) + " stages (layers per stage: " + split +
+                                 ") and a lookahead of at least 0");
             }
         }
         const auto sched = schedule::make_schedule(
@@ -143,14 +150,15 @@ private:
         std::vector<engine::TaskId> markers(steps.size(), -1);
         std::map<std::array<std::int32_t, 3>, engine::TaskId> forward_done;  // (micro-batch, chunk, layer)
         // The last task of each layer's backward in the most recent backward step (lookahead 0).
-        std::vector<engine::TaskId> layer_freed(static_cast<std::size_t>(out_.layers_per_chunk), -1);
+        const std::int64_t chunk_layers = sc_.chunk_num_layers(at.pp);
+        std::vector<engine::TaskId> layer_freed(static_cast<std::size_t>(chunk_layers), -1);
         for (std::size_t k = 0; k < steps.size(); ++k) {
             const schedule::Step& step = steps[k];
             markers[k] = low.last_compute();
             const std::int64_t vs = step.chunk * p_ + at.pp;
             const bool first = vs == 0;
             const bool last = vs == virtual_stages - 1;
-            const std::int64_t first_layer = vs * out_.layers_per_chunk;
+            const std::int64_t first_layer = sc_.first_layer_of_virtual_stage(vs);
             StepContext ctx{step.microbatch, step.chunk, -1};
             if (step.pass == schedule::Pass::Forward) {
                 ctx.phase = Phase::Forward;
@@ -160,7 +168,7 @@ private:
                 if (first) {
                     low.lower(*ops_.embedding_forward, ctx);
                 }
-                for (std::int64_t j = 0; j < out_.layers_per_chunk; ++j) {
+                for (std::int64_t j = 0; j < chunk_layers; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
                     low.lower(forward_of(at.pp, step.chunk, j, step.microbatch), ctx);
                     forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] =
@@ -173,7 +181,7 @@ private:
                 if (!last) {
                     // A kept output belongs with the chunk's last layer: its backward is when it goes.
                     StepContext output = ctx;
-                    output.layer = static_cast<std::int32_t>(first_layer + out_.layers_per_chunk - 1);
+                    output.layer = static_cast<std::int32_t>(first_layer + chunk_layers - 1);
                     low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, output,
                              sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_);
                 }
@@ -222,7 +230,7 @@ private:
     // checkpoints each of the first N layers on its own).
     void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, std::int64_t pipeline_rank,
                                StepContext ctx) {
-        std::int64_t j = out_.layers_per_chunk - 1;
+        std::int64_t j = sc_.chunk_num_layers(pipeline_rank) - 1;
         while (j >= 0) {
             if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
@@ -255,7 +263,7 @@ private:
             // A checkpointed group keeps only its first layer's input.
             return j % checkpoint_block() == 0 ? *ops_.forward_checkpointed : *ops_.forward_unsaved;
         }
-        const recompute::LayerRecompute r = plan_->at(pp, chunk * out_.layers_per_chunk + j);
+        const recompute::LayerRecompute r = plan_->at(pp, chunk * sc_.chunk_num_layers(pp) + j);
         if (recompute::is_full(r)) {
             return *ops_.forward_checkpointed;
         }
@@ -271,7 +279,7 @@ private:
                                  const std::vector<engine::TaskId>& markers,
                                  const std::map<std::array<std::int32_t, 3>, engine::TaskId>& forward_done,
                                  std::vector<engine::TaskId>& layer_freed) {
-        const std::int64_t lc = out_.layers_per_chunk;
+        const std::int64_t lc = sc_.chunk_num_layers(pp);
         auto plan_of = [&](std::int64_t j) { return plan_->at(pp, ctx.chunk * lc + j); };
         std::vector<engine::TaskId> ready(static_cast<std::size_t>(lc), -1);
         std::vector<engine::TaskId> start_after;

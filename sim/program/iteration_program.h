@@ -34,7 +34,6 @@ struct IterationProgram {
     engine::Program program;
     std::vector<TaskInfo> info;  // indexed by engine TaskId
     std::vector<SimulatedGpu> gpus;
-    std::int64_t layers_per_chunk = 0;
     std::vector<std::unique_ptr<workload::OpList>> op_lists;  // the lists `priced` points into
     std::vector<PricedOps> priced;
     std::vector<std::string> warnings;  // what the builder had to decide for the user (e.g. folding off)

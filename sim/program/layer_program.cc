@@ -18,7 +18,6 @@ IterationProgram build_single_layer(const config::Scenario& sc, const cost::Cost
     const OpPricing pricing(cost, layout);
     RendezvousTable rendezvous;
     IterationProgram out;
-    out.layers_per_chunk = 1;
     const parallel::Coordinates at{0, 0, 0};
     OpLowering low(out, pricing, rendezvous, GroupMembers{}, 0, at);
     out.gpus.push_back(SimulatedGpu{at, low.compute_stream()});

@@ -37,6 +37,16 @@ RecomputePlan RecomputePlan::uniform(std::int64_t stages, std::int64_t layers_pe
     return plan;
 }
 
+RecomputePlan RecomputePlan::uniform(const std::vector<std::int64_t>& layers_per_stage, LayerRecompute r,
+                                     std::int64_t lookahead) {
+    RecomputePlan plan;
+    for (const std::int64_t n : layers_per_stage) {
+        plan.layers.emplace_back(static_cast<std::size_t>(n), r);
+    }
+    plan.lookahead = lookahead;
+    return plan;
+}
+
 bool RecomputePlan::has_overlap() const {
     for (const auto& stage : layers) {
         for (const LayerRecompute r : stage) {
@@ -78,7 +88,9 @@ std::string RecomputePlan::describe() const {
     std::size_t s = 0;
     while (s < layers.size()) {
         std::size_t e = s;
-        while (e < layers.size() && layers[e] == layers[s]) {
+        // Stages are grouped by their description, so stages of different lengths that apply one policy
+        // to every layer ("keep") read as one group.
+        while (e < layers.size() && describe_stage(layers[e]) == describe_stage(layers[s])) {
             ++e;
         }
         if (!out.empty()) {

@@ -42,6 +42,9 @@ struct RecomputePlan {
 
     [[nodiscard]] static RecomputePlan uniform(std::int64_t stages, std::int64_t layers_per_stage,
                                                LayerRecompute r, std::int64_t lookahead = 1);
+    /// The same policy for every layer of stages with layers_per_stage[s] layers each.
+    [[nodiscard]] static RecomputePlan uniform(const std::vector<std::int64_t>& layers_per_stage,
+                                               LayerRecompute r, std::int64_t lookahead = 1);
     [[nodiscard]] LayerRecompute at(std::int64_t stage, std::int64_t layer_in_stage) const {
         return layers[static_cast<std::size_t>(stage)][static_cast<std::size_t>(layer_in_stage)];
     }

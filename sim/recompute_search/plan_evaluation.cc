@@ -14,6 +14,19 @@ PlanEvaluation evaluate_plan(const config::Scenario& scenario, const cost::CostM
     return e;
 }
 
+bool better(const PlanEvaluation& a, const PlanEvaluation& b) {
+    if (a.fits != b.fits) {
+        return a.fits;
+    }
+    if (!a.fits) {
+        return a.peak_memory < b.peak_memory;
+    }
+    if (a.iteration_time != b.iteration_time) {
+        return a.iteration_time < b.iteration_time;
+    }
+    return a.peak_memory < b.peak_memory;
+}
+
 recompute::RecomputePlan on_demand_version(const recompute::RecomputePlan& plan) {
     recompute::RecomputePlan out = plan;
     for (auto& stage : out.layers) {

@@ -21,6 +21,10 @@ struct PlanEvaluation {
                                            const recompute::RecomputePlan& plan, Bytes budget,
                                            const program::Fold& fold = {});
 
+/// Whether `a` is the better outcome: fitting beats not fitting; among fitting plans the faster (then
+/// the smaller); among plans that do not fit, the smaller peak.
+[[nodiscard]] bool better(const PlanEvaluation& a, const PlanEvaluation& b);
+
 /// The same plan with every overlapped layer recomputed on demand instead: same ops, same memory saved.
 [[nodiscard]] recompute::RecomputePlan on_demand_version(const recompute::RecomputePlan& plan);
 

@@ -12,21 +12,6 @@ using recompute::RecomputePlan;
 
 namespace {
 
-// Better: fits beats not fitting; among fitting plans the faster (then the smaller); among plans that
-// do not fit, the smaller peak.
-bool better(const PlanEvaluation& a, const PlanEvaluation& b) {
-    if (a.fits != b.fits) {
-        return a.fits;
-    }
-    if (!a.fits) {
-        return a.peak_memory < b.peak_memory;
-    }
-    if (a.iteration_time != b.iteration_time) {
-        return a.iteration_time < b.iteration_time;
-    }
-    return a.peak_memory < b.peak_memory;
-}
-
 struct Search {
     const config::Scenario& sc;
     const cost::CostModel& cost;
@@ -48,10 +33,6 @@ struct Search {
     }
 };
 
-std::int64_t layers_per_stage(const config::Scenario& sc) {
-    return sc.model.num_layers / sc.parallelism.pipeline_model_parallel_size;
-}
-
 Seconds elapsed_since(std::chrono::steady_clock::time_point start) {
     return Seconds{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
 }
@@ -64,7 +45,7 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
     Search search{sc, cost, options, {}, false};
     search.result.scheduler = "heuristic";
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
-    const std::int64_t per_stage = layers_per_stage(sc);
+    const std::vector<std::int64_t> split = sc.pipeline_split();
     // 1. Uniform plans; remember each one's per-stage cost and memory.
     struct Uniform {
         RecomputePlan plan;
@@ -76,7 +57,7 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
             if (!recompute::is_overlapped(r) && lookahead != 1) {
                 continue;
             }
-            const RecomputePlan plan = RecomputePlan::uniform(p, per_stage, r, lookahead);
+            const RecomputePlan plan = RecomputePlan::uniform(split, r, lookahead);
             PlanEvaluation e = evaluate_plan(sc, cost, plan, options.memory_budget, options.fold);
             ++search.result.evaluations;
             search.result.candidates.push_back({e.plan.describe(), e.iteration_time, e.peak_memory, e.fits});
@@ -90,7 +71,7 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
     // 2. Per stage, the policy whose stage time (its busy, exposed-recompute and exposed-communication
     // time: what the stage adds to the pipeline) was lowest among those that fit that stage's memory.
     if (p > 1) {
-        RecomputePlan mix = RecomputePlan::uniform(p, per_stage, LayerRecompute::FullOnDemand, 1);
+        RecomputePlan mix = RecomputePlan::uniform(split, LayerRecompute::FullOnDemand, 1);
         for (std::int64_t s = 0; s < p; ++s) {
             const Uniform* pick = nullptr;
             double pick_time = 0;
@@ -118,9 +99,15 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
 SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel& cost,
                               const SearchOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
-    const std::int64_t per_stage = layers_per_stage(sc);
-    const std::int64_t slots = p * per_stage;
+    const std::vector<std::int64_t> split = sc.pipeline_split();
+    // Every (stage, layer) slot, in order.
+    std::vector<std::pair<std::size_t, std::size_t>> slot_of;
+    for (std::size_t s = 0; s < split.size(); ++s) {
+        for (std::int64_t j = 0; j < split[s]; ++j) {
+            slot_of.emplace_back(s, static_cast<std::size_t>(j));
+        }
+    }
+    const auto slots = static_cast<std::int64_t>(slot_of.size());
     constexpr std::int64_t kChoices = std::size(recompute::kAllLayerRecomputes);
     const double plans = std::pow(static_cast<double>(kChoices), static_cast<double>(slots)) * 3.0;
     if (plans > static_cast<double>(options.max_evaluations)) {
@@ -134,11 +121,9 @@ SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel&
     for (const std::int64_t lookahead : {0, 1, 2}) {
         std::fill(digits.begin(), digits.end(), 0);
         while (true) {
-            RecomputePlan plan = RecomputePlan::uniform(p, per_stage, LayerRecompute::Keep, lookahead);
-            for (std::int64_t i = 0; i < slots; ++i) {
-                plan.layers[static_cast<std::size_t>(i / per_stage)]
-                           [static_cast<std::size_t>(i % per_stage)] =
-                    recompute::kAllLayerRecomputes[digits[static_cast<std::size_t>(i)]];
+            RecomputePlan plan = RecomputePlan::uniform(split, LayerRecompute::Keep, lookahead);
+            for (std::size_t i = 0; i < slot_of.size(); ++i) {
+                plan.layers[slot_of[i].first][slot_of[i].second] = recompute::kAllLayerRecomputes[digits[i]];
             }
             // A lookahead only matters for plans that overlap something.
             if (lookahead == 1 || plan.has_overlap()) {

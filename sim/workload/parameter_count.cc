@@ -34,7 +34,7 @@ std::int64_t word_embedding_parameters_per_rank(const config::Scenario& sc) {
 StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     StageParameters out;
-    out.transformer = sc.model.num_layers / p * layer_parameters_per_rank(layer_shape_of(sc));
+    out.transformer = sc.stage_num_layers(pipeline_rank) * layer_parameters_per_rank(layer_shape_of(sc));
     const bool first = pipeline_rank == 0;
     const bool last = pipeline_rank == p - 1;
     if (first) {

@@ -1,0 +1,40 @@
+// How the transformer layers are divided among pipeline ranks and their model chunks: uniform by
+// default, or the scenario's parallelism.layers_per_pipeline_stage.
+#include "sim/config/scenario.h"
+
+namespace trainsim::config {
+
+std::int64_t Scenario::stage_num_layers(std::int64_t pipeline_rank) const {
+    if (!parallelism.layers_per_pipeline_stage.empty()) {
+        return parallelism.layers_per_pipeline_stage.at(static_cast<std::size_t>(pipeline_rank));
+    }
+    return model.num_layers / parallelism.pipeline_model_parallel_size;
+}
+
+std::int64_t Scenario::chunk_num_layers(std::int64_t pipeline_rank) const {
+    return stage_num_layers(pipeline_rank) / parallelism.virtual_pipeline_model_parallel_size;
+}
+
+std::int64_t Scenario::first_layer_of_virtual_stage(std::int64_t virtual_stage) const {
+    const std::int64_t p = parallelism.pipeline_model_parallel_size;
+    if (parallelism.layers_per_pipeline_stage.empty()) {
+        return virtual_stage * chunk_num_layers(0);
+    }
+    // Virtual stages run chunk-major (chunk 0 on ranks 0..p-1, then chunk 1, ...): add up the chunks
+    // before this one.
+    std::int64_t first = 0;
+    for (std::int64_t u = 0; u < virtual_stage; ++u) {
+        first += chunk_num_layers(u % p);
+    }
+    return first;
+}
+
+std::vector<std::int64_t> Scenario::pipeline_split() const {
+    std::vector<std::int64_t> split;
+    for (std::int64_t r = 0; r < parallelism.pipeline_model_parallel_size; ++r) {
+        split.push_back(stage_num_layers(r));
+    }
+    return split;
+}
+
+}  // namespace trainsim::config
