@@ -6,6 +6,7 @@
 #include "sim/core/input_error.h"
 #include "sim/recompute_search/policy_comparison.h"
 #include "sim/recompute_search/recompute_scheduler.h"
+#include "sim/recompute_search/stage_partition.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -16,8 +17,9 @@ using recompute::RecomputePlan;
 
 TEST(OverlappedRecompute, OrderingAgainstMegatronPoliciesAndOnDemand) {
     const cost::CostModel cost = testing::shipped_cost_model();
-    for (const char* path : {"scenarios/korthikanti-22b.json", "scenarios/korthikanti-175b.json",
-                             "scenarios/lynx/lynx-gpt3-2.7b-8gpu.json", "scenarios/lynx/lynx-gpt3-13b-16gpu.json"}) {
+    for (const char* path :
+         {"scenarios/korthikanti-22b.json", "scenarios/korthikanti-175b.json",
+          "scenarios/lynx/lynx-gpt3-2.7b-8gpu.json", "scenarios/lynx/lynx-gpt3-13b-16gpu.json"}) {
         const config::Scenario sc = config::load_scenario(testing::source_path(path));
         const recompute_search::PolicyComparison c = recompute_search::compare_policies(sc, cost);
         ASSERT_EQ(c.rows.size(), 5u);
@@ -29,7 +31,8 @@ TEST(OverlappedRecompute, OrderingAgainstMegatronPoliciesAndOnDemand) {
         for (std::size_t i = 0; i < 3; ++i) {  // none, selective, full
             if (c.rows[i].fits) {
                 any_fits = true;
-                EXPECT_LE(overlapped.iteration_time.value, c.rows[i].iteration_time.value) << path << " vs " << c.rows[i].policy;
+                EXPECT_LE(overlapped.iteration_time.value, c.rows[i].iteration_time.value)
+                    << path << " vs " << c.rows[i].policy;
             }
         }
         EXPECT_EQ(overlapped.fits, any_fits) << path;
@@ -64,8 +67,8 @@ TEST(RecomputeSchedulers, HeuristicIsWithinFivePercentOfTheOptimum) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const config::Scenario sc = tiny();
     // Budgets from generous to tight: between the peaks of keeping everything and recomputing everything.
-    const auto keep = recompute_search::evaluate_plan(sc, cost, RecomputePlan::uniform(2, 2, LayerRecompute::Keep),
-                                                      Bytes{std::int64_t{1} << 40});
+    const auto keep = recompute_search::evaluate_plan(
+        sc, cost, RecomputePlan::uniform(2, 2, LayerRecompute::Keep), Bytes{std::int64_t{1} << 40});
     const auto full = recompute_search::evaluate_plan(
         sc, cost, RecomputePlan::uniform(2, 2, LayerRecompute::FullOnDemand), Bytes{std::int64_t{1} << 40});
     ASSERT_LT(full.peak_memory, keep.peak_memory);
@@ -73,7 +76,8 @@ TEST(RecomputeSchedulers, HeuristicIsWithinFivePercentOfTheOptimum) {
         recompute_search::SearchOptions options;
         options.memory_budget =
             Bytes{full.peak_memory.value +
-                  static_cast<std::int64_t>(share * static_cast<double>((keep.peak_memory - full.peak_memory).value))};
+                  static_cast<std::int64_t>(
+                      share * static_cast<double>((keep.peak_memory - full.peak_memory).value))};
         const auto heuristic = recompute_search::heuristic_schedule(sc, cost, options);
         const auto optimal = recompute_search::optimal_schedule(sc, cost, options);
         ASSERT_TRUE(optimal.best.fits);
@@ -92,7 +96,8 @@ TEST(RecomputeSchedulers, OptimalRefusesLargeInstances) {
     recompute_search::SearchOptions options;
     options.memory_budget = Bytes{std::int64_t{1} << 40};
     try {
-        (void)recompute_search::optimal_schedule(testing::shipped_scenario("korthikanti-175b"), cost, options);
+        (void)recompute_search::optimal_schedule(testing::shipped_scenario("korthikanti-175b"), cost,
+                                                 options);
         FAIL() << "expected the search to be refused";
     } catch (const InputError& e) {
         EXPECT_NE(std::string(e.what()).find("use \"heuristic\""), std::string::npos) << e.what();
@@ -102,8 +107,53 @@ TEST(RecomputeSchedulers, OptimalRefusesLargeInstances) {
 TEST(RecomputePlan, DescribesRunsOfStagesAndLayers) {
     RecomputePlan plan = RecomputePlan::uniform(4, 2, LayerRecompute::SelectiveOverlapped, 0);
     plan.layers[3][1] = LayerRecompute::Keep;
-    EXPECT_EQ(plan.describe(), "stages 0-2: selective overlapped; stage 3: 1 x selective overlapped, 1 x keep "
-                               "(after the previous backward frees each layer)");
+    EXPECT_EQ(plan.describe(),
+              "stages 0-2: selective overlapped; stage 3: 1 x selective overlapped, 1 x keep "
+              "(after the previous backward frees each layer)");
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(StagePartition, NeverWorseThanTheUniformSplitAndBalancesTheOutputLayer) {
+    // Lynx-like GPT-3 6.7B on 2 stages under 32 GiB: the last stage also runs the output layer and
+    // the loss, and the first holds two micro-batches; the partitioner gives the last stage fewer layers.
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const config::Scenario sc =
+        config::load_scenario(testing::source_path("scenarios/lynx/lynx-gpt3-6.7b-8gpu.json"));
+    recompute_search::PartitionOptions options;
+    options.search.memory_budget = Bytes{*sc.training.recompute_memory_budget};
+    const recompute_search::PartitionResult r = recompute_search::partition_stages(sc, cost, options);
+    EXPECT_EQ(r.start.split, (std::vector<std::int64_t>{16, 16}));
+    EXPECT_EQ(r.best.split[0] + r.best.split[1], 32);
+    EXPECT_LT(r.best.split[1], r.best.split[0]);
+    ASSERT_TRUE(r.best.search.best.fits);
+    EXPECT_LT(r.best.search.best.iteration_time.value, r.start.search.best.iteration_time.value);
+    EXPECT_GE(r.splits_evaluated, 2);
+    // The chosen split reproduces when the user runs it.
+    config::Scenario chosen = sc;
+    chosen.parallelism.layers_per_pipeline_stage = r.best.split;
+    const recompute_search::PlanEvaluation again =
+        recompute_search::evaluate_plan(chosen, cost, r.best.search.best.plan, options.search.memory_budget);
+    EXPECT_EQ(again.iteration_time.value, r.best.search.best.iteration_time.value);
+}
+
+TEST(StagePartition, TheComparisonTableGainsAPartitionedRow) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    for (const char* path :
+         {"scenarios/lynx/lynx-gpt3-1.3b-8gpu.json", "scenarios/lynx/lynx-gpt3-13b-16gpu.json"}) {
+        const config::Scenario sc = config::load_scenario(testing::source_path(path));
+        const recompute_search::PolicyComparison c =
+            recompute_search::compare_policies(sc, cost, /*partition=*/true);
+        ASSERT_EQ(c.rows.size(), 6u);
+        ASSERT_TRUE(c.partition.has_value());
+        EXPECT_EQ(c.rows[5].policy, "overlapped, partitioned");
+        EXPECT_LE(c.rows[5].iteration_time.value, c.rows[3].iteration_time.value) << path;
+        EXPECT_EQ(c.rows[5].fits, c.rows[3].fits) << path;
+    }
 }
 
 }  // namespace

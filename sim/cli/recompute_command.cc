@@ -9,12 +9,16 @@ namespace trainsim::cli {
 
 int recompute_command(const std::vector<std::string>& args) {
     ScenarioArguments a;
-    boost::program_options::options_description none;
+    bool partition = false;
+    boost::program_options::options_description extra("recompute options");
+    extra.add_options()("partition", boost::program_options::bool_switch(&partition),
+                        "also choose the layers of each pipeline stage with the overlapped plan "
+                        "(recomputation-aware partitioning; adds the row \"overlapped, partitioned\")");
     if (!parse_scenario_arguments(
             args, "trainsim recompute [SCENARIO...] [options]",
             "Compares none, selective, full and overlapped recomputation on time and memory.\n"
             "With no SCENARIO: the Korthikanti 22B, 175B and 530B scenarios.\n",
-            -1, none, a)) {
+            -1, extra, a)) {
         return 0;
     }
     const Format f = parse_format(a.format);
@@ -30,7 +34,7 @@ int recompute_command(const std::vector<std::string>& args) {
     for (const std::string& path : a.scenarios) {
         const config::Scenario scenario = load_scenario(CommonOptions{path, a.overrides, f});
         const cost::CostModel cost(load_profile(scenario));
-        rows.push_back(recompute_search::compare_policies(scenario, cost));
+        rows.push_back(recompute_search::compare_policies(scenario, cost, partition));
     }
     if (f == Format::Json) {
         std::cout << recompute_search::to_json(rows).dump(2) << "\n";

@@ -18,7 +18,8 @@ PolicyRow row_of(const std::string& policy, const PlanEvaluation& e) {
 
 }  // namespace
 
-PolicyComparison compare_policies(const config::Scenario& scenario, const cost::CostModel& cost) {
+PolicyComparison compare_policies(const config::Scenario& scenario, const cost::CostModel& cost,
+                                  bool partition) {
     config::Scenario sc = scenario;
     sc.training.recompute_granularity = config::RecomputeGranularity::Overlapped;
     sc.training.recompute_method.reset();
@@ -28,8 +29,7 @@ PolicyComparison compare_policies(const config::Scenario& scenario, const cost::
     const Bytes budget = search.best.report.memory_capacity_bytes;
     const Bytes used_budget =
         sc.training.recompute_memory_budget ? Bytes{*sc.training.recompute_memory_budget} : budget;
-    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
-    const std::int64_t per_stage = sc.model.num_layers / p;
+    const std::vector<std::int64_t> split = sc.pipeline_split();
     using recompute::LayerRecompute;
     using recompute::RecomputePlan;
     PolicyComparison c;
@@ -42,7 +42,7 @@ PolicyComparison compare_policies(const config::Scenario& scenario, const cost::
         {"full", LayerRecompute::FullOnDemand}};
     for (const auto& [name, r] : megatron) {
         c.rows.push_back(
-            row_of(name, evaluate_plan(sc, cost, RecomputePlan::uniform(p, per_stage, r), used_budget)));
+            row_of(name, evaluate_plan(sc, cost, RecomputePlan::uniform(split, r), used_budget)));
     }
     c.rows.push_back(row_of("overlapped", search.best));
     c.rows.push_back(row_of("overlapped plan on demand",
@@ -51,6 +51,16 @@ PolicyComparison compare_policies(const config::Scenario& scenario, const cost::
     c.candidates = search.candidates;
     c.plans_simulated = search.evaluations;
     c.search_time = search.search_time;
+    if (partition) {
+        PartitionOptions options;
+        options.search.memory_budget = used_budget;
+        const PartitionResult r = partition_stages(sc, cost, options);
+        PolicyRow row = row_of("overlapped, partitioned", r.best.search.best);
+        row.plan = "layers per stage " + split_text(r.best.split) + "; " + row.plan;
+        c.rows.push_back(std::move(row));
+        c.partition =
+            PartitionSummary{r.start.split, r.best.split, r.splits_evaluated, r.simulations, r.search_time};
+    }
     return c;
 }
 
@@ -75,6 +85,15 @@ void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparis
                       "    %s scheduler: %lld plans simulated in %.2f s; chose: ", c.scheduler.c_str(),
                       static_cast<long long>(c.plans_simulated), c.search_time.value);
         out << tail << c.rows[3].plan << "\n";
+        if (c.partition) {
+            char line[300];
+            std::snprintf(line, sizeof line,
+                          "    partitioner: %lld splits (%lld plans) simulated in %.2f s; layers per stage ",
+                          static_cast<long long>(c.partition->splits_evaluated),
+                          static_cast<long long>(c.partition->simulations), c.partition->search_time.value);
+            out << line << split_text(c.partition->start_split) << " -> "
+                << split_text(c.partition->best_split) << "; chose: " << c.rows.back().plan << "\n";
+        }
         for (const Candidate& k : c.candidates) {
             char line[300];
             std::snprintf(line, sizeof line, "      tried %-70s %9.4f s %8.2f GiB %s\n", k.plan.c_str(),
@@ -115,6 +134,13 @@ nlohmann::ordered_json to_json(const std::vector<PolicyComparison>& comparisons)
                         }()},
                        {"plans_simulated", c.plans_simulated},
                        {"search_time_s", c.search_time.value}});
+        if (c.partition) {
+            out.back()["partition"] = {{"start_layers_per_stage", c.partition->start_split},
+                                       {"layers_per_stage", c.partition->best_split},
+                                       {"splits_evaluated", c.partition->splits_evaluated},
+                                       {"plans_simulated", c.partition->simulations},
+                                       {"search_time_s", c.partition->search_time.value}};
+        }
     }
     return out;
 }
