@@ -156,19 +156,55 @@ def bubble(binary, out):
     write_csv(os.path.join(out, "bubble_fraction.csv"), list(rows[0].keys()), rows)
 
 
+# Recomputation policies: the Korthikanti layouts against the profile's usable memory, and the Lynx-like GPT
+# layouts (scenarios/lynx/, 32 GiB budget each) also with recomputation-aware partitioning (--partition). The
+# Korthikanti 175B and 530B are left without --partition: their partition search takes minutes.
+RECOMPUTE_GROUPS = [
+    (["korthikanti-22b", "korthikanti-175b", "korthikanti-530b"], []),
+    (["lynx/lynx-gpt3-1.3b-8gpu", "lynx/lynx-gpt3-2.7b-8gpu", "lynx/lynx-gpt3-6.7b-8gpu", "lynx/lynx-gpt3-13b-16gpu",
+      "lynx/lynx-gpt-22b-16gpu"], ["--partition"]),
+]
+
+
+def layout_of(name):
+    with open(os.path.join(REPO, scenario_path(name))) as f:
+        sc = json.load(f)
+    par, tr = sc["parallelism"], sc["training"]
+    return {"tp": par["tensor_model_parallel_size"], "pp": par["pipeline_model_parallel_size"],
+            "v": par.get("virtual_pipeline_model_parallel_size") or 1,
+            "sequence_parallel": par.get("sequence_parallel", False),
+            "micro_batch_size": tr["micro_batch_size"], "global_batch_size": tr["global_batch_size"]}
+
+
 def recompute(binary, out):
-    names = ["korthikanti-22b", "korthikanti-175b", "korthikanti-530b"]
-    d = json.loads(trainsim(binary, ["recompute", "--format", "json"] + [scenario_path(n) for n in names]))
-    write_json(os.path.join(out, "recompute_policies.json"), d)
+    tables = []
     rows = []
-    for name, table in zip(names, d):
-        for r in table["rows"]:
-            rows.append({"scenario": scenario_path(name), "profile": profile_of(name), "policy": r["policy"],
-                         "iteration_time_s": r["iteration_time_s"], "peak_memory_bytes": r["peak_memory_bytes"],
-                         "fits_in_memory": r["fits_in_memory"], "recompute_s": r["recompute_s"],
-                         "hidden_recompute_s": r["hidden_recompute_s"], "budget_bytes": table["budget_bytes"],
-                         "plan": r["plan"]})
+    search = []
+    for names, extra in RECOMPUTE_GROUPS:
+        d = json.loads(trainsim(binary, ["recompute", "--format", "json"] + extra + [scenario_path(n) for n in names]))
+        for name, table in zip(names, d):
+            table["scenario"] = scenario_path(name)
+            tables.append(table)
+            layout = layout_of(name)
+            for r in table["rows"]:
+                rows.append(dict({"scenario": scenario_path(name), "profile": profile_of(name), "policy": r["policy"],
+                                  "iteration_time_s": r["iteration_time_s"],
+                                  "peak_memory_bytes": r["peak_memory_bytes"], "fits_in_memory": r["fits_in_memory"],
+                                  "recompute_s": r["recompute_s"], "hidden_recompute_s": r["hidden_recompute_s"],
+                                  "budget_bytes": table["budget_bytes"]}, **layout, plan=r["plan"]))
+            part = table.get("partition")
+            search.append({"scenario": scenario_path(name), "budget_bytes": table["budget_bytes"],
+                           "scheduler": table["scheduler"], "heuristic_search_time_s": table["search_time_s"],
+                           "heuristic_plans_simulated": table["plans_simulated"],
+                           "partitioned": part is not None,
+                           "partition_search_time_s": part["search_time_s"] if part else "",
+                           "partition_splits_evaluated": part["splits_evaluated"] if part else "",
+                           "partition_plans_simulated": part["plans_simulated"] if part else "",
+                           "start_layers_per_stage": " ".join(map(str, part["start_layers_per_stage"])) if part else "",
+                           "layers_per_stage": " ".join(map(str, part["layers_per_stage"])) if part else ""})
+    write_json(os.path.join(out, "recompute_policies.json"), tables)
     write_csv(os.path.join(out, "recompute_policies.csv"), list(rows[0].keys()), rows)
+    write_csv(os.path.join(out, "recompute_search.csv"), list(search[0].keys()), search)
 
 
 def timeline(binary, out):

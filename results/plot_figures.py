@@ -89,13 +89,14 @@ def per_layer(data, out):
                            ha="right", rotation_mode="anchor")
         ax.set_title("%s  (%s)" % (model, os.path.basename(mr[0]["scenario"])))
         ax.set_ylabel("time per layer per micro-batch (ms)" if ax is axes[0] else "")
-    axes[0].legend(loc="upper left", fontsize=8)
-    fig.suptitle("Per-layer forward, backward and recompute time (like Korthikanti et al. 2022, Figure 8)")
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0.935), ncol=3, fontsize=8.5, frameon=False)
+    fig.suptitle("Per-layer forward, backward and recompute time (like Korthikanti et al. 2022, Figure 8)", y=0.985)
     caption(fig, "One transformer layer on one GPU for one micro-batch, simulated by `trainsim layer` on "
                  "scenarios/korthikanti-{22b,175b,530b,1t}.json (TP 8; micro-batch 4 for 22B, 1 otherwise) with "
                  "the overrides of each bar, profile %s. Labels: forward + backward in ms, and the overhead over "
                  "'no recompute' (no SP). Backward is drawn without the recompute it contains." % mr[0]["profile"])
-    fig.subplots_adjust(left=0.055, right=0.99, top=0.86, bottom=0.27, wspace=0.3)
+    fig.subplots_adjust(left=0.055, right=0.99, top=0.82, bottom=0.27, wspace=0.3)
     save(fig, out, "per_layer_breakdown")
 
 
@@ -112,7 +113,8 @@ def activation_shares(data, out):
         xs = [i + (j - (len(techniques) - 1) / 2) * width for i in range(len(models))]
         ax.bar(xs, vals, width, color=color, label=tech)
         for x, v in zip(xs, vals):
-            ax.text(x, v + 1, ("%.1f" % v) if v < 30 else ("%.0f" % v), ha="center", va="bottom", fontsize=7.5)
+            ax.text(x, v + 1, ("%.1f" % v) if v < 30 else ("%.0f" % v), ha="center", va="bottom", fontsize=7.5,
+                    bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.5, "alpha": 0.85})
     ax.axhline(20, color="#2d6b3c", ls="--", lw=1, label="paper: SP + selective 'under 20 %' of baseline")
     ax.axhline(10, color="#8b2f32", ls=":", lw=1.2, label="paper: full recompute 'at 10 %' of baseline")
     ax.set_xticks(range(len(models)))
@@ -187,48 +189,87 @@ def bubble(data, out):
     save(fig, out, "bubble_fraction")
 
 
+RECOMPUTE_POLICIES = [
+    ("none", "no recompute", "#8C8C8C"),
+    ("selective", "selective", "#4C72B0"),
+    ("full", "full", "#C44E52"),
+    ("overlapped", "overlapped (heuristic plan)", "#55A868"),
+    ("overlapped plan on demand", "same plan, on demand", "#B5D9A3"),
+    ("overlapped, partitioned", "overlapped + partitioned", "#DD8452"),
+]
+
+
 def recompute_policies(data, out):
     rows = read_csv(data, "recompute_policies.csv")
+    search = {r["scenario"]: r for r in read_csv(data, "recompute_search.csv")}
     scenarios = list(OrderedDict.fromkeys(r["scenario"] for r in rows))
-    policies = list(OrderedDict.fromkeys(r["policy"] for r in rows))
-    colors = ["#8C8C8C", "#4C72B0", "#C44E52", "#55A868", "#DD8452"]
-    fig, axes = plt.subplots(2, len(scenarios), figsize=(13, 7.2))
-    for col, sc in enumerate(scenarios):
-        sr = {r["policy"]: r for r in rows if r["scenario"] == sc}
-        labels = [p.replace("overlapped plan on demand", "overlapped plan,\non demand") for p in policies]
-        times = [float(sr[p]["iteration_time_s"]) for p in policies]
-        mems = [int(sr[p]["peak_memory_bytes"]) / GIB for p in policies]
-        fits = [sr[p]["fits_in_memory"] == "True" for p in policies]
-        for row, (vals, unit) in enumerate(((times, "iteration time (s)"), (mems, "peak memory per GPU (GiB)"))):
-            ax = axes[row][col]
-            bars = ax.bar(range(len(policies)), vals, color=colors)
-            for b, fit in zip(bars, fits):
-                if not fit:
-                    b.set_hatch("//")
-                    b.set_edgecolor("black")
-            for i, v in enumerate(vals):
-                ax.text(i, v, ("%.2f" % v) if v < 10 else ("%.1f" % v), ha="center", va="bottom", fontsize=8)
-            if row == 1:
-                budget = int(sr[policies[0]]["budget_bytes"]) / GIB
-                ax.axhline(budget, color="black", ls="--", lw=1)
-                ax.set_ylim(0, max(max(vals), budget) * 1.18)
-            else:
-                ax.set_ylim(0, max(vals) * 1.15)
-                ax.set_title("%s" % os.path.basename(sc))
-            ax.set_xticks(range(len(policies)))
-            ax.set_xticklabels(labels if row == 1 else [""] * len(policies), rotation=30, ha="right", fontsize=8)
-            if col == 0:
-                ax.set_ylabel(unit)
-    fig.legend(handles=[Patch(facecolor="white", edgecolor="black", hatch="//", label="does not fit the budget"),
-                        Line2D([0], [0], color="black", ls="--", lw=1,
-                               label="memory budget (the profile's usable memory)")],
-               loc="upper right", fontsize=8)
-    fig.suptitle("Recomputation policies compared on iteration time and peak memory")
-    caption(fig, "`trainsim recompute` on scenarios/korthikanti-{22b,175b,530b}.json, profile %s: no recompute, "
-                 "selective, full, overlapped (the heuristic scheduler's plan, recompute placed where the GPU "
-                 "waits) and the same plan run on demand. Budget: the profile's usable memory per GPU."
-            % rows[0]["profile"])
-    fig.subplots_adjust(left=0.06, right=0.99, top=0.9, bottom=0.2, hspace=0.12, wspace=0.22)
+    by = {(r["scenario"], r["policy"]): r for r in rows}
+    n = len(RECOMPUTE_POLICIES)
+    width = 0.8 / n
+    fig, (ax_t, ax_m) = plt.subplots(2, 1, figsize=(14, 8.6), sharex=True)
+    for g, sc in enumerate(scenarios):
+        none_time = float(by[(sc, "none")]["iteration_time_s"])
+        budget = int(by[(sc, "none")]["budget_bytes"]) / GIB
+        ax_m.plot([g - 0.45, g + 0.45], [budget, budget], color="black", ls="--", lw=1.2)
+        for j, (policy, _, color) in enumerate(RECOMPUTE_POLICIES):
+            x = g + (j - (n - 1) / 2) * width
+            r = by.get((sc, policy))
+            if r is None:
+                for ax, y in ((ax_t, 1.0), (ax_m, 2.0)):
+                    ax.text(x, y, "not run", rotation=90, ha="center", va="bottom", fontsize=6.5, color="#777777")
+                continue
+            fits = r["fits_in_memory"] == "True"
+            style = {} if fits else {"hatch": "////", "edgecolor": "black", "linewidth": 0.6}
+            slowdown = 100.0 * (float(r["iteration_time_s"]) / none_time - 1.0)
+            mem = int(r["peak_memory_bytes"]) / GIB
+            ax_t.bar(x, slowdown, width, color=color, **style)
+            ax_m.bar(x, mem, width, color=color, **style)
+            if policy != "none":
+                ax_t.text(x, max(slowdown, 0.0) + 0.8, "%+.1f" % slowdown if abs(slowdown) < 9.95 else "%+.0f" % slowdown,
+                          rotation=90, ha="center", va="bottom", fontsize=6.5)
+            ax_m.text(x, mem + 1.0, "%.1f" % mem if mem < 99.95 else "%.0f" % mem, rotation=90, ha="center", va="bottom", fontsize=6.5,
+                      bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6, "alpha": 0.85})
+    ax_t.axhline(0, color="black", lw=0.8)
+    ax_t.set_ylabel("iteration time over no recompute (%)")
+    top = max(100.0 * (float(r["iteration_time_s"]) / float(by[(r["scenario"], "none")]["iteration_time_s"]) - 1.0)
+              for r in rows)
+    ax_t.set_ylim(-8, top * 1.25)
+    ax_m.set_ylabel("peak memory per GPU (GiB)")
+    ax_m.set_ylim(0, max(int(r["peak_memory_bytes"]) for r in rows) / GIB * 1.2)
+    # Separate the two families of layouts.
+    korth = [g for g, sc in enumerate(scenarios) if "lynx" not in sc]
+    if korth and len(korth) < len(scenarios):
+        for ax in (ax_t, ax_m):
+            ax.axvline(max(korth) + 0.5, color="#555555", lw=0.8)
+        ax_t.text((len(korth) - 1) / 2, top * 1.18, "Korthikanti layouts, budget = usable memory", ha="center",
+                  va="top", fontsize=9, style="italic")
+        ax_t.text((max(korth) + 1 + len(scenarios) - 1) / 2, top * 1.18,
+                  "Lynx-like layouts, budget = training.recompute_memory_budget", ha="center", va="top", fontsize=9,
+                  style="italic")
+    labels = []
+    for sc in scenarios:
+        r = by[(sc, "none")]
+        layout = "TP %s, PP %s%s" % (r["tp"], r["pp"], ", v %s" % r["v"] if r["v"] != "1" else "")
+        labels.append("%s\n%s\nno recompute: %.2f s" % (os.path.basename(sc)[:-5], layout,
+                                                          float(r["iteration_time_s"])))
+    ax_m.set_xticks(range(len(scenarios)))
+    ax_m.set_xticklabels(labels, fontsize=8)
+    ax_m.set_xlim(-0.5, len(scenarios) - 0.5)
+    for ax in (ax_t, ax_m):
+        ax.grid(axis="x", visible=False)
+    handles = [Patch(facecolor=c, label=l) for _, l, c in RECOMPUTE_POLICIES]
+    handles += [Patch(facecolor="white", edgecolor="black", hatch="////", label="does not fit the budget"),
+                Line2D([0], [0], color="black", ls="--", lw=1.2, label="memory budget per GPU")]
+    fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.955), ncol=4, fontsize=8.5,
+               frameon=False)
+    fig.suptitle("Recomputation policies: iteration time and peak memory against the memory budget")
+    caption(fig, "`trainsim recompute` on scenarios/korthikanti-{22b,175b,530b}.json (budget: the profile's usable "
+                 "memory, %.1f GiB) and, with --partition, on scenarios/lynx/*.json (32 GiB budget; 175B and 530B "
+                 "are not partitioned: their partition searches take 10-30 s each), profile %s. Overlapped: the heuristic "
+                 "scheduler's plan, recompute placed where the GPU waits; same plan on demand: without the overlap; "
+                 "partitioned: layers per stage chosen with the plan. Bar labels: %% over no recompute, GiB."
+            % (int(by[(scenarios[0], "none")]["budget_bytes"]) / GIB, rows[0]["profile"]))
+    fig.subplots_adjust(left=0.06, right=0.99, top=0.86, bottom=0.17, hspace=0.08)
     save(fig, out, "recompute_policies")
 
 
@@ -294,7 +335,7 @@ def timeline(data, out):
                  "recompute + SP), profile %s; one lane per stream of the simulated GPU of each stage. Labels "
                  "F/B<micro-batch>.c<chunk>: the forward or backward of that micro-batch on that model chunk. "
                  "The whole trace opens in ui.perfetto.dev." % (meta["scenario"], meta["schedule"], meta["profile"]))
-    fig.subplots_adjust(left=0.12, right=0.99, top=0.93, bottom=0.24)
+    fig.subplots_adjust(left=0.12, right=0.975, top=0.93, bottom=0.24)
     save(fig, out, "timeline_excerpt")
 
 

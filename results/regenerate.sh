@@ -5,7 +5,7 @@
 # 2. runs it for every table and figure (results/collect_data.py -> results/data/*.csv, *.json);
 # 3. draws the figures (results/plot_figures.py -> results/figures/*.png, *.svg) with Debian's
 #    python3-matplotlib, which it installs with apt-get when it is missing (root, or sudo);
-# 4. rewrites the validation table in results/README.md (results/update_readme.py).
+# 4. rewrites the generated tables in results/README.md (validation, recompute policies; results/update_readme.py).
 # The new data, figures and README are made in a temporary folder and moved into place only when every
 # step succeeded: a failed run leaves results/ as it was.
 set -euo pipefail
