@@ -212,6 +212,7 @@ def timeline(binary, out):
         trace = os.path.join(tmp, "trace.json")
         summary = json.loads(trainsim(binary, ["run", scenario_path(TIMELINE_SCENARIO), "--format", "json",
                                                "--trace", trace]))
+        COMMANDS[-1] = COMMANDS[-1].replace(trace, "TRACE.json")  # not the temporary folder's random name
         with open(trace) as f:
             events = json.load(f)["traceEvents"]
     streams = {(e["pid"], e["tid"]): e["args"]["name"] for e in events

@@ -68,6 +68,12 @@ def read_csv(data, name):
         return list(csv.DictReader(f))
 
 
+def seconds(text):
+    """A wall-clock search time to two significant digits: 0.0026 s, 0.16 s, 5.8 s, 12 s."""
+    v = float(text)
+    return ("%.0f s" % v) if v >= 10 else ("%s s" % ("%.2g" % v))
+
+
 def recompute_tables(data):
     rows = read_csv(data, "recompute_policies.csv")
     search = read_csv(data, "recompute_search.csv")
@@ -100,7 +106,7 @@ def recompute_tables(data):
     lines += ["",
               "Search cost, wall-clock on the machine that ran `results/regenerate.sh` (it varies with the load). "
               "Heuristic: `trainsim recompute`'s scheduler for the scenario's own split (Lynx-HEU reports 0.16 s "
-              "on average for its heuristic). Partition: `--partition`, a heuristic search per candidate split.%s"
+              "on average for its heuristic; Lynx's layouts and machine are not known). Partition: `--partition`, a heuristic search per candidate split.%s"
               % ((" Mean heuristic search over the %d partitioned layouts: %.2f s." %
                   (len(lynx), sum(float(s["heuristic_search_time_s"]) for s in lynx) / len(lynx))) if lynx else ""),
               "",
@@ -115,14 +121,14 @@ def recompute_tables(data):
                        if by[(sc, p)]["fits_in_memory"] == "True")
         over = "%.3f×" % (megatron / float(by[(sc, "overlapped")]["iteration_time_s"]))
         if s["partitioned"] == "True":
-            part = ["%.2f s" % float(s["partition_search_time_s"]), s["partition_splits_evaluated"],
+            part = [seconds(s["partition_search_time_s"]), s["partition_splits_evaluated"],
                     s["partition_plans_simulated"],
                     "[%s] → [%s]" % (s["start_layers_per_stage"].replace(" ", ", "),
                                      s["layers_per_stage"].replace(" ", ", ")), over,
                     "%.3f×" % (megatron / float(by[(sc, "overlapped, partitioned")]["iteration_time_s"]))]
         else:
             part = ["not run", "", "", "", over, "not run"]
-        lines.append("| %s | %.2f s | %s | %s |" % (name(sc), float(s["heuristic_search_time_s"]),
+        lines.append("| %s | %s | %s | %s |" % (name(sc), seconds(s["heuristic_search_time_s"]),
                                                    s["heuristic_plans_simulated"], " | ".join(part)))
     lines += ["", "Speedups are over the fastest of none, selective and full that fits the budget (Megatron-LM's "
                   "choices)."]
