@@ -29,6 +29,18 @@ std::int64_t Scenario::first_layer_of_virtual_stage(std::int64_t virtual_stage) 
     return first;
 }
 
+std::string split_text(const std::vector<std::int64_t>& split) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < split.size(); ++i) {
+        if (i > 0) {
+            text += ',';
+        }
+        text += std::to_string(split[i]);
+    }
+    text += ']';
+    return text;
+}
+
 std::vector<std::int64_t> Scenario::pipeline_split() const {
     std::vector<std::int64_t> split;
     for (std::int64_t r = 0; r < parallelism.pipeline_model_parallel_size; ++r) {

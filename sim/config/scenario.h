@@ -106,6 +106,9 @@ struct Scenario {
     [[nodiscard]] std::vector<std::int64_t> pipeline_split() const;
 };
 
+/// A split as the scenario file writes it: "[12,13,13,10]".
+[[nodiscard]] std::string split_text(const std::vector<std::int64_t>& split);
+
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);

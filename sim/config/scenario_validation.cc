@@ -186,18 +186,6 @@ void check_sequence_parallel(const Scenario& s) {
     }
 }
 
-std::string list_text(const std::vector<std::int64_t>& values) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < values.size(); ++i) {
-        if (i > 0) {
-            text += ',';
-        }
-        text += std::to_string(values[i]);
-    }
-    text += ']';
-    return text;
-}
-
 void check_pipeline(const Scenario& s) {
     const std::vector<std::int64_t>& split = s.parallelism.layers_per_pipeline_stage;
     if (split.empty()) {
@@ -210,7 +198,7 @@ void check_pipeline(const Scenario& s) {
     }
     const std::string key = "parallelism.layers_per_pipeline_stage";
     if (static_cast<std::int64_t>(split.size()) != pipeline_size(s).value) {
-        fail(key + "=" + list_text(split) + " has " + std::to_string(split.size()) +
+        fail(key + "=" + split_text(split) + " has " + std::to_string(split.size()) +
              " entries, but needs one per pipeline rank (" + show(pipeline_size(s)) + ")");
     }
     std::int64_t total = 0;
@@ -223,7 +211,7 @@ void check_pipeline(const Scenario& s) {
         }
     }
     if (total != s.model.num_layers) {
-        fail(key + "=" + list_text(split) + " adds up to " + std::to_string(total) + " layers, but " +
+        fail(key + "=" + split_text(split) + " adds up to " + std::to_string(total) + " layers, but " +
              show("model.num_layers", s.model.num_layers));
     }
 }
@@ -332,7 +320,7 @@ void check_recompute(const Scenario& s) {
         }
         const std::string where =
             uneven ? "pipeline rank " + std::to_string(rank) + " of parallelism.layers_per_pipeline_stage=" +
-                         list_text(s.parallelism.layers_per_pipeline_stage)
+                         split_text(s.parallelism.layers_per_pipeline_stage)
                    : show("model.num_layers", s.model.num_layers) + " divided among " +
                          (interleaved ? show({pipeline_size(s), virtual_size(s)}) + " chunks"
                                       : show(pipeline_size(s)) + " stages");

@@ -82,15 +82,9 @@ public:
                            sc_.stage_num_layers(static_cast<std::int64_t>(s));
             }
             if (!shape_ok) {
-                std::string split;
-                for (const std::int64_t n : sc_.pipeline_split()) {
-                    if (!split.empty()) {
-                        split += ',';
-                    }
-                    split += std::to_string(n);
-                }
                 throw InputError("recompute plan: needs one entry per layer of each of the " +
-                                 std::to_string(p_) + " stages (layers per stage: " + split +
+                                 std::to_string(p_) +
+                                 " stages (layers per stage: " + config::split_text(sc_.pipeline_split()) +
                                  ") and a lookahead of at least 0");
             }
         }

@@ -56,7 +56,7 @@ PolicyComparison compare_policies(const config::Scenario& scenario, const cost::
         options.search.memory_budget = used_budget;
         const PartitionResult r = partition_stages(sc, cost, options);
         PolicyRow row = row_of("overlapped, partitioned", r.best.search.best);
-        row.plan = "layers per stage " + split_text(r.best.split) + "; " + row.plan;
+        row.plan = "layers per stage " + config::split_text(r.best.split) + "; " + row.plan;
         c.rows.push_back(std::move(row));
         c.partition =
             PartitionSummary{r.start.split, r.best.split, r.splits_evaluated, r.simulations, r.search_time};
@@ -91,8 +91,8 @@ void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparis
                           "    partitioner: %lld splits (%lld plans) simulated in %.2f s; layers per stage ",
                           static_cast<long long>(c.partition->splits_evaluated),
                           static_cast<long long>(c.partition->simulations), c.partition->search_time.value);
-            out << line << split_text(c.partition->start_split) << " -> "
-                << split_text(c.partition->best_split) << "; chose: " << c.rows.back().plan << "\n";
+            out << line << config::split_text(c.partition->start_split) << " -> "
+                << config::split_text(c.partition->best_split) << "; chose: " << c.rows.back().plan << "\n";
         }
         for (const Candidate& k : c.candidates) {
             char line[300];

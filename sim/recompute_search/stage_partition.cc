@@ -25,18 +25,6 @@ template <class Key> std::vector<std::size_t> order_by(std::size_t n, Key key) {
 
 }  // namespace
 
-std::string split_text(const std::vector<std::int64_t>& split) {
-    std::string text = "[";
-    for (std::size_t i = 0; i < split.size(); ++i) {
-        if (i > 0) {
-            text += ',';
-        }
-        text += std::to_string(split[i]);
-    }
-    text += ']';
-    return text;
-}
-
 PartitionResult partition_stages(const config::Scenario& scenario, const cost::CostModel& cost,
                                  const PartitionOptions& options) {
     const auto start = std::chrono::steady_clock::now();

@@ -45,7 +45,4 @@ struct PartitionResult {
 [[nodiscard]] PartitionResult partition_stages(const config::Scenario& scenario, const cost::CostModel& cost,
                                                const PartitionOptions& options);
 
-/// "[12,13,13,10]".
-[[nodiscard]] std::string split_text(const std::vector<std::int64_t>& split);
-
 }  // namespace trainsim::recompute_search
