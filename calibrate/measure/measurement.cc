@@ -66,7 +66,10 @@ std::optional<double> CollectiveMeasurement::time_seconds() const {
 }
 
 void MeasurementSet::append(MeasurementSet other) {
-    for (auto& [id, citation] : other.sources) {
+    // Not a structured binding: clang 14 (the fuzzers' compiler) cannot capture one in a lambda.
+    for (auto& source : other.sources) {
+        const std::string& id = source.first;
+        std::string& citation = source.second;
         const auto same =
             std::find_if(sources.begin(), sources.end(), [&](const auto& s) { return s.first == id; });
         if (same == sources.end()) {
