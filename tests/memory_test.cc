@@ -73,6 +73,9 @@ TEST(AppendixB, KeepingStageOutputsCostsOneTensorPerMicrobatchInFlight) {
     const report::IterationReport b = simulate(kept);
     const std::int64_t output = 2048 * 25600 / 8 * 2;  // [s/t, b, h] in 16 bits with SP
     EXPECT_EQ(b.stages[0].activation_bytes.value - a.stages[0].activation_bytes.value, 64 * output);
+    // A middle stage frees each kept output at its backward too: 63 in flight, not every micro-batch.
+    EXPECT_EQ(b.stages[1].microbatches_in_flight, 63);
+    EXPECT_EQ(b.stages[1].activation_bytes.value - a.stages[1].activation_bytes.value, 63 * output);
     EXPECT_EQ(b.stages[63].activation_bytes.value, a.stages[63].activation_bytes.value);  // the last sends nothing
     EXPECT_EQ(b.iteration_time.value, a.iteration_time.value);
 }

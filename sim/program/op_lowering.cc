@@ -266,6 +266,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     }
     TaskInfo info{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk};
     info.peer_stage = static_cast<std::int32_t>(peer.pp);
+    // A kept output (Appendix B off) is freed with the backward of the layer the context names.
+    info.layer = ctx.layer;
     info.saved = kept;
     const engine::TaskId id = add_task(send ? send_[di] : receive_[di], duration, r, deps, info);
     if (send) {
