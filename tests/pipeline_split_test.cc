@@ -73,6 +73,8 @@ TEST(PipelineSplit, MovingALayerMovesItsComputeWeightsAndActivations) {
     const SplitRun b = simulate(uneven);
     ASSERT_EQ(a.report.stages.size(), 2u);
     ASSERT_EQ(b.report.stages.size(), 2u);
+    EXPECT_EQ(b.report.stages[0].layers, 1);
+    EXPECT_EQ(b.report.stages[1].layers, 3);
     // One layer's forward and backward for every micro-batch leave stage 0 and arrive on stage 1.
     const double moved = a.report.stages[0].time.compute.value - b.report.stages[0].time.compute.value;
     EXPECT_GT(moved, 0.0);

@@ -79,6 +79,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
         }
         StageReport s;
         s.stage = at.pp;
+        s.layers = sc.stage_num_layers(at.pp);
         s.time = time[g];
         s.static_bytes = memory::static_bytes(sc, at.pp);
         s.activation_bytes = activation[g].peak.peak;

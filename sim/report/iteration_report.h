@@ -28,6 +28,7 @@ struct Breakdown {
 
 struct StageReport {
     std::int64_t stage = 0;
+    std::int64_t layers = 0;  // transformer layers on this pipeline rank (all its chunks)
     Breakdown time;
     Bytes static_bytes{0};      // weights, gradients, optimizer state
     Bytes activation_bytes{0};  // activations held at the peak

@@ -47,6 +47,7 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     for (const StageReport& s : r.stages) {
         nlohmann::ordered_json js;
         js["stage"] = s.stage;
+        js["num_layers"] = s.layers;
         js["peak_memory_bytes"] = s.peak_memory_bytes.value;
         js["static_bytes"] = s.static_bytes.value;
         js["activation_bytes"] = s.activation_bytes.value;

@@ -69,17 +69,18 @@ void write_text(std::ostream& out, const IterationReport& r) {
             << "; exposed: " << ms(b.recompute) << ")\n";
     }
     out << "  per stage:\n";
-    out << "    stage      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   activations     "
+    out << "    stage  layers      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   "
+           "activations     "
            " peak mem  "
            "in-flight\n";
     for (const StageReport& s : r.stages) {
         char line[240];
-        std::snprintf(line, sizeof line, "    %5lld %12.3f %12.3f %13.3f %13.3f %14s %13s %13s %10lld%s\n",
-                      static_cast<long long>(s.stage), s.time.busy().value * 1e3, s.time.bubble.value * 1e3,
-                      s.time.exposed_comm().value * 1e3, s.time.recompute.value * 1e3,
-                      gib(s.static_bytes).c_str(), gib(s.activation_bytes).c_str(),
-                      gib(s.peak_memory_bytes).c_str(), static_cast<long long>(s.microbatches_in_flight),
-                      s.overflow_bytes.value > 0 ? "  over" : "");
+        std::snprintf(
+            line, sizeof line, "    %5lld %7lld %12.3f %12.3f %13.3f %13.3f %14s %13s %13s %10lld%s\n",
+            static_cast<long long>(s.stage), static_cast<long long>(s.layers), s.time.busy().value * 1e3,
+            s.time.bubble.value * 1e3, s.time.exposed_comm().value * 1e3, s.time.recompute.value * 1e3,
+            gib(s.static_bytes).c_str(), gib(s.activation_bytes).c_str(), gib(s.peak_memory_bytes).c_str(),
+            static_cast<long long>(s.microbatches_in_flight), s.overflow_bytes.value > 0 ? "  over" : "");
         out << line;
     }
     for (const std::string& w : r.warnings) {
