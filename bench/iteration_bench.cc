@@ -39,6 +39,9 @@ const std::vector<Case>& cases() {
         {"narayanan-gpt3-175b-96gpu-interleaved", {}, "narayanan-gpt3-175b-96gpu-interleaved"},
         {"narayanan-gpt3-175b-96gpu", {false, false}, "narayanan-gpt3-175b-96gpu/fold-none"},
         {"korthikanti-175b", {false, false}, "korthikanti-175b/fold-none"},
+        // 280 simulated GPUs (every tensor-parallel rank of one replica): 7 million tasks, the scale at
+        // which memory layout, not arithmetic, decides the speed.
+        {"mt-nlg-530b-2240gpu", {false, true}, "mt-nlg-530b-2240gpu/fold-dp"},
     };
     return all;
 }
