@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
 
 namespace trainsim::engine {
@@ -99,14 +100,14 @@ private:
 
     std::vector<Stream> streams_;
     // Per task.
-    std::vector<StreamId> stream_;
-    std::vector<std::int32_t> payload_;  // ≥ 0: index into durations_; < 0: rendezvous −(payload + 1)
-    std::vector<std::uint32_t> dependency_end_;  // task t's dependencies end here (CSR, begin = t−1's end)
-    std::vector<TaskId> dependencies_;
+    TaskVector<StreamId> stream_;
+    TaskVector<std::int32_t> payload_;  // ≥ 0: index into durations_; < 0: rendezvous −(payload + 1)
+    TaskVector<std::uint32_t> dependency_end_;  // task t's dependencies end here (CSR, begin = t−1's end)
+    TaskVector<TaskId> dependencies_;
     std::vector<std::string> names_;  // only as long as the last named task
     // Per rendezvous.
-    std::vector<std::int32_t> rendezvous_members_;
-    std::vector<std::uint32_t> rendezvous_duration_;  // index into durations_
+    TaskVector<std::int32_t> rendezvous_members_;
+    TaskVector<std::uint32_t> rendezvous_duration_;   // index into durations_
     std::vector<std::string> rendezvous_names_;       // only as long as the last named rendezvous
     // Distinct durations.
     std::vector<SimTime> durations_;

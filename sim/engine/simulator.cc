@@ -118,7 +118,7 @@ public:
 
 private:
     // offsets[i] has become offsets[i + 1] after a CSR fill; restores them.
-    static void shift_back(std::vector<std::uint32_t>& offsets) {
+    static void shift_back(TaskVector<std::uint32_t>& offsets) {
         for (std::size_t i = offsets.size() - 1; i > 0; --i) {
             offsets[i] = offsets[i - 1];
         }
@@ -312,11 +312,11 @@ private:
     EventQueue queue_;
     SimTime now_ = 0;
     std::size_t completed_ = 0;
-    std::vector<std::uint32_t> pending_dependencies_;  // an arrived rendezvous member: the next arrival
-    std::vector<std::uint32_t> successor_offsets_;
-    std::vector<TaskId> successors_;
-    std::vector<std::uint32_t> stream_offsets_;
-    std::vector<TaskId> stream_tasks_;
+    TaskVector<std::uint32_t> pending_dependencies_;  // an arrived rendezvous member: the next arrival
+    TaskVector<std::uint32_t> successor_offsets_;
+    TaskVector<TaskId> successors_;
+    TaskVector<std::uint32_t> stream_offsets_;
+    TaskVector<TaskId> stream_tasks_;
     // Per stream.
     std::vector<std::uint32_t> stream_head_;
     std::vector<TaskId> running_;          // the task running now, or -1
@@ -329,9 +329,9 @@ private:
     std::vector<SimTime> slice_start_;
     std::vector<std::uint32_t> version_;
     // Per rendezvous: how many members have arrived, and the first and last of them.
-    std::vector<std::uint32_t> arrived_;
-    std::vector<TaskId> first_arrived_;
-    std::vector<TaskId> last_arrived_;
+    TaskVector<std::uint32_t> arrived_;
+    TaskVector<TaskId> first_arrived_;
+    TaskVector<TaskId> last_arrived_;
 };
 
 }  // namespace

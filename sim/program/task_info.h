@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
 #include "sim/parallel/layout.h"
 
@@ -134,7 +135,7 @@ private:
     struct ShapeHash {
         std::size_t operator()(const TaskShape& s) const noexcept;
     };
-    std::vector<Record> records_;
+    TaskVector<Record> records_;
     std::vector<TaskShape> shapes_;
     std::unordered_map<TaskShape, std::uint32_t, ShapeHash> shape_index_;
     std::vector<GpuRun> runs_;
