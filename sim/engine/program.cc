@@ -110,7 +110,9 @@ TaskId Program::add(StreamId stream, std::int32_t payload, std::string name,
             throw std::invalid_argument("task '" + name + "' depends on a task not yet added");
         }
     }
-    dependencies_.insert(dependencies_.end(), dependencies.begin(), dependencies.end());
+    for (const TaskId d : dependencies) {  // one or two: a loop beats a range insert's memmove
+        dependencies_.push_back(d);
+    }
     dependency_end_.push_back(static_cast<std::uint32_t>(dependencies_.size()));
     stream_.push_back(stream);
     payload_.push_back(payload);

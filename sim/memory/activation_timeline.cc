@@ -38,32 +38,93 @@ std::int64_t add_bytes(std::int64_t a, std::int64_t b, std::size_t gpu) {
     return sum;
 }
 
+// What one (micro-batch, chunk, layer) holds, and when its backward ends.
+struct KeyState {
+    Key key;
+    std::int64_t held = 0;
+    SimTime freed = 0;
+    bool allocated = false;
+    bool has_free = false;
+};
+
 // Scratch space reused from GPU to GPU: one GPU's changes at a time, so the memory is that of the
 // largest GPU's tasks, not the program's (an unfolded 2240-GPU run has tens of millions of tasks).
 struct Scratch {
-    std::vector<Change> changes;
-    std::vector<Change> held;                    // allocations, summed per key
-    std::vector<std::pair<Key, SimTime>> freed;  // end of each key's backward
-    std::vector<std::int64_t> per_microbatch;    // bytes held by each (micro-batch, chunk)
+    std::vector<Change> allocations;
+    std::vector<Change> frees;
+    std::vector<KeyState> keys;
+    std::vector<std::uint32_t> index;          // open addressing into keys (kEmpty: empty), ≤ half full
+    std::vector<std::int64_t> per_microbatch;  // bytes held by each (micro-batch, chunk)
+
+    static constexpr std::uint32_t kEmpty = 0xffffffffU;
+
+    static std::size_t hash(const Key& k) {
+        const std::uint64_t h =
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.microbatch)) << 32 |
+             static_cast<std::uint32_t>(k.chunk)) *
+                0x9E3779B97F4A7C15ULL ^
+            static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.layer)) * 0xC2B2AE3D27D4EB4FULL;
+        return static_cast<std::size_t>(h ^ (h >> 31));
+    }
+
+    void clear() {
+        allocations.clear();
+        frees.clear();
+        keys.clear();
+        std::fill(index.begin(), index.end(), kEmpty);
+    }
+
+    KeyState& state(const Key& key) {
+        if (2 * (keys.size() + 1) > index.size()) {
+            index.assign(index.empty() ? 1024 : index.size() * 2, kEmpty);
+            for (std::uint32_t id = 0; id < keys.size(); ++id) {
+                index[slot(keys[id].key)] = id;
+            }
+        }
+        const std::size_t i = slot(key);
+        if (index[i] == kEmpty) {
+            index[i] = static_cast<std::uint32_t>(keys.size());
+            keys.push_back(KeyState{key});
+        }
+        return keys[index[i]];
+    }
+
+    [[nodiscard]] std::size_t slot(const Key& key) const {
+        const std::size_t mask = index.size() - 1;
+        std::size_t i = hash(key) & mask;
+        while (index[i] != kEmpty && keys[index[i]].key != key) {
+            i = (i + 1) & mask;
+        }
+        return i;
+    }
 };
+
+// Frees before allocations at the same instant: memory handed back can be reused at once. (The
+// order of changes of one kind at one instant cannot matter: within an instant the total only falls,
+// then only rises, and the peak and the sample are taken after the last.)
+bool earlier(const Change& a, const Change& b) {
+    return a.time != b.time ? a.time < b.time : a.bytes < b.bytes;
+}
 
 ActivationTimeline timeline_of(const program::IterationProgram& prog, const engine::RunResult& run,
                                std::span<const program::TaskInfoTable::GpuRun> runs, std::size_t g,
                                Scratch& x) {
-    x.changes.clear();
-    x.freed.clear();
+    x.clear();
     for (const program::TaskInfoTable::GpuRun& r : runs) {
         for (std::size_t t = r.first; t < r.end; ++t) {
             const program::TaskShape& shape = prog.info.shape(t);
             const Key key{prog.info.microbatch(t), shape.chunk, shape.layer};
             if (shape.saved.value > 0) {
+                KeyState& k = x.state(key);
                 // Each op's tensors are allocated when that op finishes.
                 program::for_each_op_span(prog, shape, run.timings[t], [&](const program::OpSpan& span) {
                     // A pipeline send keeps its tensor when outputs are not deallocated (Appendix B).
                     const std::int64_t bytes =
                         span.op != nullptr ? span.op->saved_bytes.value : shape.saved.value;
                     if (bytes > 0) {
-                        x.changes.push_back({span.end, bytes, key});
+                        x.allocations.push_back({span.end, bytes, key});
+                        k.held = add_bytes(k.held, bytes, g);
+                        k.allocated = true;
                     }
                 });
             }
@@ -71,48 +132,28 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
             if (shape.phase == program::Phase::Backward &&
                 shape.category != program::TaskCategory::Recompute &&
                 shape.category != program::TaskCategory::PipelineComm) {
-                x.freed.emplace_back(key, run.timings[t].end);
+                KeyState& k = x.state(key);
+                k.freed = std::max(k.freed, run.timings[t].end);
+                k.has_free = true;
             }
         }
     }
-    // What each key holds, and when its last backward task ends: sorted by key and merged.
-    auto by_key = [](const Change& a, const Change& b) { return a.key < b.key; };
-    x.held.assign(x.changes.begin(), x.changes.end());
-    std::sort(x.held.begin(), x.held.end(), by_key);
-    std::size_t keys = 0;
-    for (std::size_t i = 0; i < x.held.size(); ++i) {
-        if (keys > 0 && x.held[keys - 1].key == x.held[i].key) {
-            x.held[keys - 1].bytes = add_bytes(x.held[keys - 1].bytes, x.held[i].bytes, g);
-        } else {
-            x.held[keys++] = x.held[i];
+    for (const KeyState& k : x.keys) {
+        if (k.allocated && k.has_free) {
+            x.frees.push_back({k.freed, -k.held, k.key});
         }
     }
-    x.held.resize(keys);
-    std::sort(x.freed.begin(), x.freed.end());
-    std::size_t f = 0;
-    for (const Change& h : x.held) {
-        while (f < x.freed.size() && x.freed[f].first < h.key) {
-            ++f;
-        }
-        if (f == x.freed.size() || x.freed[f].first != h.key) {
-            continue;
-        }
-        SimTime end = 0;
-        for (; f < x.freed.size() && x.freed[f].first == h.key; ++f) {
-            end = std::max(end, x.freed[f].second);
-        }
-        x.changes.push_back({end, -h.bytes, h.key});
+    // Allocations come in task order, which is time order on the compute stream; others (a kept
+    // pipeline send, overlapped recomputation) can break it.
+    if (!std::is_sorted(x.allocations.begin(), x.allocations.end(), earlier)) {
+        std::sort(x.allocations.begin(), x.allocations.end(), earlier);
     }
-    // Frees before allocations at the same instant: memory handed back can be reused at once. (The
-    // order of equal changes cannot matter: within an instant the total only falls, then only rises.)
-    std::sort(x.changes.begin(), x.changes.end(), [](const Change& a, const Change& b) {
-        return a.time != b.time ? a.time < b.time : a.bytes < b.bytes;
-    });
+    std::sort(x.frees.begin(), x.frees.end(), earlier);
     // Bytes held by each (micro-batch, chunk), densely indexed; −1 (outside any) included.
     std::int32_t max_microbatch = -1, max_chunk = -1;
-    for (const Change& c : x.changes) {
-        max_microbatch = std::max(max_microbatch, c.key.microbatch);
-        max_chunk = std::max(max_chunk, c.key.chunk);
+    for (const KeyState& k : x.keys) {
+        max_microbatch = std::max(max_microbatch, k.key.microbatch);
+        max_chunk = std::max(max_chunk, k.key.chunk);
     }
     const std::size_t chunks = static_cast<std::size_t>(max_chunk) + 2;
     x.per_microbatch.assign((static_cast<std::size_t>(max_microbatch) + 2) * chunks, 0);
@@ -121,8 +162,8 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
     std::int64_t current = 0;
     ActivationPeak& peak = out.peak;
     std::vector<MemorySample>& samples = out.samples;
-    samples.reserve(x.changes.size());
-    for (const Change& c : x.changes) {
+    samples.reserve(x.allocations.size() + x.frees.size());
+    auto apply = [&](const Change& c) {
         current = add_bytes(current, c.bytes, g);
         if (!samples.empty() && samples.back().time == c.time) {
             samples.back().held = Bytes{current};
@@ -138,6 +179,15 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
             peak.peak = Bytes{current};
             peak.at = c.time;
             peak.microbatches_in_flight = in_flight;
+        }
+    };
+    // The two sorted lists merged, frees first at equal times.
+    std::size_t a = 0, f = 0;
+    while (a < x.allocations.size() || f < x.frees.size()) {
+        if (f < x.frees.size() && (a == x.allocations.size() || !earlier(x.allocations[a], x.frees[f]))) {
+            apply(x.frees[f++]);
+        } else {
+            apply(x.allocations[a++]);
         }
     }
     samples.shrink_to_fit();

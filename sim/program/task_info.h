@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
-#include <unordered_map>
 #include <vector>
 
 #include "sim/core/huge_page_allocator.h"
@@ -132,12 +131,14 @@ private:
         std::uint32_t shape;
         std::int32_t microbatch;
     };
-    struct ShapeHash {
-        std::size_t operator()(const TaskShape& s) const noexcept;
-    };
+    [[nodiscard]] std::uint32_t intern(const TaskShape& shape);
+    void grow_index();
+
     TaskVector<Record> records_;
     std::vector<TaskShape> shapes_;
-    std::unordered_map<TaskShape, std::uint32_t, ShapeHash> shape_index_;
+    // Open-addressing index of shapes_ (0xffffffff: empty), a power of two long and at most half full:
+    // looked up once per task added.
+    std::vector<std::uint32_t> shape_index_;
     std::vector<GpuRun> runs_;
 };
 
