@@ -14,11 +14,7 @@ std::atomic<std::uint64_t> g_allocations{0};
 std::atomic<std::int64_t> g_live{0};
 std::atomic<std::int64_t> g_peak{0};
 
-void* counted_allocate(std::size_t size) {
-    void* p = std::malloc(size == 0 ? 1 : size);
-    if (p == nullptr) {
-        throw std::bad_alloc();
-    }
+void count(void* p) {
     g_allocations.fetch_add(1, std::memory_order_relaxed);
     const std::int64_t live =
         g_live.fetch_add(static_cast<std::int64_t>(malloc_usable_size(p)), std::memory_order_relaxed) +
@@ -26,6 +22,25 @@ void* counted_allocate(std::size_t size) {
     std::int64_t peak = g_peak.load(std::memory_order_relaxed);
     while (live > peak && !g_peak.compare_exchange_weak(peak, live, std::memory_order_relaxed)) {
     }
+}
+
+void* counted_allocate(std::size_t size) {
+    void* p = std::malloc(size == 0 ? 1 : size);
+    if (p == nullptr) {
+        throw std::bad_alloc();
+    }
+    count(p);
+    return p;
+}
+
+// The aligned forms (the huge-page arrays of sim/core/huge_page_allocator.h use them).
+void* counted_allocate(std::size_t size, std::align_val_t alignment) {
+    const auto a = static_cast<std::size_t>(alignment);
+    void* p = std::aligned_alloc(a, ((size == 0 ? 1 : size) + a - 1) / a * a);  // a multiple of a
+    if (p == nullptr) {
+        throw std::bad_alloc();
+    }
+    count(p);
     return p;
 }
 
@@ -54,6 +69,24 @@ void operator delete(void* p, std::size_t) noexcept {
     counted_free(p);
 }
 void operator delete[](void* p, std::size_t) noexcept {
+    counted_free(p);
+}
+void* operator new(std::size_t size, std::align_val_t alignment) {
+    return counted_allocate(size, alignment);
+}
+void* operator new[](std::size_t size, std::align_val_t alignment) {
+    return counted_allocate(size, alignment);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+    counted_free(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+    counted_free(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+    counted_free(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
     counted_free(p);
 }
 

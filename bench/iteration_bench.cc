@@ -1,6 +1,6 @@
 // Where the time of one `trainsim run` goes, per shipped scenario: building the program, the event
 // simulation, the report; with events per second, heap allocations per event and peak heap bytes
-// per simulated GPU as counters.
+// per simulated GPU and per task as counters.
 //
 //   build-sweep/trainsim_bench --benchmark_filter='Simulate/mt-nlg'
 //   build-sweep/trainsim_bench --benchmark_filter='/fold-none' --benchmark_min_time=0.01
@@ -39,6 +39,11 @@ const std::vector<Case>& cases() {
         {"narayanan-gpt3-175b-96gpu-interleaved", {}, "narayanan-gpt3-175b-96gpu-interleaved"},
         {"narayanan-gpt3-175b-96gpu", {false, false}, "narayanan-gpt3-175b-96gpu/fold-none"},
         {"korthikanti-175b", {false, false}, "korthikanti-175b/fold-none"},
+        // 280 simulated GPUs (every tensor-parallel rank of one replica): 7 million tasks, the scale at
+        // which memory layout, not arithmetic, decides the speed.
+        {"mt-nlg-530b-2240gpu", {false, true}, "mt-nlg-530b-2240gpu/fold-dp"},
+        // 16,384 GPUs folded to 16 (one per stage); results/scaling.sh times its unfolded runs.
+        {"llama3-405b-16384gpu", {}, "llama3-405b-16384gpu"},
     };
     return all;
 }
@@ -70,6 +75,9 @@ void allocation_counters(benchmark::State& state, const AllocationStats& before,
                                          iterations / static_cast<double>(events);
     state.counters["peak_bytes_per_gpu"] =
         static_cast<double>(after.peak_bytes - live_before) / static_cast<double>(gpus);
+    // Per task, the figure that decides whether an unfolded run fits: tasks ≈ events.
+    state.counters["peak_bytes_per_task"] =
+        static_cast<double>(after.peak_bytes - live_before) / static_cast<double>(events);
 }
 
 void build(benchmark::State& state, const Case& c) {

@@ -1,6 +1,12 @@
 // Exact-time tests of the discrete-event engine on small programs checked by hand.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <queue>
+#include <random>
+#include <utility>
+#include <vector>
+
 #include "sim/engine/event_queue.h"
 #include "sim/engine/simulator.h"
 
@@ -18,6 +24,37 @@ TEST(EventQueue, OrdersByTimeThenInsertion) {
         order.push_back(q.pop().task);
     }
     EXPECT_EQ(order, (std::vector<std::int32_t>{2, 4, 1, 3}));
+}
+
+// Runs of equal times interleaved with other times, pops between pushes, and pushes at the time being
+// popped: the order is always (time, insertion), as a plain heap of (time, sequence) gives it.
+TEST(EventQueue, MatchesAHeapOfTimeAndSequence) {
+    std::mt19937_64 random(7);
+    EventQueue q;
+    std::priority_queue<std::pair<SimTime, std::int32_t>, std::vector<std::pair<SimTime, std::int32_t>>,
+                        std::greater<>>
+        reference;  // (time, insertion index) pairs
+    std::int32_t next = 0;
+    SimTime now = 0;
+    for (int step = 0; step < 20000; ++step) {
+        if (random() % 3 != 0 || q.empty()) {
+            const SimTime time = now + static_cast<SimTime>(random() % 4) * 10;  // few distinct times
+            const int repeat = 1 + static_cast<int>(random() % 3);
+            for (int k = 0; k < repeat; ++k) {
+                q.push(time, next);
+                reference.push({time, next});
+                ++next;
+            }
+        } else {
+            const Event e = q.pop();
+            ASSERT_EQ(e.time, reference.top().first);
+            ASSERT_EQ(e.task, reference.top().second);
+            ASSERT_EQ(e.sequence, static_cast<std::uint64_t>(e.task));
+            reference.pop();
+            now = e.time;
+        }
+        ASSERT_EQ(q.size(), reference.size());
+    }
 }
 
 TEST(Simulator, StreamRunsTasksInProgramOrder) {

@@ -36,8 +36,19 @@ RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std
     if (duration < 0) {
         throw std::invalid_argument("rendezvous '" + name + "' has a negative duration");
     }
-    rendezvous_.push_back(Rendezvous{members, duration, std::move(name)});
-    return static_cast<RendezvousId>(rendezvous_.size() - 1);
+    // Rendezvous ids are stored negated in a task's 32-bit payload: keep −(id + 1) representable.
+    if (rendezvous_members_.size() >= static_cast<std::size_t>(std::numeric_limits<RendezvousId>::max())) {
+        throw SimulationError(
+            "the program has more rendezvous than the engine can index (2^31 - 1); simulate fewer "
+            "micro-batches or GPUs");
+    }
+    rendezvous_members_.push_back(members);
+    rendezvous_duration_.push_back(intern(duration));
+    if (!name.empty()) {
+        rendezvous_names_.resize(rendezvous_members_.size());
+        rendezvous_names_.back() = std::move(name);
+    }
+    return static_cast<RendezvousId>(rendezvous_members_.size() - 1);
 }
 
 TaskId Program::add_task(StreamId stream, SimTime duration, std::string name,
@@ -45,49 +56,68 @@ TaskId Program::add_task(StreamId stream, SimTime duration, std::string name,
     if (duration < 0) {
         throw std::invalid_argument("task '" + name + "' has a negative duration");
     }
-    return add(stream, duration, kNoRendezvous, std::move(name), dependencies);
+    return add(stream, static_cast<std::int32_t>(intern(duration)), std::move(name), dependencies);
 }
 
 TaskId Program::add_rendezvous_task(StreamId stream, RendezvousId r, std::string name,
                                     std::span<const TaskId> dependencies) {
-    if (r < 0 || static_cast<std::size_t>(r) >= rendezvous_.size()) {
+    if (r < 0 || static_cast<std::size_t>(r) >= rendezvous_members_.size()) {
         throw std::invalid_argument("task '" + name + "' joins an unknown rendezvous");
     }
     if (stream >= 0 && static_cast<std::size_t>(stream) < streams_.size() &&
         streams_[static_cast<std::size_t>(stream)].yields_to >= 0) {
         throw std::invalid_argument("task '" + name + "': a background stream cannot join a rendezvous");
     }
-    return add(stream, 0, r, std::move(name), dependencies);
+    return add(stream, -(r + 1), std::move(name), dependencies);
 }
 
-TaskId Program::add(StreamId stream, SimTime duration, RendezvousId r, std::string name,
+std::uint32_t Program::intern(SimTime duration) {
+    const auto [it, added] =
+        duration_index_.try_emplace(duration, static_cast<std::uint32_t>(durations_.size()));
+    if (added) {
+        // A task's payload holds the index as a non-negative int32.
+        if (durations_.size() >= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max())) {
+            duration_index_.erase(it);
+            throw SimulationError(
+                "the program has more distinct durations than the engine can index (2^31 - 1)");
+        }
+        durations_.push_back(duration);
+    }
+    return it->second;
+}
+
+TaskId Program::add(StreamId stream, std::int32_t payload, std::string name,
                     std::span<const TaskId> dependencies) {
     if (stream < 0 || static_cast<std::size_t>(stream) >= streams_.size()) {
         throw std::invalid_argument("task '" + name + "' is on an unknown stream");
     }
     // TaskId is 32 bits: one more task would wrap to a negative id and corrupt every dependency after it.
-    if (tasks_.size() >= static_cast<std::size_t>(std::numeric_limits<TaskId>::max())) {
+    if (payload_.size() >= static_cast<std::size_t>(std::numeric_limits<TaskId>::max())) {
         throw SimulationError(
             "the program has more tasks than the engine can index (2^31 - 1); simulate fewer "
             "micro-batches or GPUs");
     }
-    const auto id = static_cast<TaskId>(tasks_.size());
+    // Dependency offsets are 32 bits too.
+    if (dependencies.size() > std::numeric_limits<std::uint32_t>::max() - dependencies_.size()) {
+        throw SimulationError(
+            "the program has more dependencies than the engine can index (2^32 - 1); simulate fewer "
+            "micro-batches or GPUs");
+    }
+    const auto id = static_cast<TaskId>(payload_.size());
     for (const TaskId d : dependencies) {
         // Only earlier tasks: the program is built in an order that makes it acyclic by construction.
         if (d < 0 || d >= id) {
             throw std::invalid_argument("task '" + name + "' depends on a task not yet added");
         }
     }
-    Task task;
-    task.stream = stream;
-    task.duration = duration;
-    task.rendezvous = r;
-    task.first_dependency = static_cast<std::uint32_t>(dependencies_.size());
-    task.dependency_count = static_cast<std::uint32_t>(dependencies.size());
-    dependencies_.insert(dependencies_.end(), dependencies.begin(), dependencies.end());
-    tasks_.push_back(task);
+    for (const TaskId d : dependencies) {  // one or two: a loop beats a range insert's memmove
+        dependencies_.push_back(d);
+    }
+    dependency_end_.push_back(static_cast<std::uint32_t>(dependencies_.size()));
+    stream_.push_back(stream);
+    payload_.push_back(payload);
     if (!name.empty()) {
-        names_.resize(tasks_.size());
+        names_.resize(payload_.size());
         names_.back() = std::move(name);
     }
     return id;

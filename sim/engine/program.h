@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
 
 namespace trainsim::engine {
@@ -28,29 +30,19 @@ struct Stream {
     StreamId yields_to = -1;
 };
 
-/// A group of tasks on different streams that start together once every member has arrived and end
-/// together `duration` later: a collective over a process group, or a send matched to its receive.
-struct Rendezvous {
-    std::int32_t members = 0;
-    SimTime duration = 0;
-    std::string name;
-};
-
-/// 24 bytes: a 2240-GPU program has tens of millions of these, so names live apart (see task_name).
-struct Task {
-    SimTime duration = 0;  // ignored for rendezvous members: the rendezvous sets it
-    StreamId stream = 0;
-    RendezvousId rendezvous = kNoRendezvous;
-    std::uint32_t first_dependency = 0;  // into Program's dependency array
-    std::uint32_t dependency_count = 0;
-};
-
+/// A program holds every task of every simulated GPU: tens of millions for an unfolded 2240-GPU
+/// iteration. So a task is 12 bytes plus 4 per dependency: its stream, one word that is either its
+/// rendezvous or an index into the program's distinct durations (a layer's few kernel times repeat
+/// over every micro-batch and GPU), and the end of its dependencies; names live apart (see task_name).
 class Program {
 public:
     StreamId add_stream(std::int32_t gpu, std::string name);
     /// A background stream of the same GPU that yields to `foreground` (at most one per foreground;
     /// its tasks cannot be rendezvous members).
     StreamId add_background_stream(StreamId foreground, std::string name);
+    /// A group of tasks on different streams that start together once all `members` have arrived and
+    /// end together `duration` later: a collective over a process group, or a send matched to its
+    /// receive. `name` is optional, as for tasks.
     RendezvousId add_rendezvous(std::int32_t members, SimTime duration, std::string name);
 
     /// Adds a task at the end of `stream`. It starts once it heads its stream and every task in
@@ -69,24 +61,57 @@ public:
         return i < names_.size() ? names_[i] : std::string{};
     }
 
+    [[nodiscard]] std::size_t size() const { return payload_.size(); }
     [[nodiscard]] const std::vector<Stream>& streams() const { return streams_; }
-    [[nodiscard]] const std::vector<Task>& tasks() const { return tasks_; }
-    [[nodiscard]] const std::vector<Rendezvous>& rendezvous() const { return rendezvous_; }
-    [[nodiscard]] std::span<const TaskId> dependencies(TaskId t) const {
-        const Task& task = tasks_[static_cast<std::size_t>(t)];
-        return {dependencies_.data() + task.first_dependency, task.dependency_count};
+    [[nodiscard]] StreamId stream(TaskId t) const { return stream_[static_cast<std::size_t>(t)]; }
+    /// The rendezvous task `t` is a member of, or kNoRendezvous.
+    [[nodiscard]] RendezvousId rendezvous_of(TaskId t) const {
+        const std::int32_t p = payload_[static_cast<std::size_t>(t)];
+        return p < 0 ? -(p + 1) : kNoRendezvous;
     }
-    [[nodiscard]] std::size_t size() const { return tasks_.size(); }
+    /// How long `t` runs once started: its own duration, or its rendezvous's.
+    [[nodiscard]] SimTime duration(TaskId t) const {
+        const std::int32_t p = payload_[static_cast<std::size_t>(t)];
+        return p < 0 ? rendezvous_duration(-(p + 1)) : durations_[static_cast<std::size_t>(p)];
+    }
+    [[nodiscard]] std::span<const TaskId> dependencies(TaskId t) const {
+        const auto i = static_cast<std::size_t>(t);
+        const std::uint32_t first = i == 0 ? 0 : dependency_end_[i - 1];
+        return {dependencies_.data() + first, dependency_end_[i] - first};
+    }
+
+    [[nodiscard]] std::size_t rendezvous_count() const { return rendezvous_members_.size(); }
+    [[nodiscard]] std::int32_t rendezvous_members(RendezvousId r) const {
+        return rendezvous_members_[static_cast<std::size_t>(r)];
+    }
+    [[nodiscard]] SimTime rendezvous_duration(RendezvousId r) const {
+        return durations_[rendezvous_duration_[static_cast<std::size_t>(r)]];
+    }
+    /// The name given to add_rendezvous, or "".
+    [[nodiscard]] std::string rendezvous_name(RendezvousId r) const {
+        const auto i = static_cast<std::size_t>(r);
+        return i < rendezvous_names_.size() ? rendezvous_names_[i] : std::string{};
+    }
 
 private:
-    TaskId add(StreamId stream, SimTime duration, RendezvousId r, std::string name,
-               std::span<const TaskId> dependencies);
+    TaskId add(StreamId stream, std::int32_t payload, std::string name, std::span<const TaskId> dependencies);
+    /// The index of `duration` in durations_, added if new.
+    [[nodiscard]] std::uint32_t intern(SimTime duration);
 
     std::vector<Stream> streams_;
-    std::vector<Task> tasks_;
-    std::vector<Rendezvous> rendezvous_;
-    std::vector<TaskId> dependencies_;
+    // Per task.
+    TaskVector<StreamId> stream_;
+    TaskVector<std::int32_t> payload_;  // ≥ 0: index into durations_; < 0: rendezvous −(payload + 1)
+    TaskVector<std::uint32_t> dependency_end_;  // task t's dependencies end here (CSR, begin = t−1's end)
+    TaskVector<TaskId> dependencies_;
     std::vector<std::string> names_;  // only as long as the last named task
+    // Per rendezvous.
+    TaskVector<std::int32_t> rendezvous_members_;
+    TaskVector<std::uint32_t> rendezvous_duration_;   // index into durations_
+    std::vector<std::string> rendezvous_names_;       // only as long as the last named rendezvous
+    // Distinct durations.
+    std::vector<SimTime> durations_;
+    std::unordered_map<SimTime, std::uint32_t> duration_index_;
 };
 
 }  // namespace trainsim::engine

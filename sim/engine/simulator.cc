@@ -1,5 +1,6 @@
 #include "sim/engine/simulator.h"
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -10,10 +11,12 @@ namespace {
 
 class Run {
 public:
-    Run(const Program& program, const RunOptions& options)
-        : program_(program), options_(options), tasks_(program.tasks()) {
-        const std::size_t n = tasks_.size();
+    Run(const Program& program, const RunOptions& options) : program_(program), options_(options) {
+        const std::size_t n = program.size();
         result_.timings.assign(n, TaskTiming{});
+        // Successors of each task as a CSR list, in increasing task order. The offsets double as fill
+        // cursors (each ends at the next task's start) and are shifted back afterwards: no scratch array
+        // as long as the program.
         pending_dependencies_.resize(n);
         successor_offsets_.assign(n + 1, 0);
         for (std::size_t t = 0; t < n; ++t) {
@@ -27,28 +30,30 @@ public:
             successor_offsets_[t + 1] += successor_offsets_[t];
         }
         successors_.resize(successor_offsets_[n]);
-        std::vector<std::uint32_t> fill(successor_offsets_.begin(), successor_offsets_.end() - 1);
         for (std::size_t t = 0; t < n; ++t) {
             for (const TaskId d : program.dependencies(static_cast<TaskId>(t))) {
-                successors_[fill[static_cast<std::size_t>(d)]++] = static_cast<TaskId>(t);
+                successors_[successor_offsets_[static_cast<std::size_t>(d)]++] = static_cast<TaskId>(t);
             }
         }
+        shift_back(successor_offsets_);
         // Each stream's tasks in program order, as a CSR list.
         const std::size_t s = program.streams().size();
         stream_offsets_.assign(s + 1, 0);
-        for (const Task& task : tasks_) {
-            ++stream_offsets_[static_cast<std::size_t>(task.stream) + 1];
+        for (std::size_t t = 0; t < n; ++t) {
+            ++stream_offsets_[static_cast<std::size_t>(program.stream(static_cast<TaskId>(t))) + 1];
         }
         for (std::size_t i = 0; i < s; ++i) {
             stream_offsets_[i + 1] += stream_offsets_[i];
         }
         stream_tasks_.resize(n);
-        std::vector<std::uint32_t> stream_fill(stream_offsets_.begin(), stream_offsets_.end() - 1);
         for (std::size_t t = 0; t < n; ++t) {
-            stream_tasks_[stream_fill[static_cast<std::size_t>(tasks_[t].stream)]++] = static_cast<TaskId>(t);
+            stream_tasks_[stream_offsets_[static_cast<std::size_t>(
+                program.stream(static_cast<TaskId>(t)))]++] = static_cast<TaskId>(t);
         }
+        shift_back(stream_offsets_);
         stream_head_.assign(s, 0);
         running_.assign(s, -1);
+        head_arrived_.assign(s, 0);
         background_of_.assign(s, -1);
         for (std::size_t i = 0; i < s; ++i) {
             const StreamId fg = program.streams()[i].yields_to;
@@ -57,41 +62,33 @@ public:
                 has_background_ = true;
             }
         }
+        // A background stream runs one task at a time, so what a preemptible task needs lives per stream.
         if (has_background_) {
-            remaining_.assign(n, 0);
-            slice_start_.assign(n, 0);
-            version_.assign(n, 0);
+            remaining_.assign(s, 0);
+            slice_start_.assign(s, 0);
+            version_.assign(s, 0);
         }
-        has_arrived_.assign(n, 0);
         // Each rendezvous must be joined by exactly its number of members, or the run would stall.
-        std::vector<std::int32_t> joined(program.rendezvous().size(), 0);
-        for (const Task& task : tasks_) {
-            if (task.rendezvous != kNoRendezvous) {
-                ++joined[static_cast<std::size_t>(task.rendezvous)];
-            }
-        }
-        for (std::size_t r = 0; r < joined.size(); ++r) {
-            if (joined[r] != program.rendezvous()[r].members) {
-                throw std::invalid_argument("rendezvous " + std::to_string(r) + " '" +
-                                            program.rendezvous()[r].name + "' expects " +
-                                            std::to_string(program.rendezvous()[r].members) +
-                                            " members but " + std::to_string(joined[r]) + " tasks join it");
-            }
-        }
-        // Arrivals at each rendezvous as one flat array (CSR): a slot per member task, so that an arrival
-        // allocates nothing (a vector per rendezvous cost one heap allocation per collective).
-        const std::size_t rendezvous = program.rendezvous().size();
-        arrival_offsets_.assign(rendezvous + 1, 0);
-        for (const Task& task : tasks_) {
-            if (task.rendezvous != kNoRendezvous) {
-                ++arrival_offsets_[static_cast<std::size_t>(task.rendezvous) + 1];
+        const std::size_t rendezvous = program.rendezvous_count();
+        arrived_.assign(rendezvous, 0);
+        for (std::size_t t = 0; t < n; ++t) {
+            const RendezvousId r = program.rendezvous_of(static_cast<TaskId>(t));
+            if (r != kNoRendezvous) {
+                ++arrived_[static_cast<std::size_t>(r)];
             }
         }
         for (std::size_t r = 0; r < rendezvous; ++r) {
-            arrival_offsets_[r + 1] += arrival_offsets_[r];
+            const auto id = static_cast<RendezvousId>(r);
+            if (static_cast<std::int32_t>(arrived_[r]) != program.rendezvous_members(id)) {
+                throw std::invalid_argument("rendezvous " + std::to_string(r) + " '" +
+                                            program.rendezvous_name(id) + "' expects " +
+                                            std::to_string(program.rendezvous_members(id)) + " members but " +
+                                            std::to_string(arrived_[r]) + " tasks join it");
+            }
         }
-        arrivals_.resize(arrival_offsets_[rendezvous]);
-        arrived_.assign(rendezvous, 0);
+        std::fill(arrived_.begin(), arrived_.end(), 0);
+        first_arrived_.assign(rendezvous, -1);
+        last_arrived_.assign(rendezvous, -1);
     }
 
     RunResult execute() {
@@ -106,13 +103,13 @@ public:
             }
             const Event e = queue_.pop();
             ++result_.events;
-            if (has_background_ && e.version != version_[static_cast<std::size_t>(e.task)]) {
+            if (has_background_ && e.version != version_[static_cast<std::size_t>(program_.stream(e.task))]) {
                 continue;  // the completion of a slice that was preempted
             }
             now_ = e.time;
             complete(e.task);
         }
-        if (completed_ != tasks_.size()) {
+        if (completed_ != program_.size()) {
             throw SimulationError("deadlock at t=" + std::to_string(now_) + " ns: " + describe_waiting());
         }
         result_.makespan = now_;
@@ -120,6 +117,14 @@ public:
     }
 
 private:
+    // offsets[i] has become offsets[i + 1] after a CSR fill; restores them.
+    static void shift_back(TaskVector<std::uint32_t>& offsets) {
+        for (std::size_t i = offsets.size() - 1; i > 0; --i) {
+            offsets[i] = offsets[i - 1];
+        }
+        offsets[0] = 0;
+    }
+
     [[nodiscard]] TaskId head_of(StreamId s) const {
         const std::uint32_t pos =
             stream_offsets_[static_cast<std::size_t>(s)] + stream_head_[static_cast<std::size_t>(s)];
@@ -137,18 +142,18 @@ private:
     // A background task starts or resumes only while its foreground stream runs nothing.
     void try_run_background(StreamId s) {
         const TaskId t = head_of(s);
-        const auto ti = static_cast<std::size_t>(t);
-        if (t < 0 || running_[static_cast<std::size_t>(s)] >= 0 ||
-            running_[static_cast<std::size_t>(foreground_of(s))] >= 0 || pending_dependencies_[ti] != 0) {
+        const auto si = static_cast<std::size_t>(s);
+        if (t < 0 || running_[si] >= 0 || running_[static_cast<std::size_t>(foreground_of(s))] >= 0 ||
+            pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
             return;
         }
         if (!started(t)) {
-            result_.timings[ti].start = now_;
-            remaining_[ti] = tasks_[ti].duration;
+            result_.timings[static_cast<std::size_t>(t)].start = now_;
+            remaining_[si] = program_.duration(t);
         }
-        slice_start_[ti] = now_;
-        running_[static_cast<std::size_t>(s)] = t;
-        queue_.push(end_of(t, remaining_[ti]), t, version_[ti]);
+        slice_start_[si] = now_;
+        running_[si] = t;
+        queue_.push(end_of(t, remaining_[si]), t, version_[si]);
     }
 
     void preempt_background_of(StreamId foreground) {
@@ -156,10 +161,10 @@ private:
         if (bg < 0 || running_[static_cast<std::size_t>(bg)] < 0) {
             return;
         }
-        const auto ti = static_cast<std::size_t>(running_[static_cast<std::size_t>(bg)]);
-        remaining_[ti] -= now_ - slice_start_[ti];
-        ++version_[ti];  // its pending completion is now stale
-        running_[static_cast<std::size_t>(bg)] = -1;
+        const auto si = static_cast<std::size_t>(bg);
+        remaining_[si] -= now_ - slice_start_[si];
+        ++version_[si];  // its pending completion is now stale
+        running_[si] = -1;
     }
 
     void try_start_head(StreamId s) {
@@ -167,31 +172,49 @@ private:
             try_run_background(s);
             return;
         }
+        const auto si = static_cast<std::size_t>(s);
+        // A stream's head is the only task of it that can be running or waiting at a rendezvous.
+        if (running_[si] >= 0 || head_arrived_[si]) {
+            return;
+        }
         const TaskId t = head_of(s);
-        if (t < 0 || started(t) || has_arrived_[static_cast<std::size_t>(t)] ||
-            pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
+        if (t < 0 || pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
             return;
         }
-        const Task& task = tasks_[static_cast<std::size_t>(t)];
-        if (task.rendezvous == kNoRendezvous) {
-            start(t, task.duration);
+        const RendezvousId rv = program_.rendezvous_of(t);
+        if (rv == kNoRendezvous) {
+            start(t, program_.duration(t));
             return;
         }
-        const auto r = static_cast<std::size_t>(task.rendezvous);
-        arrivals_[arrival_offsets_[r] + arrived_[r]] = t;
+        // Arrivals wait in a list threaded through pending_dependencies_, which an arrived task (all its
+        // dependencies done) no longer needs: no storage per member, and no allocation per collective.
+        const auto r = static_cast<std::size_t>(rv);
+        if (arrived_[r] == 0) {
+            first_arrived_[r] = t;
+        } else {
+            pending_dependencies_[static_cast<std::size_t>(last_arrived_[r])] = static_cast<std::uint32_t>(t);
+        }
+        last_arrived_[r] = t;
         ++arrived_[r];
-        has_arrived_[static_cast<std::size_t>(t)] = 1;
-        const Rendezvous& rv = program_.rendezvous()[r];
-        if (static_cast<std::int32_t>(arrived_[r]) == rv.members) {
-            for (std::uint32_t i = arrival_offsets_[r]; i < arrival_offsets_[r] + arrived_[r]; ++i) {
-                start(arrivals_[i], rv.duration);
+        head_arrived_[si] = 1;
+        if (static_cast<std::int32_t>(arrived_[r]) == program_.rendezvous_members(rv)) {
+            const SimTime duration = program_.rendezvous_duration(rv);
+            TaskId member = first_arrived_[r];
+            // In arrival order, as the members' completions are then ordered.
+            for (std::uint32_t i = 0; i < arrived_[r]; ++i) {
+                const auto mi = static_cast<std::size_t>(member);
+                const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
+                pending_dependencies_[mi] = 0;
+                head_arrived_[static_cast<std::size_t>(program_.stream(member))] = 0;
+                start(member, duration);
+                member = next;
             }
         }
     }
 
     void start(TaskId t, SimTime duration) {
         result_.timings[static_cast<std::size_t>(t)].start = now_;
-        const StreamId s = tasks_[static_cast<std::size_t>(t)].stream;
+        const StreamId s = program_.stream(t);
         running_[static_cast<std::size_t>(s)] = t;
         if (has_background_) {
             preempt_background_of(s);
@@ -202,14 +225,14 @@ private:
     void complete(TaskId t) {
         result_.timings[static_cast<std::size_t>(t)].end = now_;
         ++completed_;
-        const StreamId s = tasks_[static_cast<std::size_t>(t)].stream;
+        const StreamId s = program_.stream(t);
         ++stream_head_[static_cast<std::size_t>(s)];
         running_[static_cast<std::size_t>(s)] = -1;
         for (std::uint32_t i = successor_offsets_[static_cast<std::size_t>(t)];
              i < successor_offsets_[static_cast<std::size_t>(t) + 1]; ++i) {
             const TaskId succ = successors_[i];
             if (--pending_dependencies_[static_cast<std::size_t>(succ)] == 0) {
-                try_start_head(tasks_[static_cast<std::size_t>(succ)].stream);
+                try_start_head(program_.stream(succ));
             }
         }
         try_start_head(s);
@@ -223,8 +246,7 @@ private:
     // but their sum along a stream is not, and a wrapped time would reorder every later event.
     [[nodiscard]] SimTime end_of(TaskId t, SimTime duration) const {
         if (duration > std::numeric_limits<SimTime>::max() - now_) {
-            const Stream& stream =
-                program_.streams()[static_cast<std::size_t>(tasks_[static_cast<std::size_t>(t)].stream)];
+            const Stream& stream = program_.streams()[static_cast<std::size_t>(program_.stream(t))];
             throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
                                   " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
                                   " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
@@ -254,7 +276,6 @@ private:
             if (++waiting > kShown) {
                 continue;
             }
-            const Task& task = tasks_[static_cast<std::size_t>(t)];
             const Stream& stream = program_.streams()[s];
             out << (first ? "" : "; ") << "gpu " << stream.gpu << " stream " << stream.name << " waits at '"
                 << task_name(t) << "' for ";
@@ -265,14 +286,15 @@ private:
                     waits.push_back("'" + task_name(d) + "'");
                 }
             }
-            if (task.rendezvous != kNoRendezvous) {
-                const auto r = static_cast<std::size_t>(task.rendezvous);
-                const Rendezvous& rv = program_.rendezvous()[r];
-                waits.push_back(
-                    std::to_string(rv.members - static_cast<std::int32_t>(arrived_[r])) + " of " +
-                    std::to_string(rv.members) + " members of '" +
-                    (options_.describe_rendezvous ? options_.describe_rendezvous(task.rendezvous) : rv.name) +
-                    "'");
+            const RendezvousId rv = program_.rendezvous_of(t);
+            if (rv != kNoRendezvous) {
+                const std::int32_t members = program_.rendezvous_members(rv);
+                waits.push_back(std::to_string(members - static_cast<std::int32_t>(
+                                                             arrived_[static_cast<std::size_t>(rv)])) +
+                                " of " + std::to_string(members) + " members of '" +
+                                (options_.describe_rendezvous ? options_.describe_rendezvous(rv)
+                                                              : program_.rendezvous_name(rv)) +
+                                "'");
             }
             for (std::size_t i = 0; i < waits.size(); ++i) {
                 out << (i ? ", " : "") << waits[i];
@@ -286,29 +308,30 @@ private:
 
     const Program& program_;
     const RunOptions& options_;
-    const std::vector<Task>& tasks_;
     RunResult result_;
     EventQueue queue_;
     SimTime now_ = 0;
     std::size_t completed_ = 0;
-    std::vector<std::uint32_t> pending_dependencies_;
-    std::vector<std::uint32_t> successor_offsets_;
-    std::vector<TaskId> successors_;
-    std::vector<std::uint32_t> stream_offsets_;
-    std::vector<TaskId> stream_tasks_;
+    TaskVector<std::uint32_t> pending_dependencies_;  // an arrived rendezvous member: the next arrival
+    TaskVector<std::uint32_t> successor_offsets_;
+    TaskVector<TaskId> successors_;
+    TaskVector<std::uint32_t> stream_offsets_;
+    TaskVector<TaskId> stream_tasks_;
+    // Per stream.
     std::vector<std::uint32_t> stream_head_;
-    std::vector<char> has_arrived_;        // a rendezvous member that waits for the others
-    std::vector<TaskId> running_;          // per stream: the task running now, or -1
-    std::vector<StreamId> background_of_;  // per stream: its background stream, or -1
+    std::vector<TaskId> running_;          // the task running now, or -1
+    std::vector<char> head_arrived_;       // its head waits at a rendezvous for the other members
+    std::vector<StreamId> background_of_;  // its background stream, or -1
     bool has_background_ = false;
-    // Background tasks only (sized when the program has background streams): time still to run, when
-    // the current slice began, and the version that marks their completion events current.
+    // Background streams only (sized when the program has any): time still to run of the head task,
+    // when its current slice began, and the version that marks its completion event current.
     std::vector<SimTime> remaining_;
     std::vector<SimTime> slice_start_;
     std::vector<std::uint32_t> version_;
-    std::vector<std::uint32_t> arrival_offsets_;  // per rendezvous: its first slot in arrivals_
-    std::vector<TaskId> arrivals_;                // the members that have arrived, in arrival order
-    std::vector<std::uint32_t> arrived_;          // per rendezvous: how many have arrived
+    // Per rendezvous: how many members have arrived, and the first and last of them.
+    TaskVector<std::uint32_t> arrived_;
+    TaskVector<TaskId> first_arrived_;
+    TaskVector<TaskId> last_arrived_;
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
 #include "sim/engine/program.h"
 
@@ -22,7 +23,7 @@ struct TaskTiming {
 };
 
 struct RunResult {
-    std::vector<TaskTiming> timings;  // indexed by TaskId
+    TaskVector<TaskTiming> timings;   // indexed by TaskId
     SimTime makespan = 0;             // the last completion
     std::uint64_t events = 0;         // events processed
 };

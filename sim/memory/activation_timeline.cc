@@ -1,16 +1,20 @@
 #include "sim/memory/activation_timeline.h"
 
 #include <algorithm>
-#include <map>
+#include <span>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include "sim/core/input_error.h"
+#include "sim/program/op_span_visitor.h"
 
 namespace trainsim::memory {
 namespace {
 
-using Key = std::tuple<std::int32_t, std::int32_t, std::int32_t>;  // micro-batch, chunk, layer
+struct Key {
+    std::int32_t microbatch, chunk, layer;
+    friend auto operator<=>(const Key&, const Key&) = default;
+};
 
 struct Change {
     SimTime time;
@@ -34,71 +38,176 @@ std::int64_t add_bytes(std::int64_t a, std::int64_t b, std::size_t gpu) {
     return sum;
 }
 
+// What one (micro-batch, chunk, layer) holds, and when its backward ends.
+struct KeyState {
+    Key key;
+    std::int64_t held = 0;
+    SimTime freed = 0;
+    bool allocated = false;
+    bool has_free = false;
+};
+
+// Scratch space reused from GPU to GPU: one GPU's changes at a time, so the memory is that of the
+// largest GPU's tasks, not the program's (an unfolded 2240-GPU run has tens of millions of tasks).
+struct Scratch {
+    std::vector<Change> allocations;
+    std::vector<Change> frees;
+    std::vector<KeyState> keys;
+    std::vector<std::uint32_t> index;          // open addressing into keys (kEmpty: empty), ≤ half full
+    std::vector<std::int64_t> per_microbatch;  // bytes held by each (micro-batch, chunk)
+
+    static constexpr std::uint32_t kEmpty = 0xffffffffU;
+
+    static std::size_t hash(const Key& k) {
+        const std::uint64_t h =
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.microbatch)) << 32 |
+             static_cast<std::uint32_t>(k.chunk)) *
+                0x9E3779B97F4A7C15ULL ^
+            static_cast<std::uint64_t>(static_cast<std::uint32_t>(k.layer)) * 0xC2B2AE3D27D4EB4FULL;
+        return static_cast<std::size_t>(h ^ (h >> 31));
+    }
+
+    void clear() {
+        allocations.clear();
+        frees.clear();
+        keys.clear();
+        std::fill(index.begin(), index.end(), kEmpty);
+    }
+
+    KeyState& state(const Key& key) {
+        if (2 * (keys.size() + 1) > index.size()) {
+            index.assign(index.empty() ? 1024 : index.size() * 2, kEmpty);
+            for (std::uint32_t id = 0; id < keys.size(); ++id) {
+                index[slot(keys[id].key)] = id;
+            }
+        }
+        const std::size_t i = slot(key);
+        if (index[i] == kEmpty) {
+            index[i] = static_cast<std::uint32_t>(keys.size());
+            keys.push_back(KeyState{key});
+        }
+        return keys[index[i]];
+    }
+
+    [[nodiscard]] std::size_t slot(const Key& key) const {
+        const std::size_t mask = index.size() - 1;
+        std::size_t i = hash(key) & mask;
+        while (index[i] != kEmpty && keys[index[i]].key != key) {
+            i = (i + 1) & mask;
+        }
+        return i;
+    }
+};
+
+// Frees before allocations at the same instant: memory handed back can be reused at once. (The
+// order of changes of one kind at one instant cannot matter: within an instant the total only falls,
+// then only rises, and the peak and the sample are taken after the last.)
+bool earlier(const Change& a, const Change& b) {
+    return a.time != b.time ? a.time < b.time : a.bytes < b.bytes;
+}
+
+ActivationTimeline timeline_of(const program::IterationProgram& prog, const engine::RunResult& run,
+                               std::span<const program::TaskInfoTable::GpuRun> runs, std::size_t g,
+                               Scratch& x) {
+    x.clear();
+    for (const program::TaskInfoTable::GpuRun& r : runs) {
+        for (std::size_t t = r.first; t < r.end; ++t) {
+            const program::TaskShape& shape = prog.info.shape(t);
+            const Key key{prog.info.microbatch(t), shape.chunk, shape.layer};
+            if (shape.saved.value > 0) {
+                KeyState& k = x.state(key);
+                // Each op's tensors are allocated when that op finishes.
+                program::for_each_op_span(prog, shape, run.timings[t], [&](const program::OpSpan& span) {
+                    // A pipeline send keeps its tensor when outputs are not deallocated (Appendix B).
+                    const std::int64_t bytes =
+                        span.op != nullptr ? span.op->saved_bytes.value : shape.saved.value;
+                    if (bytes > 0) {
+                        x.allocations.push_back({span.end, bytes, key});
+                        k.held = add_bytes(k.held, bytes, g);
+                        k.allocated = true;
+                    }
+                });
+            }
+            // Freed when the key's backward compute ends (not its recomputation, not a pipeline transfer).
+            if (shape.phase == program::Phase::Backward &&
+                shape.category != program::TaskCategory::Recompute &&
+                shape.category != program::TaskCategory::PipelineComm) {
+                KeyState& k = x.state(key);
+                k.freed = std::max(k.freed, run.timings[t].end);
+                k.has_free = true;
+            }
+        }
+    }
+    for (const KeyState& k : x.keys) {
+        if (k.allocated && k.has_free) {
+            x.frees.push_back({k.freed, -k.held, k.key});
+        }
+    }
+    // Allocations come in task order, which is time order on the compute stream; others (a kept
+    // pipeline send, overlapped recomputation) can break it.
+    if (!std::is_sorted(x.allocations.begin(), x.allocations.end(), earlier)) {
+        std::sort(x.allocations.begin(), x.allocations.end(), earlier);
+    }
+    std::sort(x.frees.begin(), x.frees.end(), earlier);
+    // Bytes held by each (micro-batch, chunk), densely indexed; −1 (outside any) included.
+    std::int32_t max_microbatch = -1, max_chunk = -1;
+    for (const KeyState& k : x.keys) {
+        max_microbatch = std::max(max_microbatch, k.key.microbatch);
+        max_chunk = std::max(max_chunk, k.key.chunk);
+    }
+    const std::size_t chunks = static_cast<std::size_t>(max_chunk) + 2;
+    x.per_microbatch.assign((static_cast<std::size_t>(max_microbatch) + 2) * chunks, 0);
+    std::int64_t in_flight = 0;  // entries of per_microbatch above zero
+    ActivationTimeline out;
+    std::int64_t current = 0;
+    ActivationPeak& peak = out.peak;
+    std::vector<MemorySample>& samples = out.samples;
+    samples.reserve(x.allocations.size() + x.frees.size());
+    auto apply = [&](const Change& c) {
+        current = add_bytes(current, c.bytes, g);
+        if (!samples.empty() && samples.back().time == c.time) {
+            samples.back().held = Bytes{current};
+        } else {
+            samples.push_back({c.time, Bytes{current}});
+        }
+        std::int64_t& mb = x.per_microbatch[static_cast<std::size_t>(c.key.microbatch + 1) * chunks +
+                                            static_cast<std::size_t>(c.key.chunk + 1)];
+        in_flight -= mb > 0 ? 1 : 0;
+        mb += c.bytes;
+        in_flight += mb > 0 ? 1 : 0;
+        if (current > peak.peak.value) {
+            peak.peak = Bytes{current};
+            peak.at = c.time;
+            peak.microbatches_in_flight = in_flight;
+        }
+    };
+    // The two sorted lists merged, frees first at equal times.
+    std::size_t a = 0, f = 0;
+    while (a < x.allocations.size() || f < x.frees.size()) {
+        if (f < x.frees.size() && (a == x.allocations.size() || !earlier(x.allocations[a], x.frees[f]))) {
+            apply(x.frees[f++]);
+        } else {
+            apply(x.allocations[a++]);
+        }
+    }
+    samples.shrink_to_fit();
+    return out;
+}
+
 }  // namespace
 
 std::vector<ActivationTimeline> activation_timelines(const program::IterationProgram& prog,
                                                      const engine::RunResult& run) {
     const std::size_t gpus = prog.gpus.size();
-    std::vector<std::map<Key, std::int64_t>> held(gpus);  // bytes allocated per key
-    std::vector<std::map<Key, SimTime>> freed_at(gpus);   // end of the key's backward
-    std::vector<std::vector<Change>> changes(gpus);
-    for (std::size_t t = 0; t < prog.info.size(); ++t) {
-        const program::TaskInfo& info = prog.info[t];
-        const auto g = static_cast<std::size_t>(info.gpu);
-        const Key key{info.microbatch, info.chunk, info.layer};
-        const SimTime end = run.timings[t].end;
-        if (info.saved.value > 0) {
-            // Each op's tensors are allocated when that op finishes.
-            for (const program::OpSpan& span :
-                 program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
-                // A pipeline send keeps its tensor when outputs are not deallocated (Appendix B).
-                const std::int64_t bytes = span.op != nullptr ? span.op->saved_bytes.value : info.saved.value;
-                if (bytes > 0) {
-                    changes[g].push_back({span.end, bytes, key});
-                    held[g][key] = add_bytes(held[g][key], bytes, g);
-                }
-            }
-        }
-        // Freed when the key's backward compute ends (not its recomputation, not a pipeline transfer).
-        if (info.phase == program::Phase::Backward && info.category != program::TaskCategory::Recompute &&
-            info.category != program::TaskCategory::PipelineComm) {
-            SimTime& f = freed_at[g][key];
-            f = std::max(f, end);
-        }
+    // A GPU's tasks are one run of consecutive ids (the builder adds a GPU at a time), but any order works.
+    std::vector<std::vector<program::TaskInfoTable::GpuRun>> runs(gpus);
+    for (const program::TaskInfoTable::GpuRun& r : prog.info.runs()) {
+        runs[static_cast<std::size_t>(r.gpu)].push_back(r);
     }
     std::vector<ActivationTimeline> out(gpus);
+    Scratch scratch;
     for (std::size_t g = 0; g < gpus; ++g) {
-        for (const auto& [key, bytes] : held[g]) {
-            const auto it = freed_at[g].find(key);
-            if (it != freed_at[g].end()) {
-                changes[g].push_back({it->second, -bytes, key});
-            }
-        }
-        // Frees before allocations at the same instant: memory handed back can be reused at once.
-        std::stable_sort(changes[g].begin(), changes[g].end(), [](const Change& a, const Change& b) {
-            return a.time != b.time ? a.time < b.time : a.bytes < b.bytes;
-        });
-        std::int64_t current = 0;
-        std::map<std::pair<std::int32_t, std::int32_t>, std::int64_t> per_microbatch;
-        ActivationPeak& peak = out[g].peak;
-        std::vector<MemorySample>& samples = out[g].samples;
-        samples.reserve(changes[g].size());
-        for (const Change& c : changes[g]) {
-            current = add_bytes(current, c.bytes, g);
-            if (!samples.empty() && samples.back().time == c.time) {
-                samples.back().held = Bytes{current};
-            } else {
-                samples.push_back({c.time, Bytes{current}});
-            }
-            per_microbatch[{std::get<0>(c.key), std::get<1>(c.key)}] += c.bytes;
-            if (current > peak.peak.value) {
-                peak.peak = Bytes{current};
-                peak.at = c.time;
-                peak.microbatches_in_flight =
-                    static_cast<std::int64_t>(std::count_if(per_microbatch.begin(), per_microbatch.end(),
-                                                            [](const auto& kv) { return kv.second > 0; }));
-            }
-        }
+        out[g] = timeline_of(prog, run, runs[g], g, scratch);
     }
     return out;
 }

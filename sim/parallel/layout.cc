@@ -1,6 +1,6 @@
 #include "sim/parallel/layout.h"
 
-#include <set>
+#include <algorithm>
 
 namespace trainsim::parallel {
 
@@ -18,15 +18,16 @@ Coordinates Layout::coordinates(std::int64_t rank) const {
 
 namespace {
 
-// Nodes spanned by `count` ranks starting at `first` with a fixed stride. Counted directly: groups are
-// at most a few thousand members and this runs once per group kind, not per event.
+// Nodes spanned by `count` ≥ 1 ranks starting at `first` with a fixed stride, in closed form (this runs
+// for every priced op of every simulated GPU). Nodes hold consecutive ranks, so a rank's node never
+// decreases along the sequence: with a stride of at least a node every rank is on a new node; with a
+// smaller one each step moves at most one node on, so no node in between is skipped.
 std::int64_t nodes_spanned(std::int64_t first, std::int64_t stride, std::int64_t count,
                            std::int64_t per_node) {
-    std::set<std::int64_t> nodes;
-    for (std::int64_t i = 0; i < count; ++i) {
-        nodes.insert((first + i * stride) / per_node);
+    if (stride >= per_node) {
+        return count;
     }
-    return static_cast<std::int64_t>(nodes.size());
+    return (first + (count - 1) * stride) / per_node - first / per_node + 1;
 }
 
 }  // namespace
@@ -42,13 +43,19 @@ GroupSpan Layout::data_group(const Coordinates& c) const {
 }
 
 GroupSpan Layout::model_parallel_group(const Coordinates& c) const {
-    std::set<std::int64_t> nodes;
+    // One block of t consecutive ranks per stage, blocks t·d apart: the union of each block's node
+    // interval, counted in stage order (the intervals only move up, so a block shares nodes only with
+    // the one before it).
+    std::int64_t nodes = 0;
+    std::int64_t previous_last = -1;
     for (std::int64_t pp = 0; pp < p_; ++pp) {
-        for (std::int64_t tp = 0; tp < t_; ++tp) {
-            nodes.insert(node_of(global_rank({tp, c.dp, pp})));
-        }
+        const std::int64_t base = global_rank({0, c.dp, pp});
+        const std::int64_t first = std::max(node_of(base), previous_last + 1);
+        const std::int64_t last = node_of(base + t_ - 1);
+        nodes += std::max<std::int64_t>(0, last - first + 1);
+        previous_last = std::max(previous_last, last);
     }
-    return {t_ * p_, static_cast<std::int64_t>(nodes.size())};
+    return {t_ * p_, nodes};
 }
 
 GroupSpan Layout::embedding_group(const Coordinates& c) const {

@@ -24,6 +24,7 @@ struct Coordinates {
 struct GroupSpan {
     std::int64_t size = 1;
     std::int64_t nodes = 1;
+    friend bool operator==(const GroupSpan&, const GroupSpan&) = default;
     [[nodiscard]] cost::Scope scope() const {
         return nodes > 1 ? cost::Scope::InterNode : cost::Scope::IntraNode;
     }

@@ -32,7 +32,7 @@ struct PricedOps {
 
 struct IterationProgram {
     engine::Program program;
-    std::vector<TaskInfo> info;  // indexed by engine TaskId
+    TaskInfoTable info;  // indexed by engine TaskId
     std::vector<SimulatedGpu> gpus;
     std::vector<std::unique_ptr<workload::OpList>> op_lists;  // the lists `priced` points into
     std::vector<PricedOps> priced;

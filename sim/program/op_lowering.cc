@@ -12,22 +12,6 @@ using workload::OpKind;
 using workload::OpList;
 using workload::OpStream;
 
-engine::RendezvousId RendezvousTable::get(engine::Program& program, const Key& key, std::int64_t members,
-                                          SimTime duration) {
-    if (members == 1) {
-        return program.add_rendezvous(1, duration, {});  // a folded group: nobody else will ask
-    }
-    const auto [it, added] = pending_.try_emplace(key, Pending{-1, members});
-    if (added) {
-        it->second.id = program.add_rendezvous(static_cast<std::int32_t>(members), duration, {});
-    }
-    const engine::RendezvousId id = it->second.id;
-    if (--it->second.members_left == 0) {
-        pending_.erase(it);
-    }
-    return id;
-}
-
 OpLowering::OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous,
                        GroupMembers members, std::int32_t gpu, parallel::Coordinates at)
     : out_(out), pricing_(pricing), rendezvous_(rendezvous), members_(members), gpu_(gpu), at_(at) {
@@ -43,7 +27,7 @@ OpLowering::OpLowering(IterationProgram& out, const OpPricing& pricing, Rendezvo
 }
 
 engine::TaskId OpLowering::add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
-                                    const std::vector<engine::TaskId>& deps, TaskInfo info) {
+                                    std::span<const engine::TaskId> deps, TaskInfo info) {
     const engine::TaskId id = r == engine::kNoRendezvous
                                   ? out_.program.add_task(stream, duration, {}, deps)
                                   : out_.program.add_rendezvous_task(stream, r, {}, deps);
@@ -91,12 +75,19 @@ std::vector<SimTime> OpLowering::price(const OpList& ops) const {
 }
 
 std::int32_t OpLowering::priced(const OpList& ops) {
-    const auto [it, added] = priced_.try_emplace(&ops, -1);
+    for (const auto& [list, index] : priced_) {
+        if (list == &ops) {
+            return index;
+        }
+    }
+    // GPUs whose groups lie the same way share the priced list: priced once per placement, not per GPU.
+    const auto [index, added] =
+        pricing_.shared_index(ops, at_, static_cast<std::int32_t>(out_.priced.size()));
     if (added) {
-        it->second = static_cast<std::int32_t>(out_.priced.size());
         out_.priced.push_back(PricedOps{&ops, price(ops)});
     }
-    return it->second;
+    priced_.emplace_back(&ops, index);
+    return index;
 }
 
 RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
@@ -166,7 +157,8 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
 void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx) {
     const std::int32_t priced_index = priced(ops);
     const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(priced_index)].durations;
-    std::vector<engine::TaskId> ids(ops.size(), -1);  // the task that holds op i
+    std::vector<engine::TaskId>& ids = ids_;  // the task that holds op i
+    ids.assign(ops.size(), -1);
     TaskInfo base{gpu_, TaskCategory::Compute, ctx.phase, ctx.microbatch, ctx.chunk, ctx.layer, priced_index};
 
     // Consecutive compute ops with nothing new to wait for become one engine task (a segment): the
@@ -175,8 +167,8 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
         std::size_t first = 0, count = 0;
         SimTime duration = 0;
         TaskInfo info;
-        std::vector<engine::TaskId> deps;
     } segment;
+    std::vector<engine::TaskId>& segment_deps = segment_deps_;
     auto flush = [&] {
         if (segment.count == 0) {
             return;
@@ -184,7 +176,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
         segment.info.first_op = static_cast<std::uint16_t>(segment.first);
         segment.info.op_count = static_cast<std::uint16_t>(segment.count);
         const engine::TaskId id =
-            add_task(lane.compute, segment.duration, engine::kNoRendezvous, segment.deps, segment.info);
+            add_task(lane.compute, segment.duration, engine::kNoRendezvous, segment_deps, segment.info);
         std::fill_n(ids.begin() + static_cast<std::ptrdiff_t>(segment.first), segment.count, id);
         lane.last_compute = id;
         segment.count = 0;
@@ -192,7 +184,8 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
 
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
-        std::vector<engine::TaskId> deps;
+        std::vector<engine::TaskId>& deps = deps_;
+        deps.clear();
         for (const std::int32_t a : op.after) {
             if (ids[static_cast<std::size_t>(a)] >= 0) {  // ops of the open segment are ordered by the stream
                 deps.push_back(ids[static_cast<std::size_t>(a)]);
@@ -229,7 +222,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
             segment.duration = 0;
             segment.info = base;
             segment.info.category = category;
-            segment.deps = std::move(deps);
+            std::swap(segment_deps, deps);
             lane.pending.clear();
         }
         ++segment.count;
@@ -249,10 +242,26 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
                           const StepContext& ctx, bool send, Bytes kept) {
     const auto di = static_cast<std::size_t>(dir);
     const std::int64_t peer_rank = pricing_.layout().global_rank(peer);
-    const std::int64_t seq = channel_count_[{send ? 1 : 0, static_cast<std::int64_t>(di), peer_rank}]++;
+    const std::array<std::int64_t, 3> channel{send ? 1 : 0, static_cast<std::int64_t>(di), peer_rank};
+    auto count = std::find_if(channel_count_.begin(), channel_count_.end(),
+                              [&](const auto& c) { return c.first == channel; });
+    if (count == channel_count_.end()) {
+        count = channel_count_.insert(channel_count_.end(), {channel, 0});
+    }
+    const std::int64_t seq = count->second++;
     const Bytes wire{bytes.value / scatter_ways_};
-    const SimTime duration =
-        to_sim_time(send ? pricing_.p2p(wire, at_, peer) : pricing_.p2p(wire, peer, at_));
+    // A transfer's time depends only on its bytes and whether the peer shares this GPU's node.
+    const parallel::Layout& layout = pricing_.layout();
+    const std::pair<std::int64_t, bool> priced_as{wire.value,
+                                                  layout.node_of(peer_rank) == layout.node_of(global_rank_)};
+    auto known = std::find_if(transfer_time_.begin(), transfer_time_.end(),
+                              [&](const auto& k) { return k.first == priced_as; });
+    if (known == transfer_time_.end()) {
+        known = transfer_time_.insert(
+            transfer_time_.end(),
+            {priced_as, to_sim_time(send ? pricing_.p2p(wire, at_, peer) : pricing_.p2p(wire, peer, at_))});
+    }
+    const SimTime duration = known->second;
     // Channel key (direction, sender, receiver, sequence): the k-th send meets the k-th receive.
     const std::int64_t from = send ? global_rank_ : peer_rank;
     const std::int64_t to = send ? peer_rank : global_rank_;
@@ -260,10 +269,9 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
         rendezvous_.get(out_.program, {10 + static_cast<std::int64_t>(di), from, to, seq}, 2, duration);
     // A send follows the compute that produced its tensor; a receive is posted when the program
     // reaches it, after the compute before it.
-    std::vector<engine::TaskId> deps;
-    if (foreground_.last_compute >= 0) {
-        deps.push_back(foreground_.last_compute);
-    }
+    // (The compute before it, if any: a span over a one-element array, so a transfer allocates nothing.)
+    const std::array<engine::TaskId, 1> last{foreground_.last_compute};
+    const std::span<const engine::TaskId> deps(last.data(), foreground_.last_compute >= 0 ? 1 : 0);
     TaskInfo info{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk};
     info.peer_stage = static_cast<std::int32_t>(peer.pp);
     // A kept output (Appendix B off) is freed with the backward of the layer the context names.
@@ -288,7 +296,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     gather_info.category = TaskCategory::PipelineComm;
     const engine::RendezvousId g = rendezvous_.get(out_.program, group_key(CommGroup::Tensor, foreground_),
                                                    members_.tensor, gather_time);
-    foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, {id}, gather_info));
+    const std::array<engine::TaskId, 1> received{id};
+    foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, received, gather_info));
 }
 
 void OpLowering::send(Direction dir, const parallel::Coordinates& to, Bytes bytes, const StepContext& ctx,

@@ -4,14 +4,15 @@
 #pragma once
 
 #include <array>
-#include <map>
+#include <span>
 #include <string>
-#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "sim/engine/program.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/op_pricing.h"
+#include "sim/program/rendezvous_table.h"
 #include "sim/program/task_info.h"
 #include "sim/workload/op.h"
 
@@ -32,34 +33,6 @@ struct GroupMembers {
     std::int64_t data = 1;
     std::int64_t embedding = 2;
     std::int64_t model_parallel = 1;
-};
-
-/// Rendezvous shared by the members of one group: the k-th collective a GPU issues on a group
-/// instance meets the k-th of every other member (they run the same program), and the k-th send on a
-/// channel meets the k-th receive.
-class RendezvousTable {
-public:
-    using Key = std::array<std::int64_t, 4>;
-    /// The rendezvous for `key`, created by its first member; forgotten once all members have it, so
-    /// the table only holds rendezvous some member has not reached yet.
-    [[nodiscard]] engine::RendezvousId get(engine::Program& program, const Key& key, std::int64_t members,
-                                           SimTime duration);
-
-private:
-    struct KeyHash {
-        std::size_t operator()(const Key& k) const noexcept {
-            std::size_t h = 0;
-            for (const std::int64_t v : k) {
-                h = h * 0x9E3779B97F4A7C15ULL + std::hash<std::int64_t>{}(v);
-            }
-            return h;
-        }
-    };
-    struct Pending {
-        engine::RendezvousId id;
-        std::int64_t members_left;
-    };
-    std::unordered_map<Key, Pending, KeyHash> pending_;
 };
 
 class OpLowering {
@@ -109,7 +82,7 @@ private:
 
     void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx);
     engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
-                            const std::vector<engine::TaskId>& deps, TaskInfo info);
+                            std::span<const engine::TaskId> deps, TaskInfo info);
     /// Index into out.priced of `ops` priced on this GPU (each list is priced once per GPU).
     [[nodiscard]] std::int32_t priced(const workload::OpList& ops);
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
@@ -131,13 +104,15 @@ private:
     std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction
 
     std::int64_t scatter_ways_ = 1;
-    engine::TaskId last_compute_ = -1;
-    std::vector<engine::TaskId> pending_;
-    std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives  // blocking
-                                                 // collectives and receives the next compute op waits for
-    std::array<std::int64_t, 4> collective_count_{};                     // by CommGroup
-    std::map<std::array<std::int64_t, 3>, std::int64_t> channel_count_;  // (send?, direction, peer)
-    std::map<const workload::OpList*, std::int32_t> priced_;
+    std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives
+    // Sends and receives so far per channel: (send?, direction, peer rank) → count. A GPU has a handful
+    // of channels, so a flat list beats a map.
+    std::vector<std::pair<std::array<std::int64_t, 3>, std::int64_t>> channel_count_;
+    // Pipeline transfer times already priced: (bytes, peer on the same node?) → duration.
+    std::vector<std::pair<std::pair<std::int64_t, bool>, SimTime>> transfer_time_;
+    std::vector<std::pair<const workload::OpList*, std::int32_t>> priced_;  // list → out.priced index
+    // Scratch for lower_on, kept between calls so that lowering allocates nothing per op.
+    std::vector<engine::TaskId> ids_, deps_, segment_deps_;
 };
 
 }  // namespace trainsim::program

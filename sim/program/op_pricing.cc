@@ -28,6 +28,27 @@ parallel::GroupSpan OpPricing::group_span(workload::CommGroup group, const paral
     return {};
 }
 
+OpPricing::Placement OpPricing::placement(const parallel::Coordinates& at) const {
+    return {layout_.tensor_group(at), layout_.data_group(at), layout_.embedding_group(at),
+            layout_.model_parallel_group(at)};
+}
+
+std::size_t OpPricing::ListKeyHash::operator()(const ListKey& k) const noexcept {
+    std::size_t h = std::hash<const void*>{}(k.ops);
+    for (const parallel::GroupSpan& g :
+         {k.placement.tensor, k.placement.data, k.placement.embedding, k.placement.model_parallel}) {
+        h = (h ^ static_cast<std::size_t>(g.size * 1000003 + g.nodes)) * 0x9E3779B97F4A7C15ULL;
+    }
+    return h;
+}
+
+std::pair<std::int32_t, bool> OpPricing::shared_index(const workload::OpList& ops,
+                                                      const parallel::Coordinates& at,
+                                                      std::int32_t next) const {
+    const auto [it, added] = shared_.try_emplace(ListKey{&ops, placement(at)}, next);
+    return {it->second, added};
+}
+
 Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates& at) const {
     switch (op.kind) {
     case workload::OpKind::Gemm:

@@ -2,6 +2,10 @@
 // its collective's real group size and node span from the layout.
 #pragma once
 
+#include <cstdint>
+#include <unordered_map>
+#include <utility>
+
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
 #include "sim/parallel/layout.h"
@@ -31,11 +35,35 @@ public:
     [[nodiscard]] parallel::GroupSpan group_span(workload::CommGroup group,
                                                  const parallel::Coordinates& at) const;
 
+    /// The spans of the groups at `at`: everything an op's price depends on besides the op, so GPUs
+    /// that agree price every op list the same.
+    struct Placement {
+        parallel::GroupSpan tensor, data, embedding, model_parallel;
+        friend bool operator==(const Placement&, const Placement&) = default;
+    };
+    [[nodiscard]] Placement placement(const parallel::Coordinates& at) const;
+
+    /// Shares priced op lists between GPUs (identical layers and ranks are priced once, DESIGN.md §3
+    /// "Scale"): the index first registered for `ops` at `at`'s placement, or else `next`, registered
+    /// now, with true. The caller keeps the indexed lists; one OpPricing serves one program.
+    [[nodiscard]] std::pair<std::int32_t, bool>
+    shared_index(const workload::OpList& ops, const parallel::Coordinates& at, std::int32_t next) const;
+
 private:
     [[nodiscard]] int busy_ranks_per_node() const;
 
+    struct ListKey {
+        const workload::OpList* ops;
+        Placement placement;
+        friend bool operator==(const ListKey&, const ListKey&) = default;
+    };
+    struct ListKeyHash {
+        std::size_t operator()(const ListKey& k) const noexcept;
+    };
+
     const cost::CostModel& cost_;
     const parallel::Layout& layout_;
+    mutable std::unordered_map<ListKey, std::int32_t, ListKeyHash> shared_;
 };
 
 }  // namespace trainsim::program

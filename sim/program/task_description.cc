@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "sim/program/op_span_visitor.h"
+
 namespace trainsim::program {
 
 std::string IterationProgram::describe(engine::TaskId task) const {
@@ -15,10 +17,7 @@ std::string IterationProgram::describe(engine::TaskId task) const {
         s += "L" + std::to_string(i.layer) + " ";
     }
     if (i.priced < 0) {
-        const std::string& stream =
-            program
-                .streams()[static_cast<std::size_t>(program.tasks()[static_cast<std::size_t>(task)].stream)]
-                .name;
+        const std::string& stream = program.streams()[static_cast<std::size_t>(program.stream(task))].name;
         const std::string what = i.phase == Phase::Forward ? "activation" : "gradient";
         if (stream.rfind("pp_send", 0) == 0) {
             return s + "send " + what + " to stage " + std::to_string(i.peer_stage);
@@ -48,12 +47,11 @@ engine::RunResult simulate(const IterationProgram& program, engine::RunOptions o
     auto first_member = std::make_shared<std::vector<engine::TaskId>>();
     options.describe_rendezvous = [&program, first_member](engine::RendezvousId r) {
         if (first_member->empty()) {
-            first_member->assign(program.program.rendezvous().size(), -1);
-            const auto& tasks = program.program.tasks();
-            for (std::size_t t = tasks.size(); t-- > 0;) {
-                if (tasks[t].rendezvous >= 0) {
-                    (*first_member)[static_cast<std::size_t>(tasks[t].rendezvous)] =
-                        static_cast<engine::TaskId>(t);
+            first_member->assign(program.program.rendezvous_count(), -1);
+            for (std::size_t t = program.program.size(); t-- > 0;) {
+                const engine::RendezvousId r = program.program.rendezvous_of(static_cast<engine::TaskId>(t));
+                if (r >= 0) {
+                    (*first_member)[static_cast<std::size_t>(r)] = static_cast<engine::TaskId>(t);
                 }
             }
         }
@@ -65,23 +63,10 @@ engine::RunResult simulate(const IterationProgram& program, engine::RunOptions o
 
 std::vector<OpSpan> op_spans(const IterationProgram& program, engine::TaskId task,
                              const engine::TaskTiming& timing) {
-    const TaskInfo& i = program.info[static_cast<std::size_t>(task)];
-    if (i.priced < 0) {
-        return {OpSpan{nullptr, timing.start, timing.end}};
-    }
-    const PricedOps& p = program.priced[static_cast<std::size_t>(i.priced)];
+    const TaskShape& shape = program.info.shape(static_cast<std::size_t>(task));
     std::vector<OpSpan> out;
-    out.reserve(i.op_count);
-    if (i.op_count == 1) {
-        // A collective's time comes from its rendezvous, which can differ from the op's own price.
-        out.push_back({&(*p.ops)[i.first_op], timing.start, timing.end});
-        return out;
-    }
-    SimTime at = timing.start;
-    for (std::size_t k = i.first_op; k < static_cast<std::size_t>(i.first_op + i.op_count); ++k) {
-        out.push_back({&(*p.ops)[k], at, at + p.durations[k]});
-        at += p.durations[k];
-    }
+    out.reserve(shape.priced < 0 ? 1 : shape.op_count);
+    for_each_op_span(program, shape, timing, [&out](const OpSpan& span) { out.push_back(span); });
     return out;
 }
 

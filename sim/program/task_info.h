@@ -2,8 +2,12 @@
 // the report needs to know which were recompute, which were communication, and for which micro-batch.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
+#include <vector>
 
+#include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
 #include "sim/parallel/layout.h"
 
@@ -44,6 +48,98 @@ struct TaskInfo {
     std::int32_t peer_stage = -1;  // pipeline transfers: the stage at the other end
     Flops flops{0.0};
     Bytes saved{0};  // activation bytes the task's ops leave allocated for the backward
+};
+
+/// Everything a task's TaskInfo says but its GPU and micro-batch: what every micro-batch of a
+/// layer's step shares, and GPUs whose pricing is the same share too.
+struct TaskShape {
+    TaskCategory category = TaskCategory::Compute;
+    Phase phase = Phase::Forward;
+    std::uint16_t first_op = 0;
+    std::uint16_t op_count = 0;
+    std::int32_t chunk = -1;
+    std::int32_t layer = -1;
+    std::int32_t priced = -1;
+    std::int32_t peer_stage = -1;
+    Flops flops{0.0};
+    Bytes saved{0};
+    friend bool operator==(const TaskShape&, const TaskShape&) = default;
+};
+
+/// The TaskInfo of every task of a program, indexed by engine TaskId, in 8 bytes a task instead of
+/// 48: an unfolded 2240-GPU iteration has tens of millions of tasks but a few thousand shapes. Each
+/// task keeps its micro-batch and an interned shape; GPUs are stored as runs of consecutive tasks (a
+/// program is built one GPU at a time, so there is one run per GPU).
+class TaskInfoTable {
+public:
+    /// Consecutive tasks [first, end) of one GPU.
+    struct GpuRun {
+        std::size_t first = 0;
+        std::size_t end = 0;
+        std::int32_t gpu = 0;
+    };
+
+    void push_back(const TaskInfo& info);
+
+    [[nodiscard]] std::size_t size() const { return records_.size(); }
+    [[nodiscard]] bool empty() const { return records_.empty(); }
+    /// Task t's record (finds its GPU in O(log runs); iterate, or use runs(), in loops over every task).
+    [[nodiscard]] TaskInfo operator[](std::size_t t) const { return make(t, gpu(t)); }
+    [[nodiscard]] std::int32_t gpu(std::size_t t) const;
+    [[nodiscard]] const TaskShape& shape(std::size_t t) const { return shapes_[records_[t].shape]; }
+    [[nodiscard]] std::int32_t microbatch(std::size_t t) const { return records_[t].microbatch; }
+    [[nodiscard]] TaskCategory category(std::size_t t) const { return shape(t).category; }
+    [[nodiscard]] const std::vector<GpuRun>& runs() const { return runs_; }
+    /// Task t's record when its GPU is known.
+    [[nodiscard]] TaskInfo make(std::size_t t, std::int32_t gpu) const;
+    /// Distinct shapes so far (for benchmarks and tests of the compaction).
+    [[nodiscard]] std::size_t shape_count() const { return shapes_.size(); }
+
+    class const_iterator {
+    public:
+        using iterator_category = std::forward_iterator_tag;
+        using value_type = TaskInfo;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = TaskInfo;
+        const_iterator() = default;
+        const_iterator(const TaskInfoTable* table, std::size_t t) : table_(table), t_(t) {}
+        [[nodiscard]] TaskInfo operator*() const { return table_->make(t_, table_->runs_[run_].gpu); }
+        const_iterator& operator++() {
+            if (++t_ == table_->runs_[run_].end && run_ + 1 < table_->runs_.size()) {
+                ++run_;
+            }
+            return *this;
+        }
+        const_iterator operator++(int) {
+            const_iterator old = *this;
+            ++*this;
+            return old;
+        }
+        friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.t_ == b.t_; }
+
+    private:
+        const TaskInfoTable* table_ = nullptr;
+        std::size_t t_ = 0;
+        std::size_t run_ = 0;
+    };
+    [[nodiscard]] const_iterator begin() const { return {this, 0}; }
+    [[nodiscard]] const_iterator end() const { return {this, size()}; }
+
+private:
+    struct Record {
+        std::uint32_t shape;
+        std::int32_t microbatch;
+    };
+    [[nodiscard]] std::uint32_t intern(const TaskShape& shape);
+    void grow_index();
+
+    TaskVector<Record> records_;
+    std::vector<TaskShape> shapes_;
+    // Open-addressing index of shapes_ (0xffffffff: empty), a power of two long and at most half full:
+    // looked up once per task added.
+    std::vector<std::uint32_t> shape_index_;
+    std::vector<GpuRun> runs_;
 };
 
 /// One simulated GPU: its place in the layout and its streams.

@@ -43,26 +43,37 @@ void charge_exposed(Breakdown& b, TaskCategory c, Seconds d) {
 }  // namespace
 
 std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const engine::RunResult& run) {
-    const auto& tasks = prog.program.tasks();
+    const engine::Program& program = prog.program;
+    const std::size_t n = program.size();
     const std::size_t gpus = prog.gpus.size();
+    const auto& streams = program.streams();
+    // Per stream: its GPU's compute or background recompute stream, or neither.
+    std::vector<char> compute_stream(streams.size(), 0), recompute_stream(streams.size(), 0);
+    for (const program::SimulatedGpu& g : prog.gpus) {
+        compute_stream[static_cast<std::size_t>(g.compute_stream)] = 1;
+        if (g.recompute_stream >= 0) {
+            recompute_stream[static_cast<std::size_t>(g.recompute_stream)] = 1;
+        }
+    }
+    auto stream_of = [&](std::size_t t) {
+        return static_cast<std::size_t>(program.stream(static_cast<engine::TaskId>(t)));
+    };
+    auto gpu_of = [&](std::size_t t) { return static_cast<std::size_t>(streams[stream_of(t)].gpu); };
+    auto is_compute = [&](std::size_t t) { return compute_stream[stream_of(t)] != 0; };
     // The task before each task on its stream: a collective often waits behind an earlier one on the
     // same communicator (the gradient-norm all-reduce behind the data-parallel all-reduce).
-    std::vector<engine::TaskId> previous_on_stream(tasks.size(), -1);
-    std::vector<engine::TaskId> last_on_stream(prog.program.streams().size(), -1);
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        auto& last = last_on_stream[static_cast<std::size_t>(tasks[t].stream)];
+    std::vector<engine::TaskId> previous_on_stream(n, -1);
+    std::vector<engine::TaskId> last_on_stream(streams.size(), -1);
+    for (std::size_t t = 0; t < n; ++t) {
+        auto& last = last_on_stream[stream_of(t)];
         previous_on_stream[t] = last;
         last = static_cast<engine::TaskId>(t);
     }
-    auto is_compute = [&](std::size_t t) {
-        return tasks[t].stream == prog.gpus[static_cast<std::size_t>(prog.info[t].gpu)].compute_stream;
-    };
     std::vector<Breakdown> out(gpus);
     std::vector<SimTime> background(gpus, 0);  // overlapped recomputation run on each GPU
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        const auto g = static_cast<std::size_t>(prog.info[t].gpu);
-        if (tasks[t].stream == prog.gpus[g].recompute_stream) {
-            background[g] += tasks[t].duration;
+    for (std::size_t t = 0; t < n; ++t) {
+        if (recompute_stream[stream_of(t)]) {
+            background[gpu_of(t)] += program.duration(static_cast<engine::TaskId>(t));
         }
     }
     // Charges an idle gap [from, to) of a compute stream: time while one of `waited` (communication tasks
@@ -89,7 +100,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
             const SimTime start = std::clamp(std::max(timing.start, covered_until), from, to);
             const SimTime end = std::clamp(timing.end, from, to);
             if (end > start) {
-                charge_exposed(b, prog.info[static_cast<std::size_t>(w)].category, to_seconds(end - start));
+                charge_exposed(b, prog.info.category(static_cast<std::size_t>(w)), to_seconds(end - start));
                 exposed += end - start;
                 covered_until = end;
             }
@@ -99,12 +110,12 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     std::vector<SimTime> previous_end(gpus, 0);
     std::vector<SimTime> inline_recompute(gpus, 0);  // recomputation run on the compute stream itself
     std::vector<engine::TaskId> waited;
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
+    for (std::size_t t = 0; t < n; ++t) {
         if (!is_compute(t)) {
             continue;
         }
         // Compute tasks were added in program order, which is their execution order.
-        const auto g = static_cast<std::size_t>(prog.info[t].gpu);
+        const auto g = gpu_of(t);
         const engine::TaskTiming& timing = run.timings[t];
         waited.clear();
         for (const engine::TaskId d : prog.program.dependencies(static_cast<engine::TaskId>(t))) {
@@ -113,16 +124,17 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
             }
         }
         charge_gap(out[g], previous_end[g], timing.start, waited);
-        charge_busy(out[g], prog.info[t].category, to_seconds(timing.end - timing.start));
-        if (prog.info[t].category == TaskCategory::Recompute) {
+        const TaskCategory category = prog.info.category(t);
+        charge_busy(out[g], category, to_seconds(timing.end - timing.start));
+        if (category == TaskCategory::Recompute) {
             inline_recompute[g] += timing.end - timing.start;
         }
         previous_end[g] = timing.end;
     }
     // After its last kernel a GPU waits for its trailing communication, then for the other GPUs.
     std::vector<std::vector<engine::TaskId>> trailing(gpus);
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
-        const auto g = static_cast<std::size_t>(prog.info[t].gpu);
+    for (std::size_t t = 0; t < n; ++t) {
+        const auto g = gpu_of(t);
         if (!is_compute(t) && run.timings[t].end > previous_end[g]) {
             trailing[g].push_back(static_cast<engine::TaskId>(t));
         }

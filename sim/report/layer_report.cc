@@ -15,8 +15,7 @@ LayerReport make_layer_report(const config::Scenario& sc, const cost::CostModel&
     SimTime begin[2] = {std::numeric_limits<SimTime>::max(), std::numeric_limits<SimTime>::max()};
     SimTime end[2] = {0, 0};
     SimTime recompute = 0;
-    const auto& tasks = prog.program.tasks();
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
+    for (std::size_t t = 0; t < prog.program.size(); ++t) {
         const program::TaskInfo& info = prog.info[t];
         const engine::TaskTiming& timing = run.timings[t];
         const int phase = info.phase == program::Phase::Forward ? 0 : 1;
@@ -25,7 +24,10 @@ LayerReport make_layer_report(const config::Scenario& sc, const cost::CostModel&
         if (info.category == program::TaskCategory::Recompute) {
             recompute += timing.end - timing.start;
         }
-        const std::string& stream = prog.program.streams()[static_cast<std::size_t>(tasks[t].stream)].name;
+        const std::string& stream =
+            prog.program
+                .streams()[static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)))]
+                .name;
         for (const program::OpSpan& span : program::op_spans(prog, static_cast<engine::TaskId>(t), timing)) {
             r.ops.push_back(LayerOpTiming{span.op->name, stream, program::to_string(info.phase),
                                           program::to_string(info.category), to_seconds(span.start),

@@ -34,8 +34,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
               {"tid", s},
               {"args", {{"name", streams[s].name}}}});
     }
-    const auto& tasks = prog.program.tasks();
-    for (std::size_t t = 0; t < tasks.size(); ++t) {
+    for (std::size_t t = 0; t < prog.program.size(); ++t) {
         const program::TaskInfo& info = prog.info[t];
         const auto id = static_cast<engine::TaskId>(t);
         // One slice per op: a compute segment is expanded back into its kernels.
@@ -57,7 +56,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"name", name},
                   {"cat", program::to_string(info.category)},
                   {"pid", info.gpu},
-                  {"tid", tasks[t].stream},
+                  {"tid", prog.program.stream(id)},
                   {"ts", static_cast<double>(span.start) / 1e3},  // microseconds
                   {"dur", static_cast<double>(span.end - span.start) / 1e3},
                   {"args", args}});
