@@ -263,9 +263,9 @@ def recompute_policies(data, out):
     fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.955), ncol=4, fontsize=8.5,
                frameon=False)
     fig.suptitle("Recomputation policies: iteration time and peak memory against the memory budget")
-    caption(fig, "`trainsim recompute` on scenarios/korthikanti-{22b,175b,530b}.json (budget: the profile's usable "
-                 "memory, %.1f GiB) and, with --partition, on scenarios/lynx/*.json (32 GiB budget; 175B and 530B "
-                 "are not partitioned: their partition searches take 10-30 s each), profile %s. Overlapped: the heuristic "
+    caption(fig, "`trainsim recompute --partition` on scenarios/korthikanti-{22b,175b,530b}.json (budget: the "
+                 "profile's usable memory, %.1f GiB) and on scenarios/lynx/*.json (32 GiB budget), profile %s. "
+                 "Overlapped: the heuristic "
                  "scheduler's plan, recompute placed where the GPU waits; same plan on demand: without the overlap; "
                  "partitioned: layers per stage chosen with the plan. Bar labels: %% over no recompute, GiB."
             % (int(by[(scenarios[0], "none")]["budget_bytes"]) / GIB, rows[0]["profile"]))

@@ -54,6 +54,11 @@ mkdir "$tmp/data" "$tmp/figures"
 "$python" results/collect_data.py --trainsim "$TRAINSIM" --out "$tmp/data"
 "$python" results/plot_figures.py --data "$tmp/data" --out "$tmp/figures"
 "$python" results/update_readme.py --data "$tmp/data" --readme results/README.md --out "$tmp/README.md"
+# The simulator's own speed is measured by results/scaling.sh (minutes of timed runs, not part of this
+# regeneration): keep its table rather than delete it with the old data.
+if [ -f results/data/simulator_scaling.csv ]; then
+  cp results/data/simulator_scaling.csv "$tmp/data/"
+fi
 
 rm -rf results/data results/figures
 mv "$tmp/data" results/data

@@ -25,6 +25,20 @@ POLICIES = [("none", "no recompute"), ("selective", "selective"), ("full", "full
 SOURCE_PREFIX = "Korthikanti et al. 2022, arXiv 2205.05198 (MLSys 2023), "
 
 
+def split_text(split):
+    """Layers per stage, runs of three or more equal stages shortened: "3 3 3 3" -> "3 ×4"."""
+    runs = []
+    for n in split.split():
+        if runs and runs[-1][0] == n:
+            runs[-1][1] += 1
+        else:
+            runs.append([n, 1])
+    parts = []
+    for n, k in runs:
+        parts += ["%s ×%d" % (n, k)] if k >= 3 else [n] * k
+    return ", ".join(parts)
+
+
 def fmt(v):
     return "%.4g" % v
 
@@ -102,12 +116,12 @@ def recompute_tables(data):
                                                  "" if r["fits_in_memory"] == "True" else " ✗"))
         lines.append("| %s | %s | %.1f GiB | %s |" % (name(sc), layout, int(r0["budget_bytes"]) / GIB,
                                                       " | ".join(cells)))
-    lynx = [s for s in search if s["partitioned"] == "True"]
+    lynx = [s for s in search if "/lynx/" in s["scenario"]]
     lines += ["",
               "Search cost, wall-clock on the machine that ran `results/regenerate.sh` (it varies with the load). "
               "Heuristic: `trainsim recompute`'s scheduler for the scenario's own split (Lynx-HEU reports 0.16 s "
               "on average for its heuristic; Lynx's layouts and machine are not known). Partition: `--partition`, a heuristic search per candidate split.%s"
-              % ((" Mean heuristic search over the %d partitioned layouts: %.2f s." %
+              % ((" Mean heuristic search over the %d Lynx-like layouts: %.2f s." %
                   (len(lynx), sum(float(s["heuristic_search_time_s"]) for s in lynx) / len(lynx))) if lynx else ""),
               "",
               "| scenario | heuristic search | plans simulated | partition search | splits evaluated | "
@@ -123,8 +137,8 @@ def recompute_tables(data):
         if s["partitioned"] == "True":
             part = [seconds(s["partition_search_time_s"]), s["partition_splits_evaluated"],
                     s["partition_plans_simulated"],
-                    "[%s] → [%s]" % (s["start_layers_per_stage"].replace(" ", ", "),
-                                     s["layers_per_stage"].replace(" ", ", ")), over,
+                    "[%s] → [%s]" % (split_text(s["start_layers_per_stage"]), split_text(s["layers_per_stage"])),
+                    over,
                     "%.3f×" % (megatron / float(by[(sc, "overlapped, partitioned")]["iteration_time_s"]))]
         else:
             part = ["not run", "", "", "", over, "not run"]
