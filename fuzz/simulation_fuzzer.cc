@@ -222,6 +222,14 @@ void check(const Outcome& o) {
         }
         fuzz::require(std::abs(b.total().value - r.iteration_time.value) <= tolerance,
                       "a stage's parts add up to the iteration time");
+        const report::HiddenRecompute& h = b.hidden_in;
+        for (const Seconds part : {h.tensor_parallel, h.data_parallel, h.pipeline_warmup, h.pipeline_steady,
+                                   h.pipeline_cooldown}) {
+            fuzz::require(part.value >= 0.0 && std::isfinite(part.value),
+                          "every hidden-recompute part is >= 0");
+        }
+        fuzz::require(std::abs(h.total().value - b.hidden_recompute.value) <= tolerance,
+                      "the hidden recomputation's waits add up to the hidden total");
         fuzz::require(s.peak_memory_bytes.value > 0 && s.peak_memory_bytes <= r.peak_memory_bytes,
                       "a stage's peak is positive and at most the report's peak");
         fuzz::require(s.activation_bytes.value >= 0 && s.overflow_bytes.value >= 0, "memory parts are >= 0");

@@ -191,6 +191,7 @@ def recompute(binary, out):
                                   "iteration_time_s": r["iteration_time_s"],
                                   "peak_memory_bytes": r["peak_memory_bytes"], "fits_in_memory": r["fits_in_memory"],
                                   "recompute_s": r["recompute_s"], "hidden_recompute_s": r["hidden_recompute_s"],
+                                  **{"hidden_in_" + k: v for k, v in r["hidden_recompute_in"].items()},
                                   "budget_bytes": table["budget_bytes"]}, **layout, plan=r["plan"]))
             part = table.get("partition")
             search.append({"scenario": scenario_path(name), "budget_bytes": table["budget_bytes"],

@@ -146,6 +146,26 @@ def recompute_tables(data):
                                                    s["heuristic_plans_simulated"], " | ".join(part)))
     lines += ["", "Speedups are over the fastest of none, selective and full that fits the budget (Megatron-LM's "
                   "choices)."]
+    # Where the overlapped plans' recomputation ran: the kind of wait on the compute stream it filled.
+    lines += ["",
+              "Where the hidden recomputation went, in ms per stage (mean over stages), by the wait of the compute "
+              "stream it filled: pipeline waits (bubble and exposed transfers) before the stage's first backward "
+              "(warm-up), after its last forward (cool-down) and in between (steady state), tensor-parallel "
+              "collectives, and the data-parallel reduction; exposed: recomputation the compute stream waited for.",
+              "",
+              "| scenario | policy | hidden | warm-up | steady state | cool-down | TP collectives | DP reduction | "
+              "exposed |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for sc in scenarios:
+        for policy in ("overlapped", "overlapped, partitioned"):
+            r = by.get((sc, policy))
+            if r is None or float(r["hidden_recompute_s"]) == 0.0 and float(r["recompute_s"]) == 0.0:
+                continue
+            ms = ["%.1f" % (float(r[k]) * 1e3) for k in
+                  ("hidden_recompute_s", "hidden_in_pipeline_warmup_s", "hidden_in_pipeline_steady_s",
+                   "hidden_in_pipeline_cooldown_s", "hidden_in_tensor_parallel_wait_s",
+                   "hidden_in_data_parallel_wait_s", "recompute_s")]
+            lines.append("| %s | %s | %s |" % (name(sc), policy, " | ".join(ms)))
     lines += ["", RECOMPUTE_END]
     return "\n".join(lines)
 

@@ -63,6 +63,41 @@ config::Scenario tiny() {
                                                          {"training.recompute_granularity", "overlapped"}});
 }
 
+TEST(OverlappedRecompute, HiddenRecomputeIsPlacedInTheWaitsItFilled) {
+    // The tiny 2-stage layout with full recomputation overlapped on every layer: the hidden time is
+    // split by the wait it ran in, and the parts add up to the hidden total of every stage.
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const auto e = recompute_search::evaluate_plan(
+        tiny(), cost, RecomputePlan::uniform(2, 2, LayerRecompute::FullOverlapped, 0),
+        Bytes{std::int64_t{1} << 40});
+    ASSERT_EQ(e.report.stages.size(), 2u);
+    for (const report::StageReport& s : e.report.stages) {
+        const report::HiddenRecompute& h = s.time.hidden_in;
+        EXPECT_GT(s.time.hidden_recompute.value, 0.0) << "stage " << s.stage;
+        EXPECT_NEAR(h.total().value, s.time.hidden_recompute.value, 1e-9) << "stage " << s.stage;
+        for (const Seconds part : {h.tensor_parallel, h.data_parallel, h.pipeline_warmup, h.pipeline_steady,
+                                   h.pipeline_cooldown}) {
+            EXPECT_GE(part.value, 0.0);
+        }
+        // No data parallelism, so nothing can hide behind a data-parallel reduction; the 2-way TP
+        // all-reduces offer room on both stages.
+        EXPECT_EQ(h.data_parallel.value, 0.0);
+        EXPECT_GT(h.tensor_parallel.value, 0.0);
+        // Stage 0 waits for stage 1's gradients between its backwards, room for the next micro-batch's
+        // recomputation; the last stage runs each backward right after its forward, so a micro-batch's
+        // recomputation can only hide behind the backward's own TP collectives there.
+        if (s.stage == 0) {
+            EXPECT_GT((h.pipeline_warmup + h.pipeline_steady + h.pipeline_cooldown).value, 0.0);
+        }
+    }
+    // Without overlapped recomputation nothing is hidden anywhere.
+    const auto on_demand = recompute_search::evaluate_plan(
+        tiny(), cost, RecomputePlan::uniform(2, 2, LayerRecompute::FullOnDemand),
+        Bytes{std::int64_t{1} << 40});
+    EXPECT_EQ(on_demand.report.breakdown.hidden_in.total().value, 0.0);
+    EXPECT_EQ(on_demand.report.breakdown.hidden_recompute.value, 0.0);
+}
+
 TEST(RecomputeSchedulers, HeuristicIsWithinFivePercentOfTheOptimum) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const config::Scenario sc = tiny();

@@ -13,7 +13,28 @@ PolicyRow row_of(const std::string& policy, const PlanEvaluation& e) {
                      e.fits,
                      e.report.breakdown.recompute,
                      e.report.breakdown.hidden_recompute,
+                     e.report.breakdown.hidden_in,
                      e.plan.describe()};
+}
+
+// Milliseconds per stage (the mean over stages), by the kind of wait.
+std::string hidden_text(const report::HiddenRecompute& h) {
+    char text[300];
+    std::snprintf(
+        text, sizeof text,
+        "pipeline warm-up %.1f ms, steady state %.1f ms, cool-down %.1f ms; TP collectives %.1f ms; "
+        "DP reduction %.1f ms (mean per stage)",
+        h.pipeline_warmup.value * 1e3, h.pipeline_steady.value * 1e3, h.pipeline_cooldown.value * 1e3,
+        h.tensor_parallel.value * 1e3, h.data_parallel.value * 1e3);
+    return text;
+}
+
+nlohmann::ordered_json hidden_json(const report::HiddenRecompute& h) {
+    return {{"tensor_parallel_wait_s", h.tensor_parallel.value},
+            {"data_parallel_wait_s", h.data_parallel.value},
+            {"pipeline_warmup_s", h.pipeline_warmup.value},
+            {"pipeline_steady_s", h.pipeline_steady.value},
+            {"pipeline_cooldown_s", h.pipeline_cooldown.value}};
 }
 
 }  // namespace
@@ -85,6 +106,7 @@ void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparis
                       "    %s scheduler: %lld plans simulated in %.2f s; chose: ", c.scheduler.c_str(),
                       static_cast<long long>(c.plans_simulated), c.search_time.value);
         out << tail << c.rows[3].plan << "\n";
+        out << "    overlapped: hidden in " << hidden_text(c.rows[3].hidden_in) << "\n";
         if (c.partition) {
             char line[300];
             std::snprintf(line, sizeof line,
@@ -93,6 +115,7 @@ void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparis
                           static_cast<long long>(c.partition->simulations), c.partition->search_time.value);
             out << line << config::split_text(c.partition->start_split) << " -> "
                 << config::split_text(c.partition->best_split) << "; chose: " << c.rows.back().plan << "\n";
+            out << "    overlapped, partitioned: hidden in " << hidden_text(c.rows.back().hidden_in) << "\n";
         }
         for (const Candidate& k : c.candidates) {
             char line[300];
@@ -115,6 +138,7 @@ nlohmann::ordered_json to_json(const std::vector<PolicyComparison>& comparisons)
                             {"fits_in_memory", r.fits},
                             {"recompute_s", r.exposed_recompute.value},
                             {"hidden_recompute_s", r.hidden_recompute.value},
+                            {"hidden_recompute_in", hidden_json(r.hidden_in)},
                             {"plan", r.plan}});
         }
         out.push_back({{"name", c.name},

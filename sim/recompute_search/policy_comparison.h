@@ -22,6 +22,7 @@ struct PolicyRow {
     bool fits = false;
     Seconds exposed_recompute;
     Seconds hidden_recompute;
+    report::HiddenRecompute hidden_in;  // the waits the hidden recomputation filled
     std::string plan;
 };
 

@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "sim/report/iteration_report.h"
@@ -40,6 +42,64 @@ void charge_exposed(Breakdown& b, TaskCategory c, Seconds d) {
     }
 }
 
+// What a compute stream waited for during one stretch of idle time.
+enum class Wait : std::uint8_t { Peer, TensorComm, PipelineComm, DataComm, Recompute };
+
+Wait wait_of(TaskCategory c) {
+    switch (c) {
+    case TaskCategory::Recompute:
+        return Wait::Recompute;
+    case TaskCategory::TensorComm:
+        return Wait::TensorComm;
+    case TaskCategory::PipelineComm:
+        return Wait::PipelineComm;
+    default:
+        return Wait::DataComm;
+    }
+}
+
+struct IdleSpan {
+    SimTime from = 0;
+    SimTime to = 0;
+    Wait waited_for = Wait::Peer;
+};
+
+// Where a GPU's schedule is: before its first backward (warm-up), after its last forward (cool-down).
+struct PhaseBounds {
+    SimTime first_backward_start = std::numeric_limits<SimTime>::max();
+    SimTime last_forward_end = 0;
+};
+
+// Length of [a, b) ∩ [lo, hi).
+SimTime overlap(SimTime a, SimTime b, SimTime lo, SimTime hi) {
+    return std::max<SimTime>(0, std::min(b, hi) - std::max(a, lo));
+}
+
+// Charges the part [a, b) of an idle span during which overlapped recomputation ran.
+void charge_hidden(HiddenRecompute& h, const IdleSpan& span, SimTime a, SimTime b, const PhaseBounds& phase) {
+    switch (span.waited_for) {
+    case Wait::Recompute:  // the compute stream waited for this recomputation: exposed, not hidden
+        return;
+    case Wait::TensorComm:
+        h.tensor_parallel += to_seconds(b - a);
+        return;
+    case Wait::DataComm:
+        h.data_parallel += to_seconds(b - a);
+        return;
+    case Wait::Peer:
+    case Wait::PipelineComm: {
+        constexpr SimTime never = std::numeric_limits<SimTime>::max();
+        const SimTime warmup = overlap(a, b, std::numeric_limits<SimTime>::min(), phase.first_backward_start);
+        const SimTime cooldown =
+            overlap(a, b, std::max(phase.first_backward_start, phase.last_forward_end), never);
+        h.pipeline_warmup += to_seconds(warmup);
+        h.pipeline_cooldown += to_seconds(cooldown);
+        h.pipeline_steady += to_seconds((b - a) - warmup - cooldown);
+        return;
+    }
+    }
+}
+
 }  // namespace
 
 std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const engine::RunResult& run) {
@@ -71,15 +131,27 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     }
     std::vector<Breakdown> out(gpus);
     std::vector<SimTime> background(gpus, 0);  // overlapped recomputation run on each GPU
+    std::vector<engine::TaskId> background_tasks;
     for (std::size_t t = 0; t < n; ++t) {
         if (recompute_stream[stream_of(t)]) {
             background[gpu_of(t)] += program.duration(static_cast<engine::TaskId>(t));
+            background_tasks.push_back(static_cast<engine::TaskId>(t));
         }
     }
+    // Idle spans are kept only for GPUs that ran overlapped recomputation, to place it in them.
+    std::vector<std::vector<IdleSpan>> idle(gpus);
+    std::vector<PhaseBounds> phase(gpus);
     // Charges an idle gap [from, to) of a compute stream: time while one of `waited` (communication tasks
     // it waited for, and those queued before them on their streams) was transferring is exposed
     // communication of that task's kind; time while none was, is waiting for a peer: bubble.
-    auto charge_gap = [&](Breakdown& b, SimTime from, SimTime to, std::vector<engine::TaskId>& waited) {
+    auto charge_gap = [&](std::size_t g, SimTime from, SimTime to, std::vector<engine::TaskId>& waited) {
+        Breakdown& b = out[g];
+        std::vector<IdleSpan>* spans = background[g] > 0 ? &idle[g] : nullptr;
+        auto record = [&](SimTime a, SimTime z, Wait w) {
+            if (spans != nullptr && z > a) {
+                spans->push_back({a, z, w});
+            }
+        };
         if (to <= from) {
             return;
         }
@@ -100,11 +172,15 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
             const SimTime start = std::clamp(std::max(timing.start, covered_until), from, to);
             const SimTime end = std::clamp(timing.end, from, to);
             if (end > start) {
-                charge_exposed(b, prog.info.category(static_cast<std::size_t>(w)), to_seconds(end - start));
+                const TaskCategory category = prog.info.category(static_cast<std::size_t>(w));
+                charge_exposed(b, category, to_seconds(end - start));
+                record(covered_until, start, Wait::Peer);
+                record(start, end, wait_of(category));
                 exposed += end - start;
                 covered_until = end;
             }
         }
+        record(covered_until, to, Wait::Peer);
         b.bubble += to_seconds((to - from) - exposed);
     };
     std::vector<SimTime> previous_end(gpus, 0);
@@ -123,9 +199,16 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
                 waited.push_back(d);
             }
         }
-        charge_gap(out[g], previous_end[g], timing.start, waited);
+        charge_gap(g, previous_end[g], timing.start, waited);
         const TaskCategory category = prog.info.category(t);
         charge_busy(out[g], category, to_seconds(timing.end - timing.start));
+        if (category == TaskCategory::Compute) {
+            if (prog.info.shape(t).phase == program::Phase::Backward) {
+                phase[g].first_backward_start = std::min(phase[g].first_backward_start, timing.start);
+            } else if (prog.info.shape(t).phase == program::Phase::Forward) {
+                phase[g].last_forward_end = std::max(phase[g].last_forward_end, timing.end);
+            }
+        }
         if (category == TaskCategory::Recompute) {
             inline_recompute[g] += timing.end - timing.start;
         }
@@ -140,11 +223,27 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         }
     }
     for (std::size_t g = 0; g < gpus; ++g) {
-        charge_gap(out[g], previous_end[g], run.makespan, trailing[g]);
+        charge_gap(g, previous_end[g], run.makespan, trailing[g]);
         // Overlapped recomputation the compute stream never waited for was hidden.
         const Seconds waited = out[g].recompute - to_seconds(inline_recompute[g]);
         // Clamped: the two sums are of doubles, and nothing can be hidden below zero.
         out[g].hidden_recompute = std::max(Seconds{0.0}, to_seconds(background[g]) - waited);
+    }
+    // A background task runs only while its GPU's compute stream is idle (the engine preempts it
+    // otherwise), so the idle spans within its [start, end) are exactly where it ran.
+    for (const engine::TaskId t : background_tasks) {
+        const auto g = gpu_of(static_cast<std::size_t>(t));
+        const engine::TaskTiming& timing = run.timings[static_cast<std::size_t>(t)];
+        const std::vector<IdleSpan>& spans = idle[g];
+        auto it = std::partition_point(spans.begin(), spans.end(),
+                                       [&](const IdleSpan& s) { return s.to <= timing.start; });
+        for (; it != spans.end() && it->from < timing.end; ++it) {
+            const SimTime a = std::max(it->from, timing.start);
+            const SimTime z = std::min(it->to, timing.end);
+            if (z > a) {
+                charge_hidden(out[g].hidden_in, *it, a, z, phase[g]);
+            }
+        }
     }
     return out;
 }

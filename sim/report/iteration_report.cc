@@ -24,6 +24,13 @@ Breakdown mean_of(const std::vector<StageReport>& stages) {
         m.exposed_dp_comm += s.time.exposed_dp_comm * (1.0 / n);
         m.bubble += s.time.bubble * (1.0 / n);
         m.hidden_recompute += s.time.hidden_recompute * (1.0 / n);
+        HiddenRecompute& h = m.hidden_in;
+        const HiddenRecompute& sh = s.time.hidden_in;
+        h.tensor_parallel += sh.tensor_parallel * (1.0 / n);
+        h.data_parallel += sh.data_parallel * (1.0 / n);
+        h.pipeline_warmup += sh.pipeline_warmup * (1.0 / n);
+        h.pipeline_steady += sh.pipeline_steady * (1.0 / n);
+        h.pipeline_cooldown += sh.pipeline_cooldown * (1.0 / n);
     }
     return m;
 }

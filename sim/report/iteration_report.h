@@ -12,6 +12,18 @@
 
 namespace trainsim::report {
 
+/// Where overlapped recomputation ran: in which kind of wait of the compute stream (issue 6, "windows").
+/// Pipeline waits (bubble and exposed pipeline transfers) are split by the GPU's schedule phase: before
+/// its first backward (warm-up), after its last forward (cool-down), or in between (steady state).
+struct HiddenRecompute {
+    Seconds tensor_parallel;  // waiting on a tensor-parallel collective
+    Seconds data_parallel;    // waiting on a data-parallel reduction (or embedding / gradient-norm one)
+    Seconds pipeline_warmup, pipeline_steady, pipeline_cooldown;
+    [[nodiscard]] Seconds total() const {
+        return tensor_parallel + data_parallel + pipeline_warmup + pipeline_steady + pipeline_cooldown;
+    }
+};
+
 /// Where one GPU's iteration goes, read off its compute stream: busy time by kind, and each idle gap
 /// charged to what the compute stream waited for. The parts add up to the iteration time.
 struct Breakdown {
@@ -21,6 +33,7 @@ struct Breakdown {
     /// Overlapped recomputation that ran while the compute stream waited anyway: it costs no time and
     /// is not part of total(). `recompute` holds what stayed exposed (inline, or waited for).
     Seconds hidden_recompute;
+    HiddenRecompute hidden_in;  // hidden_recompute by the wait it filled; adds up to hidden_recompute
     [[nodiscard]] Seconds exposed_comm() const { return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm; }
     [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer; }
     [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble; }

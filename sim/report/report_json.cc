@@ -8,6 +8,12 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     j["compute_s"] = b.compute.value;
     j["recompute_s"] = b.recompute.value;
     j["hidden_recompute_s"] = b.hidden_recompute.value;
+    // Where the hidden recomputation ran: the kind of wait it filled.
+    j["hidden_recompute_in"] = {{"tensor_parallel_wait_s", b.hidden_in.tensor_parallel.value},
+                                {"data_parallel_wait_s", b.hidden_in.data_parallel.value},
+                                {"pipeline_warmup_s", b.hidden_in.pipeline_warmup.value},
+                                {"pipeline_steady_s", b.hidden_in.pipeline_steady.value},
+                                {"pipeline_cooldown_s", b.hidden_in.pipeline_cooldown.value}};
     j["exposed_tp_comm_s"] = b.exposed_tp_comm.value;
     j["exposed_pp_comm_s"] = b.exposed_pp_comm.value;
     j["exposed_dp_comm_s"] = b.exposed_dp_comm.value;

@@ -67,6 +67,10 @@ void write_text(std::ostream& out, const IterationReport& r) {
     if (b.hidden_recompute.value > 0) {
         out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute)
             << "; exposed: " << ms(b.recompute) << ")\n";
+        const HiddenRecompute& h = b.hidden_in;
+        out << "    (hidden in: pipeline warm-up " << ms(h.pipeline_warmup) << ", steady state "
+            << ms(h.pipeline_steady) << ", cool-down " << ms(h.pipeline_cooldown) << "; TP collectives "
+            << ms(h.tensor_parallel) << "; DP reduction " << ms(h.data_parallel) << ")\n";
     }
     out << "  per stage:\n";
     out << "    stage  layers      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   "
