@@ -8,6 +8,7 @@
 
 #include "sim/config/model_presets.h"
 #include "sim/config/scenario.h"
+#include "sim/config/scenario_schema.h"
 #include "sim/core/input_error.h"
 
 namespace trainsim::config {
@@ -417,6 +418,20 @@ TEST(ScenarioValidation, BuiltInCodeIsValidatedTheSameWay) {
     EXPECT_NO_THROW(validate_scenario(s));
     s.parallelism.tensor_model_parallel_size = 3;
     EXPECT_THROW(validate_scenario(s), InputError);
+}
+
+TEST(ScenarioSchema, EveryKeyHasARowInTheScenarioReference) {
+    // scenarios/README.md is where users look a key up: a key the reader accepts but the table does not
+    // list is undocumented behaviour.
+    std::ifstream in(scenario_path("README.md"));
+    ASSERT_TRUE(in) << "scenarios/README.md";
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (const SectionSchema &section : scenario_sections()) {
+        for (const std::string &key : section.keys) {
+            const std::string row = "| `" + std::string(section.name) + "." + key + "` |";
+            EXPECT_NE(text.find(row), std::string::npos) << "no row " << row << " in scenarios/README.md";
+        }
+    }
 }
 
 } // namespace
