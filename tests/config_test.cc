@@ -14,12 +14,12 @@
 namespace trainsim::config {
 namespace {
 
-std::string scenario_path(const std::string &file) {
+std::string scenario_path(const std::string& file) {
     return std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/" + file;
 }
 
 // Only the required keys; everything else takes its default.
-constexpr const char *kMinimal = R"({
+constexpr const char* kMinimal = R"({
   "model": {"num_layers": 24, "hidden_size": 1024, "num_attention_heads": 16,
             "seq_length": 2048, "padded_vocab_size": 51200},
   "parallelism": {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 4},
@@ -27,17 +27,17 @@ constexpr const char *kMinimal = R"({
   "hardware": {"profile": "a100-80gb-selene"}
 })";
 
-Scenario parse_minimal(const std::vector<Override> &overrides = {}) {
+Scenario parse_minimal(const std::vector<Override>& overrides = {}) {
     return parse_scenario(kMinimal, "minimal", overrides);
 }
 
-Override set(const std::string &text) {
+Override set(const std::string& text) {
     return parse_override(text);
 }
 
 // --- shipped scenarios (papers.md §1.5, Korthikanti Table 3; DESIGN.md §4) ---
 
-void expect_model(const ModelConfig &m, std::int64_t layers, std::int64_t hidden, std::int64_t heads) {
+void expect_model(const ModelConfig& m, std::int64_t layers, std::int64_t hidden, std::int64_t heads) {
     EXPECT_EQ(m.num_layers, layers);
     EXPECT_EQ(m.hidden_size, hidden);
     EXPECT_EQ(m.num_attention_heads, heads);
@@ -46,7 +46,7 @@ void expect_model(const ModelConfig &m, std::int64_t layers, std::int64_t hidden
     EXPECT_EQ(m.padded_vocab_size, 51200);
 }
 
-void expect_selene(const Scenario &s) {
+void expect_selene(const Scenario& s) {
     EXPECT_EQ(s.hardware.profile, "a100-80gb-selene");
     EXPECT_EQ(s.hardware.gpus_per_node, 8);
     EXPECT_FALSE(s.training.use_distributed_optimizer);
@@ -140,7 +140,7 @@ TEST(ShippedScenarios, MtNlgIsTheDesignExample) {
 
 TEST(ShippedScenarios, EveryTopLevelScenarioFileLoads) {
     int count = 0;
-    for (const auto &entry :
+    for (const auto& entry :
          std::filesystem::directory_iterator(std::string(TRAINSIM_SOURCE_DIR) + "/scenarios")) {
         if (entry.path().extension() == ".json") {
             SCOPED_TRACE(entry.path().string());
@@ -219,7 +219,7 @@ TEST(ScenarioDefaults, FullBlockRecomputeKeepsItsLayerCount) {
         parse_minimal({set("training.recompute_granularity=full"), set("training.recompute_method=block"),
                        set("training.recompute_num_layers=6")});
     EXPECT_EQ(s.training.recompute_method, RecomputeMethod::Block);
-    EXPECT_EQ(s.training.recompute_num_layers, 6); // all 24 / 4 layers of the stage
+    EXPECT_EQ(s.training.recompute_num_layers, 6);  // all 24 / 4 layers of the stage
 }
 
 TEST(ScenarioDefaults, ExplicitFfnHiddenSizeIsKept) {
@@ -228,7 +228,7 @@ TEST(ScenarioDefaults, ExplicitFfnHiddenSizeIsKept) {
 
 // --- presets ---
 
-constexpr const char *kPresetScenario = R"({
+constexpr const char* kPresetScenario = R"({
   "model": {"preset": "gpt3-175b"},
   "parallelism": {"tensor_model_parallel_size": 8, "pipeline_model_parallel_size": 8},
   "training": {"micro_batch_size": 1, "global_batch_size": 64},
@@ -263,11 +263,11 @@ TEST(ModelPresets, OverridingHiddenSizeScalesTheDefaultFfn) {
 }
 
 TEST(ModelPresets, KorthikantiPresetsMatchTheShippedScenarios) {
-    const std::pair<const char *, const char *> pairs[] = {{"gpt-22b", "korthikanti-22b.json"},
-                                                           {"gpt3-175b", "korthikanti-175b.json"},
-                                                           {"mt-nlg-530b", "korthikanti-530b.json"},
-                                                           {"gpt-1t", "korthikanti-1t.json"}};
-    for (const auto &[preset, file] : pairs) {
+    const std::pair<const char*, const char*> pairs[] = {{"gpt-22b", "korthikanti-22b.json"},
+                                                         {"gpt3-175b", "korthikanti-175b.json"},
+                                                         {"mt-nlg-530b", "korthikanti-530b.json"},
+                                                         {"gpt-1t", "korthikanti-1t.json"}};
+    for (const auto& [preset, file] : pairs) {
         SCOPED_TRACE(preset);
         const Scenario from_file = load_scenario(scenario_path(file));
         const Scenario from_preset =
@@ -284,7 +284,7 @@ TEST(ModelPresets, KorthikantiPresetsMatchTheShippedScenarios) {
 
 TEST(ModelPresets, EveryPresetIsListedWithItsSource) {
     EXPECT_EQ(model_presets().size(), 8U);  // Korthikanti Table 3 (4) and Brown et al. Table 2.1 (4)
-    for (const auto &p : model_presets()) {
+    for (const auto& p : model_presets()) {
         EXPECT_EQ(find_model_preset(p.name), &p);
         EXPECT_FALSE(p.source.empty());
     }
@@ -388,12 +388,12 @@ TEST(ScenarioEnums, ToStringUsesTheJsonSpelling) {
 }
 
 TEST(ScenarioEnums, EveryGranularityAndScheduleRoundTrips) {
-    for (const char *g : {"none", "full", "selective", "overlapped"}) {
+    for (const char* g : {"none", "full", "selective", "overlapped"}) {
         EXPECT_STREQ(to_string(parse_minimal({set(std::string("training.recompute_granularity=") + g)})
                                    .training.recompute_granularity),
                      g);
     }
-    for (const char *sched : {"auto", "gpipe", "1f1b"}) {
+    for (const char* sched : {"auto", "gpipe", "1f1b"}) {
         EXPECT_STREQ(to_string(parse_minimal({set(std::string("schedule=") + sched)}).schedule), sched);
     }
 }
@@ -426,13 +426,13 @@ TEST(ScenarioSchema, EveryKeyHasARowInTheScenarioReference) {
     std::ifstream in(scenario_path("README.md"));
     ASSERT_TRUE(in) << "scenarios/README.md";
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    for (const SectionSchema &section : scenario_sections()) {
-        for (const std::string &key : section.keys) {
+    for (const SectionSchema& section : scenario_sections()) {
+        for (const std::string& key : section.keys) {
             const std::string row = "| `" + std::string(section.name) + "." + key + "` |";
             EXPECT_NE(text.find(row), std::string::npos) << "no row " << row << " in scenarios/README.md";
         }
     }
 }
 
-} // namespace
-} // namespace trainsim::config
+}  // namespace
+}  // namespace trainsim::config
