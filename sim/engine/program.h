@@ -107,8 +107,8 @@ private:
     std::vector<std::string> names_;  // only as long as the last named task
     // Per rendezvous.
     TaskVector<std::int32_t> rendezvous_members_;
-    TaskVector<std::uint32_t> rendezvous_duration_;   // index into durations_
-    std::vector<std::string> rendezvous_names_;       // only as long as the last named rendezvous
+    TaskVector<std::uint32_t> rendezvous_duration_;  // index into durations_
+    std::vector<std::string> rendezvous_names_;      // only as long as the last named rendezvous
     // Distinct durations.
     std::vector<SimTime> durations_;
     std::unordered_map<SimTime, std::uint32_t> duration_index_;

@@ -23,9 +23,9 @@ struct TaskTiming {
 };
 
 struct RunResult {
-    TaskVector<TaskTiming> timings;   // indexed by TaskId
-    SimTime makespan = 0;             // the last completion
-    std::uint64_t events = 0;         // events processed
+    TaskVector<TaskTiming> timings;  // indexed by TaskId
+    SimTime makespan = 0;            // the last completion
+    std::uint64_t events = 0;        // events processed
 };
 
 struct RunOptions {
