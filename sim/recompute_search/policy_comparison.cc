@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "sim/report/report_json.h"
+
 namespace trainsim::recompute_search {
 
 namespace {
@@ -27,14 +29,6 @@ std::string hidden_text(const report::HiddenRecompute& h) {
         h.pipeline_warmup.value * 1e3, h.pipeline_steady.value * 1e3, h.pipeline_cooldown.value * 1e3,
         h.tensor_parallel.value * 1e3, h.data_parallel.value * 1e3);
     return text;
-}
-
-nlohmann::ordered_json hidden_json(const report::HiddenRecompute& h) {
-    return {{"tensor_parallel_wait_s", h.tensor_parallel.value},
-            {"data_parallel_wait_s", h.data_parallel.value},
-            {"pipeline_warmup_s", h.pipeline_warmup.value},
-            {"pipeline_steady_s", h.pipeline_steady.value},
-            {"pipeline_cooldown_s", h.pipeline_cooldown.value}};
 }
 
 }  // namespace
@@ -138,7 +132,7 @@ nlohmann::ordered_json to_json(const std::vector<PolicyComparison>& comparisons)
                             {"fits_in_memory", r.fits},
                             {"recompute_s", r.exposed_recompute.value},
                             {"hidden_recompute_s", r.hidden_recompute.value},
-                            {"hidden_recompute_in", hidden_json(r.hidden_in)},
+                            {"hidden_recompute_in", report::to_json(r.hidden_in)},
                             {"plan", r.plan}});
         }
         out.push_back({{"name", c.name},

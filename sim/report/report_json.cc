@@ -8,12 +8,7 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     j["compute_s"] = b.compute.value;
     j["recompute_s"] = b.recompute.value;
     j["hidden_recompute_s"] = b.hidden_recompute.value;
-    // Where the hidden recomputation ran: the kind of wait it filled.
-    j["hidden_recompute_in"] = {{"tensor_parallel_wait_s", b.hidden_in.tensor_parallel.value},
-                                {"data_parallel_wait_s", b.hidden_in.data_parallel.value},
-                                {"pipeline_warmup_s", b.hidden_in.pipeline_warmup.value},
-                                {"pipeline_steady_s", b.hidden_in.pipeline_steady.value},
-                                {"pipeline_cooldown_s", b.hidden_in.pipeline_cooldown.value}};
+    j["hidden_recompute_in"] = to_json(b.hidden_in);
     j["exposed_tp_comm_s"] = b.exposed_tp_comm.value;
     j["exposed_pp_comm_s"] = b.exposed_pp_comm.value;
     j["exposed_dp_comm_s"] = b.exposed_dp_comm.value;
@@ -23,6 +18,14 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json to_json(const HiddenRecompute& h) {
+    return {{"tensor_parallel_wait_s", h.tensor_parallel.value},
+            {"data_parallel_wait_s", h.data_parallel.value},
+            {"pipeline_warmup_s", h.pipeline_warmup.value},
+            {"pipeline_steady_s", h.pipeline_steady.value},
+            {"pipeline_cooldown_s", h.pipeline_cooldown.value}};
+}
 
 nlohmann::ordered_json to_json(const IterationReport& r) {
     nlohmann::ordered_json j;

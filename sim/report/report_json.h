@@ -10,5 +10,7 @@ namespace trainsim::report {
 
 [[nodiscard]] nlohmann::ordered_json to_json(const IterationReport& report);
 [[nodiscard]] nlohmann::ordered_json to_json(const LayerReport& report);
+/// Where hidden recomputation ran, by the kind of wait (the breakdown's "hidden_recompute_in").
+[[nodiscard]] nlohmann::ordered_json to_json(const HiddenRecompute& hidden);
 
 }  // namespace trainsim::report
