@@ -30,11 +30,8 @@ bool is_full(LayerRecompute r) {
 
 RecomputePlan RecomputePlan::uniform(std::int64_t stages, std::int64_t layers_per_stage, LayerRecompute r,
                                      std::int64_t lookahead) {
-    RecomputePlan plan;
-    plan.layers.assign(static_cast<std::size_t>(stages),
-                       std::vector<LayerRecompute>(static_cast<std::size_t>(layers_per_stage), r));
-    plan.lookahead = lookahead;
-    return plan;
+    return uniform(std::vector<std::int64_t>(static_cast<std::size_t>(stages), layers_per_stage), r,
+                   lookahead);
 }
 
 RecomputePlan RecomputePlan::uniform(const std::vector<std::int64_t>& layers_per_stage, LayerRecompute r,

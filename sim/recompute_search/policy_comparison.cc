@@ -35,11 +35,7 @@ std::string hidden_text(const report::HiddenRecompute& h) {
 
 PolicyComparison compare_policies(const config::Scenario& scenario, const cost::CostModel& cost,
                                   bool partition) {
-    config::Scenario sc = scenario;
-    sc.training.recompute_granularity = config::RecomputeGranularity::Overlapped;
-    sc.training.recompute_method.reset();
-    sc.training.recompute_num_layers.reset();
-    sc.training.num_microbatches_with_partial_activation_checkpoints.reset();
+    const config::Scenario sc = overlapped_scenario(scenario);
     const SearchResult search = schedule_recompute(sc, cost);
     const Bytes budget = search.best.report.memory_capacity_bytes;
     const Bytes used_budget =

@@ -33,11 +33,16 @@ struct Search {
     }
 };
 
-Seconds elapsed_since(std::chrono::steady_clock::time_point start) {
-    return Seconds{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
-}
-
 }  // namespace
+
+config::Scenario overlapped_scenario(const config::Scenario& scenario) {
+    config::Scenario sc = scenario;
+    sc.training.recompute_granularity = config::RecomputeGranularity::Overlapped;
+    sc.training.recompute_method.reset();
+    sc.training.recompute_num_layers.reset();
+    sc.training.num_microbatches_with_partial_activation_checkpoints.reset();
+    return sc;
+}
 
 SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostModel& cost,
                                 const SearchOptions& options) {

@@ -11,6 +11,7 @@
 // lookahead, exhaustively; the reference the heuristic is tested against.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,15 @@ struct SearchResult {
 /// Throws InputError when the instance needs more than options.max_evaluations simulations.
 [[nodiscard]] SearchResult optimal_schedule(const config::Scenario& scenario, const cost::CostModel& cost,
                                             const SearchOptions& options);
+
+/// The scenario as the recompute searches run it: recompute_granularity "overlapped", with the knobs that
+/// belong to "full" (method, layer count, Appendix C micro-batches) cleared; the plan decides instead.
+[[nodiscard]] config::Scenario overlapped_scenario(const config::Scenario& scenario);
+
+/// Wall-clock time since `start`, as a search reports its cost.
+[[nodiscard]] inline Seconds elapsed_since(std::chrono::steady_clock::time_point start) {
+    return Seconds{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+}
 
 /// The scheduler the scenario names (training.recompute_scheduler), with its memory budget
 /// (training.recompute_memory_budget, default: the profile's usable memory).

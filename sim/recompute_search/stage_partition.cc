@@ -28,11 +28,7 @@ template <class Key> std::vector<std::size_t> order_by(std::size_t n, Key key) {
 PartitionResult partition_stages(const config::Scenario& scenario, const cost::CostModel& cost,
                                  const PartitionOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    config::Scenario sc = scenario;
-    sc.training.recompute_granularity = config::RecomputeGranularity::Overlapped;
-    sc.training.recompute_method.reset();
-    sc.training.recompute_num_layers.reset();
-    sc.training.num_microbatches_with_partial_activation_checkpoints.reset();
+    const config::Scenario sc = overlapped_scenario(scenario);
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t unit = sc.parallelism.virtual_pipeline_model_parallel_size;
     const std::int64_t rounds = options.max_rounds > 0 ? options.max_rounds : 2 * p;
@@ -83,8 +79,7 @@ PartitionResult partition_stages(const config::Scenario& scenario, const cost::C
         }
         result.best = *pick;
     }
-    result.search_time =
-        Seconds{std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+    result.search_time = elapsed_since(start);
     return result;
 }
 

@@ -25,29 +25,13 @@ void charge_busy(Breakdown& b, TaskCategory c, Seconds d) {
     }
 }
 
-void charge_exposed(Breakdown& b, TaskCategory c, Seconds d) {
-    switch (c) {
-    case TaskCategory::Recompute:  // waiting for overlapped recomputation that missed its window
-        b.recompute += d;
-        break;
-    case TaskCategory::TensorComm:
-        b.exposed_tp_comm += d;
-        break;
-    case TaskCategory::PipelineComm:
-        b.exposed_pp_comm += d;
-        break;
-    default:
-        b.exposed_dp_comm += d;
-        break;
-    }
-}
-
-// What a compute stream waited for during one stretch of idle time.
+// What a compute stream waited for during one stretch of idle time: a peer (bubble), or a task of
+// another stream.
 enum class Wait : std::uint8_t { Peer, TensorComm, PipelineComm, DataComm, Recompute };
 
 Wait wait_of(TaskCategory c) {
     switch (c) {
-    case TaskCategory::Recompute:
+    case TaskCategory::Recompute:  // overlapped recomputation that missed its window
         return Wait::Recompute;
     case TaskCategory::TensorComm:
         return Wait::TensorComm;
@@ -55,6 +39,25 @@ Wait wait_of(TaskCategory c) {
         return Wait::PipelineComm;
     default:
         return Wait::DataComm;
+    }
+}
+
+void charge_exposed(Breakdown& b, Wait w, Seconds d) {
+    switch (w) {
+    case Wait::Recompute:
+        b.recompute += d;
+        break;
+    case Wait::TensorComm:
+        b.exposed_tp_comm += d;
+        break;
+    case Wait::PipelineComm:
+        b.exposed_pp_comm += d;
+        break;
+    case Wait::DataComm:
+        b.exposed_dp_comm += d;
+        break;
+    case Wait::Peer:  // no transfer: charge_gap counts the bubble as what the transfers leave of the gap
+        break;
     }
 }
 
@@ -172,10 +175,10 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
             const SimTime start = std::clamp(std::max(timing.start, covered_until), from, to);
             const SimTime end = std::clamp(timing.end, from, to);
             if (end > start) {
-                const TaskCategory category = prog.info.category(static_cast<std::size_t>(w));
-                charge_exposed(b, category, to_seconds(end - start));
+                const Wait kind = wait_of(prog.info.category(static_cast<std::size_t>(w)));
+                charge_exposed(b, kind, to_seconds(end - start));
                 record(covered_until, start, Wait::Peer);
-                record(start, end, wait_of(category));
+                record(start, end, kind);
                 exposed += end - start;
                 covered_until = end;
             }
