@@ -1,5 +1,6 @@
 #include "sim/config/overrides.h"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/config/scenario_schema.h"
@@ -55,21 +56,28 @@ void apply_overrides(Json& document, const std::vector<Override>& overrides) {
         if (!is_known_path(o.key)) {
             throw InputError("--set " + unknown_key_message(o.key));
         }
-        const auto dot = o.key.find('.');
+        const auto dot = o.key.rfind('.');
         if (dot == std::string::npos) {
             document[o.key] = override_value(o);
             continue;
         }
-        const std::string section = o.key.substr(0, dot);
-        Json& object = document[section];  // creates null when the file has no such section
-        if (object.is_null()) {
-            object = Json::object();
+        // Walk (and create) the sections down to the key: "hardware.topology.oversubscription".
+        Json* object = &document;
+        std::size_t begin = 0;
+        while (begin < dot) {
+            const std::size_t end = std::min(o.key.find('.', begin), dot);
+            Json& child = (*object)[o.key.substr(begin, end - begin)];  // null when the file has none
+            if (child.is_null()) {
+                child = Json::object();
+            }
+            if (!child.is_object()) {
+                throw InputError("--set " + o.key + ": " + o.key.substr(0, end) + " is " + describe_json(child) +
+                                 " in the scenario, not an object");
+            }
+            object = &child;
+            begin = end + 1;
         }
-        if (!object.is_object()) {
-            throw InputError("--set " + o.key + ": " + section + " is " + describe_json(object) +
-                             " in the scenario, not an object");
-        }
-        object[o.key.substr(dot + 1)] = override_value(o);
+        (*object)[o.key.substr(dot + 1)] = override_value(o);
     }
 }
 

@@ -72,9 +72,28 @@ struct TrainingConfig {
 
 enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst };
 
+/// How communication is priced (scenarios/README.md "Network"): each collective and send alone from
+/// the profile's curves, or as flows on the cluster's topology that share its links.
+enum class NetworkModel { Analytical, Flow };
+enum class FabricKind { RailOptimized, FatTree };
+
+/// hardware.topology: the shape of the fabric (sim/network/ builds the graph from it and the profile's
+/// rates). Defaults: a rail-optimised, non-blocking two-tier fabric of 20-node scalable units.
+struct TopologyConfig {
+    std::optional<std::string> preset;  // dgx-a100-superpod, dgx-h100-superpod (fills the rest)
+    FabricKind kind = FabricKind::RailOptimized;
+    std::int64_t nodes_per_leaf = 20;
+    double oversubscription = 1.0;
+    std::int64_t nodes_per_pod = 0;  // 0: one spine tier
+    double pod_oversubscription = 1.0;
+    bool given = false;  // the scenario has a hardware.topology section
+};
+
 struct HardwareConfig {
     std::string profile;  // a name from scenarios/hardware/ or a path
     std::int64_t gpus_per_node = 8;
+    NetworkModel network_model = NetworkModel::Analytical;
+    TopologyConfig topology;
 };
 
 struct Scenario {

@@ -34,6 +34,16 @@ inline constexpr std::array<EnumName<RecomputeScheduler>, 2> kRecomputeScheduler
     {RecomputeScheduler::Optimal, "optimal"},
 }};
 
+inline constexpr std::array<EnumName<NetworkModel>, 2> kNetworkModelNames{{
+    {NetworkModel::Analytical, "analytical"},
+    {NetworkModel::Flow, "flow"},
+}};
+
+inline constexpr std::array<EnumName<FabricKind>, 2> kFabricKindNames{{
+    {FabricKind::RailOptimized, "rail_optimized"},
+    {FabricKind::FatTree, "fat_tree"},
+}};
+
 inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{{
     {ScheduleKind::Auto, "auto"},
     {ScheduleKind::GPipe, "gpipe"},

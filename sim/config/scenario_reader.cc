@@ -2,6 +2,7 @@
 
 #include "sim/config/model_presets.h"
 #include "sim/config/section_reader.h"
+#include "sim/config/topology_presets.h"
 #include "sim/core/did_you_mean.h"
 #include "sim/core/input_error.h"
 
@@ -99,6 +100,25 @@ TrainingConfig read_training(const Json& document) {
     return t;
 }
 
+// hardware.topology: a preset's values first, then any key the scenario gives on top.
+TopologyConfig read_topology(const Json& document) {
+    const SectionReader r(document, "hardware.topology");
+    TopologyConfig t;
+    t.given = document.contains("hardware") && document["hardware"].is_object() &&
+              document["hardware"].contains("topology");
+    t.preset = r.string("preset");
+    if (t.preset) {
+        t = topology_preset(*t.preset, r.path("preset"));
+        t.given = true;
+    }
+    t.kind = r.enumeration("kind", kFabricKindNames, /*nullable=*/false).value_or(t.kind);
+    t.nodes_per_leaf = r.positive_integer("nodes_per_leaf").value_or(t.nodes_per_leaf);
+    t.oversubscription = r.number_at_least("oversubscription", 1.0).value_or(t.oversubscription);
+    t.nodes_per_pod = r.positive_integer("nodes_per_pod").value_or(t.nodes_per_pod);
+    t.pod_oversubscription = r.number_at_least("pod_oversubscription", 1.0).value_or(t.pod_oversubscription);
+    return t;
+}
+
 HardwareConfig read_hardware(const Json& document) {
     const SectionReader r(document, "hardware");
     HardwareConfig h;
@@ -108,6 +128,9 @@ HardwareConfig read_hardware(const Json& document) {
     }
     h.profile = *profile;
     h.gpus_per_node = r.positive_integer("gpus_per_node").value_or(8);
+    h.network_model =
+        r.enumeration("network_model", kNetworkModelNames, /*nullable=*/false).value_or(NetworkModel::Analytical);
+    h.topology = read_topology(document);
     return h;
 }
 

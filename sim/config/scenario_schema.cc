@@ -50,7 +50,9 @@ const std::vector<SectionSchema>& scenario_sections() {
           "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
           "recompute_scheduler", "recompute_memory_budget", "use_distributed_optimizer",
           "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs"}},
-        {"hardware", {"profile", "gpus_per_node"}},
+        {"hardware", {"profile", "gpus_per_node", "network_model", "topology"}},
+        {"hardware.topology",
+         {"preset", "kind", "nodes_per_leaf", "oversubscription", "nodes_per_pod", "pod_oversubscription"}},
     };
     return sections;
 }
@@ -62,7 +64,7 @@ const std::vector<std::string>& top_level_keys() {
 }
 
 std::string suggest_path(std::string_view path) {
-    const std::size_t dot = path.find('.');
+    const std::size_t dot = path.rfind('.');
     if (dot != std::string_view::npos) {
         // A known section with a misspelled key: compare within the section first.
         if (const SectionSchema* section = find_section(path.substr(0, dot))) {
@@ -100,7 +102,7 @@ std::string unknown_key_message(std::string_view path) {
     if (!suggestion.empty()) {
         return shown + ": unknown key (did you mean " + suggestion + "?)";
     }
-    const std::size_t dot = path.find('.');
+    const std::size_t dot = path.rfind('.');
     const SectionSchema* section =
         dot == std::string_view::npos ? nullptr : find_section(path.substr(0, dot));
     const std::vector<std::string>& allowed = section != nullptr ? section->keys : top_level_keys();
@@ -118,11 +120,19 @@ void check_known_keys(const Json& root) {
         }
     }
     for (const auto& section : scenario_sections()) {
-        const auto it = root.find(std::string(section.name));
-        if (it == root.end() || !it->is_object()) {
+        // A dotted section ("hardware.topology") lies inside its parent's object.
+        const Json* object = &root;
+        std::string_view rest = section.name;
+        while (object != nullptr && !rest.empty()) {
+            const std::size_t dot = std::min(rest.find('.'), rest.size());
+            const auto it = object->find(std::string(rest.substr(0, dot)));
+            object = it == object->end() || !it->is_object() ? nullptr : &*it;
+            rest = dot == rest.size() ? std::string_view{} : rest.substr(dot + 1);
+        }
+        if (object == nullptr) {
             continue;
         }
-        for (const auto& [key, value] : it->items()) {
+        for (const auto& [key, value] : object->items()) {
             if (!contains(section.keys, key)) {
                 throw InputError(unknown_key_message(join_path(section.name, key)));
             }

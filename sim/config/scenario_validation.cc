@@ -347,6 +347,12 @@ void check_hardware(const Scenario& s) {
         fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " +
              show("hardware.gpus_per_node", g) + " or be a multiple of it");
     }
+    // A topology shapes only the flow model; silently ignoring it under the analytical one would let a
+    // user believe an oversubscribed fabric was simulated.
+    if (s.hardware.topology.given && s.hardware.network_model != NetworkModel::Flow) {
+        fail("hardware.topology: applies only with hardware.network_model=flow (the analytical model prices "
+             "each transfer alone and has no fabric)");
+    }
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 #include "sim/config/scenario.h"
 #include "sim/core/did_you_mean.h"
@@ -58,14 +59,35 @@ SectionReader::SectionReader(const Json& root, std::string_view section) : secti
         object_ = &root;
         return;
     }
-    const auto it = root.find(std::string(section));
-    if (it == root.end()) {
-        return;
+    // A dotted section ("hardware.topology") is an object inside an object.
+    const Json* object = &root;
+    std::size_t begin = 0;
+    while (begin <= section.size()) {
+        const std::size_t dot = std::min(section.find('.', begin), section.size());
+        const auto it = object->find(std::string(section.substr(begin, dot - begin)));
+        if (it == object->end()) {
+            return;
+        }
+        if (!it->is_object()) {
+            throw InputError(std::string(section.substr(0, dot)) + ": expected an object, got " + describe_json(*it));
+        }
+        object = &*it;
+        begin = dot + 1;
     }
-    if (!it->is_object()) {
-        throw InputError(section_ + ": expected an object, got " + describe_json(*it));
+    object_ = object;
+}
+
+std::optional<double> SectionReader::number_at_least(std::string_view key, double minimum) const {
+    const Json* value = find(key);
+    if (value == nullptr) {
+        return std::nullopt;
     }
-    object_ = &*it;
+    if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < minimum) {
+        std::ostringstream bound;
+        bound << minimum;
+        throw InputError(path(key) + ": expected a number >= " + bound.str() + ", got " + describe_json(*value));
+    }
+    return value->get<double>();
 }
 
 const Json* SectionReader::find(std::string_view key) const {

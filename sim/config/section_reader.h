@@ -17,7 +17,8 @@ namespace trainsim::config {
 
 class SectionReader {
 public:
-    /// Reads `root[section]` (an absent section reads as empty); an empty `section` reads `root` itself.
+    /// Reads `root[section]` (an absent section reads as empty); an empty `section` reads `root` itself,
+    /// and a dotted one ("hardware.topology") an object inside an object.
     /// Throws InputError when the section is present but not an object.
     SectionReader(const Json& root, std::string_view section);
 
@@ -36,6 +37,9 @@ public:
     /// Absent or null → empty. Otherwise a non-empty JSON array of positive integers ≤ kMaxScenarioSize;
     /// an element's errors name it as `PATH[i]`.
     [[nodiscard]] std::vector<std::int64_t> positive_integer_list(std::string_view key) const;
+
+    /// Absent → nullopt; otherwise a finite JSON number >= `minimum`.
+    [[nodiscard]] std::optional<double> number_at_least(std::string_view key, double minimum) const;
 
     /// Absent → `fallback`; otherwise a JSON boolean.
     [[nodiscard]] bool boolean(std::string_view key, bool fallback) const;

@@ -51,6 +51,55 @@ RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std
     return static_cast<RendezvousId>(rendezvous_members_.size() - 1);
 }
 
+ResourceId Program::add_resource(double capacity, std::string name) {
+    if (!(capacity > 0.0) || capacity == std::numeric_limits<double>::infinity()) {
+        throw std::invalid_argument("resource '" + name + "' needs a finite capacity > 0");
+    }
+    resource_capacity_.push_back(capacity);
+    resource_names_.push_back(std::move(name));
+    return static_cast<ResourceId>(resource_capacity_.size() - 1);
+}
+
+FlowSpecId Program::add_flow_spec(FlowSpec spec) {
+    if (!(spec.amount >= 0.0) || !(spec.max_rate > 0.0) || spec.latency < 0) {
+        throw std::invalid_argument("flow spec needs amount >= 0, max_rate > 0 and latency >= 0");
+    }
+    for (const FlowUse& u : spec.uses) {
+        if (u.resource < 0 || static_cast<std::size_t>(u.resource) >= resource_capacity_.size() ||
+            !(u.weight > 0.0)) {
+            throw std::invalid_argument("flow spec uses an unknown resource or a weight <= 0");
+        }
+    }
+    std::size_t h = std::hash<double>{}(spec.amount) ^ (std::hash<double>{}(spec.max_rate) << 1) ^
+                    (std::hash<SimTime>{}(spec.latency) << 2);
+    for (const FlowUse& u : spec.uses) {
+        h = (h ^ (static_cast<std::size_t>(u.resource) * 0x9E3779B97F4A7C15ULL)) * 1099511628211ULL ^
+            std::hash<double>{}(u.weight);
+    }
+    std::vector<FlowSpecId>& same_hash = flow_spec_index_[h];
+    for (const FlowSpecId id : same_hash) {
+        if (flow_specs_[static_cast<std::size_t>(id)] == spec) {
+            return id;
+        }
+    }
+    flow_specs_.push_back(std::move(spec));
+    same_hash.push_back(static_cast<FlowSpecId>(flow_specs_.size() - 1));
+    return same_hash.back();
+}
+
+RendezvousId Program::add_flow_rendezvous(std::int32_t members, FlowSpecId spec, std::string name) {
+    if (spec < 0 || static_cast<std::size_t>(spec) >= flow_specs_.size()) {
+        throw std::invalid_argument("rendezvous '" + name + "' runs an unknown flow spec");
+    }
+    const FlowSpec& f = flow_specs_[static_cast<std::size_t>(spec)];
+    // Its duration alone on the network, for descriptions; the engine decides the real one.
+    const SimTime alone = f.latency + to_sim_time(Seconds{f.amount / f.max_rate});
+    const RendezvousId r = add_rendezvous(members, alone, std::move(name));
+    rendezvous_flow_.resize(static_cast<std::size_t>(r) + 1, kNoFlow);
+    rendezvous_flow_.back() = spec;
+    return r;
+}
+
 TaskId Program::add_task(StreamId stream, SimTime duration, std::string name,
                          std::span<const TaskId> dependencies) {
     if (duration < 0) {

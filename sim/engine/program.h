@@ -11,6 +11,7 @@
 
 #include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
+#include "sim/engine/flow.h"
 
 namespace trainsim::engine {
 
@@ -44,6 +45,16 @@ public:
     /// end together `duration` later: a collective over a process group, or a send matched to its
     /// receive. `name` is optional, as for tasks.
     RendezvousId add_rendezvous(std::int32_t members, SimTime duration, std::string name);
+
+    /// A resource that flows share (a link, a NIC, an NVLink port), of `capacity` units per second.
+    ResourceId add_resource(double capacity, std::string name);
+    /// Registers what a flow moves and over which resources; identical specs share one id (a layer's
+    /// collectives repeat over every micro-batch).
+    FlowSpecId add_flow_spec(FlowSpec spec);
+    /// A rendezvous whose members, once all arrived, run flow `spec`: they end together when its amount
+    /// has moved at the rate the sharing policy gives it (rates change as other flows start and end),
+    /// plus its latency.
+    RendezvousId add_flow_rendezvous(std::int32_t members, FlowSpecId spec, std::string name);
 
     /// Adds a task at the end of `stream`. It starts once it heads its stream and every task in
     /// `dependencies` (any stream) has finished.
@@ -87,6 +98,18 @@ public:
     [[nodiscard]] SimTime rendezvous_duration(RendezvousId r) const {
         return durations_[rendezvous_duration_[static_cast<std::size_t>(r)]];
     }
+    /// The flow rendezvous `r` runs, or kNoFlow for one of fixed duration.
+    [[nodiscard]] FlowSpecId rendezvous_flow(RendezvousId r) const {
+        const auto i = static_cast<std::size_t>(r);
+        return i < rendezvous_flow_.size() ? rendezvous_flow_[i] : kNoFlow;
+    }
+    [[nodiscard]] const FlowSpec& flow_spec(FlowSpecId f) const { return flow_specs_[static_cast<std::size_t>(f)]; }
+    [[nodiscard]] std::size_t flow_spec_count() const { return flow_specs_.size(); }
+    [[nodiscard]] const std::vector<double>& resource_capacities() const { return resource_capacity_; }
+    [[nodiscard]] const std::string& resource_name(ResourceId r) const {
+        return resource_names_[static_cast<std::size_t>(r)];
+    }
+
     /// The name given to add_rendezvous, or "".
     [[nodiscard]] std::string rendezvous_name(RendezvousId r) const {
         const auto i = static_cast<std::size_t>(r);
@@ -109,6 +132,12 @@ private:
     TaskVector<std::int32_t> rendezvous_members_;
     TaskVector<std::uint32_t> rendezvous_duration_;  // index into durations_
     std::vector<std::string> rendezvous_names_;      // only as long as the last named rendezvous
+    std::vector<FlowSpecId> rendezvous_flow_;        // only as long as the last flow rendezvous
+    // Shared resources and interned flow specs.
+    std::vector<double> resource_capacity_;
+    std::vector<std::string> resource_names_;
+    std::vector<FlowSpec> flow_specs_;
+    std::unordered_map<std::size_t, std::vector<FlowSpecId>> flow_spec_index_;  // by hash of the spec
     // Distinct durations.
     std::vector<SimTime> durations_;
     std::unordered_map<SimTime, std::uint32_t> duration_index_;

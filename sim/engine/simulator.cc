@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <sstream>
 
+#include "sim/engine/active_flows.h"
 #include "sim/engine/event_queue.h"
 
 namespace trainsim::engine {
@@ -89,6 +91,9 @@ public:
         std::fill(arrived_.begin(), arrived_.end(), 0);
         first_arrived_.assign(rendezvous, -1);
         last_arrived_.assign(rendezvous, -1);
+        if (program.flow_spec_count() > 0) {
+            flows_ = std::make_unique<ActiveFlows>(program);
+        }
     }
 
     RunResult execute() {
@@ -103,6 +108,13 @@ public:
             }
             const Event e = queue_.pop();
             ++result_.events;
+            if (e.task < 0) {  // the end of a flow's transfer
+                if (flows_->current(-(e.task + 1), e.version)) {
+                    now_ = e.time;
+                    finish_flow(-(e.task + 1));
+                }
+                continue;
+            }
             if (has_background_ && e.version != version_[static_cast<std::size_t>(program_.stream(e.task))]) {
                 continue;  // the completion of a slice that was preempted
             }
@@ -113,6 +125,9 @@ public:
             throw SimulationError("deadlock at t=" + std::to_string(now_) + " ns: " + describe_waiting());
         }
         result_.makespan = now_;
+        if (flows_) {
+            result_.resource_carried = flows_->carried();
+        }
         return std::move(result_);
     }
 
@@ -197,7 +212,10 @@ private:
         last_arrived_[r] = t;
         ++arrived_[r];
         head_arrived_[si] = 1;
-        if (static_cast<std::int32_t>(arrived_[r]) == program_.rendezvous_members(rv)) {
+        if (static_cast<std::int32_t>(arrived_[r]) == program_.rendezvous_members(rv) &&
+            program_.rendezvous_flow(rv) != kNoFlow) {
+            start_flow(rv);
+        } else if (static_cast<std::int32_t>(arrived_[r]) == program_.rendezvous_members(rv)) {
             const SimTime duration = program_.rendezvous_duration(rv);
             TaskId member = first_arrived_[r];
             // In arrival order, as the members' completions are then ordered.
@@ -209,6 +227,46 @@ private:
                 start(member, duration);
                 member = next;
             }
+        }
+    }
+
+    // Every member starts now and runs until the flow has moved its data; the arrival list stays
+    // threaded through pending_dependencies_ until then, to end them.
+    void start_flow(RendezvousId rv) {
+        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
+        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
+            result_.timings[static_cast<std::size_t>(member)].start = now_;
+            const StreamId s = program_.stream(member);
+            head_arrived_[static_cast<std::size_t>(s)] = 0;
+            running_[static_cast<std::size_t>(s)] = member;
+            if (has_background_) {
+                preempt_background_of(s);
+            }
+            member = static_cast<TaskId>(pending_dependencies_[static_cast<std::size_t>(member)]);
+        }
+        reschedules_.clear();
+        flows_->start(rv, now_, reschedules_);
+        push_reschedules();
+    }
+
+    void finish_flow(std::int32_t slot) {
+        reschedules_.clear();
+        const RendezvousId rv = flows_->finish(slot, now_, reschedules_);
+        push_reschedules();
+        const SimTime end = now_ + program_.flow_spec(program_.rendezvous_flow(rv)).latency;
+        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
+        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
+            const auto mi = static_cast<std::size_t>(member);
+            const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
+            pending_dependencies_[mi] = 0;
+            queue_.push(end, member);
+            member = next;
+        }
+    }
+
+    void push_reschedules() {
+        for (const ActiveFlows::Reschedule& r : reschedules_) {
+            queue_.push(r.finish, -(r.slot + 1), r.version);
         }
     }
 
@@ -332,6 +390,9 @@ private:
     TaskVector<std::uint32_t> arrived_;
     TaskVector<TaskId> first_arrived_;
     TaskVector<TaskId> last_arrived_;
+    // Flows running now (only for programs with flow rendezvous), and scratch for their new end times.
+    std::unique_ptr<ActiveFlows> flows_;
+    std::vector<ActiveFlows::Reschedule> reschedules_;
 };
 
 }  // namespace

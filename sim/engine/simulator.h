@@ -26,6 +26,8 @@ struct RunResult {
     TaskVector<TaskTiming> timings;  // indexed by TaskId
     SimTime makespan = 0;            // the last completion
     std::uint64_t events = 0;        // events processed
+    /// Units each shared resource carried over the run (empty for programs without flows).
+    std::vector<double> resource_carried;
 };
 
 struct RunOptions {

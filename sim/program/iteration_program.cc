@@ -103,6 +103,11 @@ public:
                 "fold: data-parallel replicas are placed differently on nodes (t*d=" + std::to_string(t * d) +
                 ", gpus_per_node=" + std::to_string(g) + "), so all " + std::to_string(d) + " are simulated");
         }
+        if (sc_.hardware.network_model == config::NetworkModel::Flow) {
+            out_.topology = std::make_shared<const network::Topology>(topology_spec(sc_, pricing_cost_.profile()),
+                                                                      layout_.world_size());
+            network_ = std::make_unique<NetworkFlows>(out_.program, out_.topology, pricing_cost_, layout_, fold_);
+        }
         for (std::int64_t pp = 0; pp < p_; ++pp) {
             const std::vector<schedule::Step> steps = sched->steps(pp);
             for (std::int64_t dp = 0; dp < (fold_.data ? 1 : d); ++dp) {
@@ -123,6 +128,7 @@ private:
     void build_gpu(const parallel::Coordinates& at, const std::vector<schedule::Step>& steps) {
         const auto gpu = static_cast<std::int32_t>(out_.gpus.size());
         OpLowering low(out_, pricing_, rendezvous_, members_policy(), gpu, at);
+        low.set_network(network_.get());
         const auto& par = sc_.parallelism;
         if (par.scatter_gather_tensors_in_pipeline && !par.sequence_parallel &&
             par.tensor_model_parallel_size > 1) {
@@ -413,6 +419,7 @@ private:
     LayerOps ops_;
     Bytes p2p_bytes_{0};
     RendezvousTable rendezvous_;
+    std::unique_ptr<NetworkFlows> network_;  // hardware.network_model=flow
     std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
     std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
     std::int64_t layer_parameters_ = 0;

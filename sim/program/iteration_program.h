@@ -11,6 +11,7 @@
 #include "sim/cost/cost_model.h"
 #include "sim/engine/program.h"
 #include "sim/engine/simulator.h"
+#include "sim/network/topology.h"
 #include "sim/program/task_info.h"
 #include "sim/recompute/recompute_plan.h"
 #include "sim/workload/op.h"
@@ -37,6 +38,9 @@ struct IterationProgram {
     std::vector<std::unique_ptr<workload::OpList>> op_lists;  // the lists `priced` points into
     std::vector<PricedOps> priced;
     std::vector<std::string> warnings;  // what the builder had to decide for the user (e.g. folding off)
+    /// The cluster the flows ran on (hardware.network_model=flow; null for the analytical model): the
+    /// engine's resource r is its link r.
+    std::shared_ptr<const network::Topology> topology;
 
     /// "F3.c0 L12 qkv..fc1" or "B3.c1 recv gradient from stage 4", for errors and traces.
     [[nodiscard]] std::string describe(engine::TaskId task) const;

@@ -202,7 +202,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
             info.first_op = static_cast<std::uint16_t>(i);
             info.op_count = 1;
             const engine::RendezvousId r =
-                rendezvous_.get(out_.program, group_key(op.group, lane), group_members(op.group), d[i]);
+                collective_rendezvous(op, group_key(op.group, lane), group_members(op.group), d[i]);
             const engine::StreamId stream = op.stream == OpStream::TensorComm ? lane.tensor_comm : data_comm_;
             ids[i] = add_task(stream, d[i], r, deps, info);
             if (op.blocking) {
@@ -231,6 +231,15 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
         segment.info.saved += op.saved_bytes;
     }
     flush();
+}
+
+engine::RendezvousId OpLowering::collective_rendezvous(const Op& op, const RendezvousTable::Key& key,
+                                                       std::int64_t members, SimTime duration) {
+    // A group of one moves nothing (its price is 0): no flow.
+    if (network_ == nullptr || duration == 0 || pricing_.group_span(op.group, at_).size < 2) {
+        return rendezvous_.get(out_.program, key, members, duration);
+    }
+    return rendezvous_.get_flow(out_.program, key, members, network_->collective(op, at_));
 }
 
 void OpLowering::join_data_parallel() {
@@ -265,8 +274,12 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     // Channel key (direction, sender, receiver, sequence): the k-th send meets the k-th receive.
     const std::int64_t from = send ? global_rank_ : peer_rank;
     const std::int64_t to = send ? peer_rank : global_rank_;
+    const RendezvousTable::Key key{10 + static_cast<std::int64_t>(di), from, to, seq};
     const engine::RendezvousId r =
-        rendezvous_.get(out_.program, {10 + static_cast<std::int64_t>(di), from, to, seq}, 2, duration);
+        network_ != nullptr && duration > 0
+            ? rendezvous_.get_flow(out_.program, key, 2,
+                                   send ? network_->transfer(wire, at_, peer) : network_->transfer(wire, peer, at_))
+            : rendezvous_.get(out_.program, key, 2, duration);
     // A send follows the compute that produced its tensor; a receive is posted when the program
     // reaches it, after the compute before it.
     // (The compute before it, if any: a span over a one-element array, so a transfer allocates nothing.)
@@ -294,8 +307,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     const SimTime gather_time = to_sim_time(pricing_.duration(gather, at_));
     TaskInfo gather_info = info;
     gather_info.category = TaskCategory::PipelineComm;
-    const engine::RendezvousId g = rendezvous_.get(out_.program, group_key(CommGroup::Tensor, foreground_),
-                                                   members_.tensor, gather_time);
+    const engine::RendezvousId g =
+        collective_rendezvous(gather, group_key(CommGroup::Tensor, foreground_), members_.tensor, gather_time);
     const std::array<engine::TaskId, 1> received{id};
     foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, received, gather_info));
 }

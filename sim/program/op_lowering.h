@@ -11,6 +11,7 @@
 
 #include "sim/engine/program.h"
 #include "sim/program/iteration_program.h"
+#include "sim/program/network_flows.h"
 #include "sim/program/op_pricing.h"
 #include "sim/program/rendezvous_table.h"
 #include "sim/program/task_info.h"
@@ -43,6 +44,10 @@ public:
     [[nodiscard]] engine::StreamId compute_stream() const { return foreground_.compute; }
     /// The last compute task on the compute stream so far (-1 before the first).
     [[nodiscard]] engine::TaskId last_compute() const { return foreground_.last_compute; }
+
+    /// Prices communication as flows on the network (hardware.network_model=flow) instead of fixed
+    /// durations; null keeps the analytical model.
+    void set_network(NetworkFlows* network) { network_ = network; }
 
     /// Megatron's scatter/gather of pipeline tensors: each of `ways` TP ranks sends 1/ways of the
     /// activation and the receivers all-gather it over their TP group (1 disables it).
@@ -103,6 +108,11 @@ private:
     engine::StreamId data_comm_;
     std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction
 
+    /// A collective's rendezvous: a flow on the network when there is one, else of fixed `duration`.
+    [[nodiscard]] engine::RendezvousId collective_rendezvous(const workload::Op& op, const RendezvousTable::Key& key,
+                                                             std::int64_t members, SimTime duration);
+
+    NetworkFlows* network_ = nullptr;
     std::int64_t scatter_ways_ = 1;
     std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives
     // Sends and receives so far per channel: (send?, direction, peer rank) → count. A GPU has a handful

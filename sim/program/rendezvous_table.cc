@@ -53,10 +53,10 @@ void RendezvousTable::erase(std::size_t slot) {
     --size_;
 }
 
-engine::RendezvousId RendezvousTable::get(engine::Program& program, const Key& key, std::int64_t members,
-                                          SimTime duration) {
+template <class Create>
+engine::RendezvousId RendezvousTable::find_or_add(const Key& key, std::int64_t members, Create create) {
     if (members == 1) {
-        return program.add_rendezvous(1, duration, {});  // a folded group: nobody else will ask
+        return create();  // a folded group: nobody else will ask
     }
     if (2 * (size_ + 1) > slots_.size()) {
         grow();
@@ -67,8 +67,7 @@ engine::RendezvousId RendezvousTable::get(engine::Program& program, const Key& k
         i = (i + 1) & mask;
     }
     if (slots_[i].id < 0) {
-        slots_[i] =
-            Slot{key, program.add_rendezvous(static_cast<std::int32_t>(members), duration, {}), members};
+        slots_[i] = Slot{key, create(), members};
         ++size_;
     }
     const engine::RendezvousId id = slots_[i].id;
@@ -76,6 +75,20 @@ engine::RendezvousId RendezvousTable::get(engine::Program& program, const Key& k
         erase(i);
     }
     return id;
+}
+
+engine::RendezvousId RendezvousTable::get(engine::Program& program, const Key& key, std::int64_t members,
+                                          SimTime duration) {
+    return find_or_add(key, members, [&] {
+        return program.add_rendezvous(static_cast<std::int32_t>(members), duration, {});
+    });
+}
+
+engine::RendezvousId RendezvousTable::get_flow(engine::Program& program, const Key& key, std::int64_t members,
+                                               engine::FlowSpecId flow) {
+    return find_or_add(key, members, [&] {
+        return program.add_flow_rendezvous(static_cast<std::int32_t>(members), flow, {});
+    });
 }
 
 }  // namespace trainsim::program

@@ -22,11 +22,17 @@ public:
     /// The rendezvous for `key`, created by its first member; forgotten once all members have it.
     [[nodiscard]] engine::RendezvousId get(engine::Program& program, const Key& key, std::int64_t members,
                                            SimTime duration);
+    /// The same for a rendezvous that runs a flow on the network (its duration is the engine's to find).
+    [[nodiscard]] engine::RendezvousId get_flow(engine::Program& program, const Key& key, std::int64_t members,
+                                                engine::FlowSpecId flow);
 
     /// Rendezvous created and not yet joined by all their members.
     [[nodiscard]] std::size_t pending() const { return size_; }
 
 private:
+    template <class Create>
+    [[nodiscard]] engine::RendezvousId find_or_add(const Key& key, std::int64_t members, Create create);
+
     struct Slot {
         Key key{};
         engine::RendezvousId id = -1;  // -1: an empty slot

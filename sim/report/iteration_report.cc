@@ -99,6 +99,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
         s.overflow_bytes = std::max(Bytes{0}, s.peak_memory_bytes - r.memory_capacity_bytes);
     }
     r.breakdown = mean_of(r.stages);
+    r.network = make_network_report(prog, run);
     r.warnings = prog.warnings;
     r.warnings.insert(r.warnings.end(), cost.warnings().begin(), cost.warnings().end());
     return r;

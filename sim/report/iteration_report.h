@@ -9,6 +9,7 @@
 #include "sim/cost/cost_model.h"
 #include "sim/engine/simulator.h"
 #include "sim/program/iteration_program.h"
+#include "sim/report/network_report.h"
 
 namespace trainsim::report {
 
@@ -79,6 +80,7 @@ struct IterationReport {
     std::string recompute_scheduler;
     std::int64_t recompute_plans_simulated = 0;
     Seconds recompute_search_time;
+    NetworkReport network;
     std::vector<std::string> warnings;
 };
 

@@ -77,6 +77,20 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
                                {"plans_simulated", r.recompute_plans_simulated},
                                {"search_time_s", r.recompute_search_time.value}};
     }
+    if (r.network.model == "flow") {
+        nlohmann::ordered_json links = nlohmann::ordered_json::array();
+        for (const LinkUse& l : r.network.busiest_links) {
+            links.push_back({{"link", l.link}, {"utilization", l.utilization}, {"carried_bytes", l.carried_bytes}});
+        }
+        j["network"] = {{"model", r.network.model},
+                        {"contention_s", r.network.contention().value},
+                        {"contention_tp_s", r.network.contention_tp.value},
+                        {"contention_pp_s", r.network.contention_pp.value},
+                        {"contention_dp_s", r.network.contention_dp.value},
+                        {"contention_note", "communication time beyond each transfer's time alone on the network, "
+                                            "per simulated GPU (mean); the breakdown says how much was exposed"},
+                        {"busiest_links", links}};
+    }
     j["events"] = r.events;
     j["fingerprint"] = r.fingerprint;
     j["warnings"] = r.warnings;

@@ -1,5 +1,6 @@
 #include "sim/report/report_text.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -71,6 +72,16 @@ void write_text(std::ostream& out, const IterationReport& r) {
         out << "    (hidden in: pipeline warm-up " << ms(h.pipeline_warmup) << ", steady state "
             << ms(h.pipeline_steady) << ", cool-down " << ms(h.pipeline_cooldown) << "; TP collectives "
             << ms(h.tensor_parallel) << "; DP reduction " << ms(h.data_parallel) << ")\n";
+    }
+    if (r.network.model == "flow") {
+        const NetworkReport& n = r.network;
+        out << "  network (flow model): contention added " << ms(n.contention()) << " of communication per GPU (TP "
+            << ms(n.contention_tp) << ", PP " << ms(n.contention_pp) << ", DP " << ms(n.contention_dp)
+            << "; the exposed part is in the lines above)\n";
+        for (std::size_t i = 0; i < std::min<std::size_t>(3, n.busiest_links.size()); ++i) {
+            out << "    busiest link " << n.busiest_links[i].link << ": "
+                << fmt("%.1f %%", 100.0 * n.busiest_links[i].utilization) << " utilised\n";
+        }
     }
     out << "  per stage:\n";
     out << "    stage  layers      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   "

@@ -1,0 +1,64 @@
+// The flows running now and their shares of the resources they cross. When a flow starts or ends, only
+// the flows connected to it through shared resources are reshared (SimGrid's LMM keeps a "modified
+// set" for the same reason): a data-parallel reduction on one rail does not reshare the NVLink
+// collectives of another node.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/engine/flow.h"
+#include "sim/engine/program.h"
+
+namespace trainsim::engine {
+
+class ActiveFlows {
+public:
+    explicit ActiveFlows(const Program& program);
+
+    /// A flow whose expected end changed: its slot, the version its end event must carry, and the time.
+    struct Reschedule {
+        std::int32_t slot;
+        std::uint32_t version;
+        SimTime finish;
+    };
+
+    /// Starts rendezvous `r`'s flow at `now`; appends to `out` every flow whose end moved (itself too).
+    void start(RendezvousId r, SimTime now, std::vector<Reschedule>& out);
+    /// Ends the flow in `slot` at `now` and reshares what it held; returns its rendezvous.
+    RendezvousId finish(std::int32_t slot, SimTime now, std::vector<Reschedule>& out);
+    /// Whether an end event of `slot` with `version` is still the current one.
+    [[nodiscard]] bool current(std::int32_t slot, std::uint32_t version) const {
+        const Flow& f = flows_[static_cast<std::size_t>(slot)];
+        return f.rendezvous >= 0 && f.version == version;
+    }
+    /// Units carried by each resource so far (rate × weight integrated over time).
+    [[nodiscard]] const std::vector<double>& carried() const { return carried_; }
+
+private:
+    struct Flow {
+        RendezvousId rendezvous = -1;  // -1: a free slot
+        FlowSpecId spec = kNoFlow;
+        double remaining = 0.0;
+        double rate = 0.0;
+        SimTime since = 0;  // when `remaining` was last brought up to date
+        std::uint32_t version = 0;
+    };
+
+    /// Brings the flows connected to `seeds` up to date at `now`, reshares them, and reschedules those
+    /// whose rate changed.
+    void reshare(const std::vector<std::int32_t>& seeds, SimTime now, std::vector<Reschedule>& out);
+    void advance(Flow& f, SimTime now);
+
+    const Program& program_;
+    std::vector<Flow> flows_;
+    std::vector<std::int32_t> free_slots_;
+    std::vector<std::vector<std::int32_t>> on_resource_;  // active flow slots per resource
+    std::vector<double> carried_;
+    // Scratch for reshare.
+    std::vector<std::uint32_t> mark_;
+    std::uint32_t epoch_ = 0;
+    std::vector<char> resource_seen_;
+};
+
+}  // namespace trainsim::engine

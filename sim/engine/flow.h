@@ -1,0 +1,36 @@
+// Shared resources and the flows that hold them (DESIGN.md §8 "Network"): a resource is anything with a
+// rate capacity that running transfers share (a NIC, an NVLink port, a fabric uplink); a flow moves an
+// amount of data over a set of resources, each used with a weight (how many times the flow's traffic
+// crosses it per unit of progress). The engine learns only capacities and weights, never what a link is.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/units.h"
+
+namespace trainsim::engine {
+
+using ResourceId = std::int32_t;
+using FlowSpecId = std::int32_t;
+inline constexpr FlowSpecId kNoFlow = -1;
+
+/// One resource a flow crosses, and how much of the flow's progress rate it carries.
+struct FlowUse {
+    ResourceId resource = -1;
+    double weight = 1.0;
+    friend bool operator==(const FlowUse&, const FlowUse&) = default;
+};
+
+/// What a flow rendezvous moves once all its members have arrived: `amount` units at a rate the sharing
+/// policy decides (at most `max_rate` units/s, the flow's own uncontended rate), then a fixed `latency`
+/// that holds no resource (NCCL's per-step latencies, which do not consume bandwidth).
+struct FlowSpec {
+    double amount = 0.0;    // bytes, in the units the weights and capacities use
+    double max_rate = 0.0;  // bytes per second, > 0
+    SimTime latency = 0;
+    std::vector<FlowUse> uses;
+    friend bool operator==(const FlowSpec&, const FlowSpec&) = default;
+};
+
+}  // namespace trainsim::engine

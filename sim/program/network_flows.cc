@@ -1,0 +1,158 @@
+#include "sim/program/network_flows.h"
+
+#include <algorithm>
+
+#include "sim/program/iteration_program.h"
+
+namespace trainsim::program {
+
+namespace {
+
+network::GpuGeneration generation_of(const cost::HardwareProfile& profile) {
+    // NCCL's tables are per compute capability; profiles name theirs by peak (A100 312 TFLOP/s dense
+    // BF16; H100/H200 989; B200 and later above that).
+    if (profile.peak_tflops >= 1500.0) {
+        return network::GpuGeneration::Blackwell;
+    }
+    return profile.peak_tflops >= 600.0 ? network::GpuGeneration::Hopper : network::GpuGeneration::Ampere;
+}
+
+}  // namespace
+
+network::TopologySpec topology_spec(const config::Scenario& scenario, const cost::HardwareProfile& profile) {
+    const config::TopologyConfig& t = scenario.hardware.topology;
+    network::TopologySpec s;
+    s.kind = t.kind == config::FabricKind::RailOptimized ? network::FabricKind::RailOptimized
+                                                         : network::FabricKind::FatTree;
+    s.gpus_per_node = scenario.hardware.gpus_per_node;
+    s.nvlink_domain_gpus = scenario.hardware.gpus_per_node;
+    // The profile's NICs serve its node; a scenario node of fewer GPUs keeps the same NICs per GPU.
+    s.nics_per_node = std::max<std::int64_t>(1, profile.inter_node.nics_per_node *
+                                                    scenario.hardware.gpus_per_node / profile.gpus_per_node);
+    s.nodes_per_leaf = t.nodes_per_leaf;
+    s.oversubscription = t.oversubscription;
+    s.nodes_per_pod = t.nodes_per_pod;
+    s.pod_oversubscription = t.pod_oversubscription;
+    // A GPU's NVLink rate into the NVSwitch domain: the largest per-GPU bus bandwidth NCCL reached on the
+    // measured intra-node curve (the profile's network.intra_node.busbw_GBps_vs_bytes).
+    const auto& curve = profile.intra_node.busbw_GBps_vs_bytes.y;
+    s.nvlink_GBps =
+        curve.empty() ? profile.intra_node.p2p_GBps : *std::max_element(curve.begin(), curve.end());
+    s.nic_GBps = profile.inter_node.nic_GBps;
+    // DGX A100 hosts have AMD EPYC CPUs, DGX H100 and later Intel Xeon (NVIDIA DGX datasheets); NCCL's
+    // tuning reads the vendor.
+    s.amd_host = generation_of(profile) == network::GpuGeneration::Ampere;
+    return s;
+}
+
+NetworkFlows::NetworkFlows(engine::Program& program, std::shared_ptr<const network::Topology> topology,
+                           const cost::CostModel& cost, const parallel::Layout& layout, const Fold& fold)
+    : program_(program), topology_(std::move(topology)),
+      flows_(*topology_, cost, generation_of(cost.profile())), layout_(layout), fold_tensor_(fold.tensor),
+      fold_data_(fold.data) {
+    for (network::LinkId l = 0; l < topology_->num_links(); ++l) {
+        const engine::ResourceId r = program_.add_resource(topology_->capacity_GBps(l) * 1e9, {});
+        if (r != l) {
+            throw std::logic_error("NetworkFlows: the program already had resources");
+        }
+    }
+}
+
+std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup group,
+                                                            const parallel::Coordinates& at) const {
+    const std::int64_t t = layout_.tensor_size(), d = layout_.data_size(), p = layout_.pipeline_size();
+    // The coordinates of the simulated group and of the folded ones beside it.
+    std::vector<std::int64_t> tps{at.tp}, dps{at.dp};
+    const bool varies_tp =
+        group == workload::CommGroup::Tensor || group == workload::CommGroup::ModelParallel;
+    const bool varies_dp = group == workload::CommGroup::Data;
+    if (fold_tensor_ && !varies_tp) {
+        tps.clear();
+        for (std::int64_t i = 0; i < t; ++i)
+            tps.push_back(i);
+    }
+    if (fold_data_ && !varies_dp) {
+        dps.clear();
+        for (std::int64_t i = 0; i < d; ++i)
+            dps.push_back(i);
+    }
+    std::vector<std::vector<std::int64_t>> out;
+    for (const std::int64_t dp : dps) {
+        for (const std::int64_t tp : tps) {
+            std::vector<std::int64_t> members;
+            switch (group) {
+            case workload::CommGroup::Tensor:
+                for (std::int64_t i = 0; i < t; ++i)
+                    members.push_back(layout_.global_rank({i, dp, at.pp}));
+                break;
+            case workload::CommGroup::Data:
+                for (std::int64_t i = 0; i < d; ++i)
+                    members.push_back(layout_.global_rank({tp, i, at.pp}));
+                break;
+            case workload::CommGroup::Embedding:
+                members = {layout_.global_rank({tp, dp, 0}), layout_.global_rank({tp, dp, p - 1})};
+                break;
+            case workload::CommGroup::ModelParallel:
+                for (std::int64_t s = 0; s < p; ++s) {
+                    for (std::int64_t i = 0; i < t; ++i)
+                        members.push_back(layout_.global_rank({i, dp, s}));
+                }
+                break;
+            }
+            out.push_back(std::move(members));
+            if (varies_tp) {
+                break;  // one group covers every tp
+            }
+        }
+    }
+    return out;
+}
+
+engine::FlowSpecId NetworkFlows::add(const network::NetworkFlow& f) {
+    engine::FlowSpec spec;
+    spec.amount = f.amount_bytes;
+    spec.max_rate = f.max_rate_GBps * 1e9;
+    spec.latency = to_sim_time(f.latency);
+    for (const auto& [link, weight] : f.uses) {
+        spec.uses.push_back({link, weight});
+    }
+    return program_.add_flow_spec(std::move(spec));
+}
+
+engine::FlowSpecId NetworkFlows::collective(const workload::Op& op, const parallel::Coordinates& at) {
+    const std::vector<std::vector<std::int64_t>> groups = copies(op.group, at);
+    const std::tuple<int, std::int64_t, int, std::int64_t> key{
+        static_cast<int>(op.group), groups.front().front(), static_cast<int>(op.collective),
+        op.collective_bytes.value};
+    const auto known = collective_specs_.find(key);
+    if (known != collective_specs_.end()) {
+        return known->second;
+    }
+    const engine::FlowSpecId id = add(flows_.collective(op.collective, op.collective_bytes, groups));
+    collective_specs_.emplace(key, id);
+    return id;
+}
+
+engine::FlowSpecId NetworkFlows::transfer(Bytes bytes, const parallel::Coordinates& from,
+                                          const parallel::Coordinates& to) {
+    const std::tuple<std::int64_t, std::int64_t, std::int64_t> key{layout_.global_rank(from),
+                                                                   layout_.global_rank(to), bytes.value};
+    const auto known = transfer_specs_.find(key);
+    if (known != transfer_specs_.end()) {
+        return known->second;
+    }
+    std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+    const std::int64_t t = layout_.tensor_size(), d = layout_.data_size();
+    for (std::int64_t dp = 0; dp < (fold_data_ ? d : 1); ++dp) {
+        for (std::int64_t tp = 0; tp < (fold_tensor_ ? t : 1); ++tp) {
+            const parallel::Coordinates a{fold_tensor_ ? tp : from.tp, fold_data_ ? dp : from.dp, from.pp};
+            const parallel::Coordinates b{fold_tensor_ ? tp : to.tp, fold_data_ ? dp : to.dp, to.pp};
+            pairs.emplace_back(layout_.global_rank(a), layout_.global_rank(b));
+        }
+    }
+    const engine::FlowSpecId id = add(flows_.transfer(bytes, pairs));
+    transfer_specs_.emplace(key, id);
+    return id;
+}
+
+}  // namespace trainsim::program

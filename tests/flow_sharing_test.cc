@@ -1,0 +1,106 @@
+// Exact-time tests of flows sharing resources in the engine (max-min fairness, DESIGN.md §8 "Network").
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "sim/engine/max_min_sharing.h"
+#include "sim/engine/simulator.h"
+
+namespace trainsim::engine {
+namespace {
+
+TEST(MaxMinSharing, TwoFlowsOnOneLinkEachGetHalf) {
+    const std::vector<double> capacity{100.0};
+    const std::vector<FlowUse> uses{{0, 1.0}};
+    const std::vector<SharedFlow> flows{{1000.0, uses}, {1000.0, uses}};
+    EXPECT_EQ(max_min_rates(flows, capacity), (std::vector<double>{50.0, 50.0}));
+}
+
+// The textbook case: A crosses links 0 and 1, B only 0, C only 1; link 0 has 10, link 1 has 4.
+// Link 1 saturates first (A = C = 2), then B takes the rest of link 0 (8).
+TEST(MaxMinSharing, ProgressiveFillingFixesTheBottleneckFirst) {
+    const std::vector<double> capacity{10.0, 4.0};
+    const std::vector<FlowUse> a{{0, 1.0}, {1, 1.0}}, b{{0, 1.0}}, c{{1, 1.0}};
+    const std::vector<SharedFlow> flows{{100.0, a}, {100.0, b}, {100.0, c}};
+    EXPECT_EQ(max_min_rates(flows, capacity), (std::vector<double>{2.0, 8.0, 2.0}));
+}
+
+// A flow's own cap and a weight: a ring crossing a link twice loads it twice per unit of progress.
+TEST(MaxMinSharing, CapsAndWeights) {
+    const std::vector<double> capacity{12.0};
+    const std::vector<FlowUse> twice{{0, 2.0}}, once{{0, 1.0}};
+    const std::vector<SharedFlow> flows{{100.0, twice}, {1.0, once}};
+    // The capped flow stops at 1; the ring gets (12 - 1) / 2.
+    EXPECT_EQ(max_min_rates(flows, capacity), (std::vector<double>{5.5, 1.0}));
+}
+
+// Two transfers of 1000 bytes over one 1 GB/s link: alone each would take 1 µs; together each gets
+// 0.5 GB/s, so both end at 2 µs, plus the flow's 100 ns latency.
+TEST(FlowEngine, TwoFlowsOnOneLinkEndTogetherAtTwiceTheTime) {
+    Program p;
+    const ResourceId link = p.add_resource(1e9, "link");
+    const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 100, {{link, 1.0}}});
+    const StreamId s0 = p.add_stream(0, "a");
+    const StreamId s1 = p.add_stream(1, "b");
+    const TaskId t0 = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, spec, "x"), "x");
+    const TaskId t1 = p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, spec, "y"), "y");
+    const RunResult r = simulate(p);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(t0)].end, 2100);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(t1)].end, 2100);
+    ASSERT_EQ(r.resource_carried.size(), 1U);
+    EXPECT_DOUBLE_EQ(r.resource_carried[0], 2000.0);
+}
+
+// A flow that starts while another runs: the first has moved 500 of 1000 bytes alone at 1 GB/s by
+// 500 ns; both then share (0.5 GB/s each) until the first ends at 1500 ns; the second, with 500 left,
+// finishes alone at 2000 ns.
+TEST(FlowEngine, ASecondFlowSlowsTheFirstOnlyWhileBothRun) {
+    Program p;
+    const ResourceId link = p.add_resource(1e9, "link");
+    const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 0, {{link, 1.0}}});
+    const StreamId s0 = p.add_stream(0, "a");
+    const StreamId s1 = p.add_stream(1, "b");
+    const TaskId first = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, spec, "first"), "first");
+    const TaskId delay = p.add_task(s1, 500, "compute");
+    const std::vector<TaskId> after{delay};
+    const TaskId second =
+        p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, spec, "second"), "second", after);
+    const RunResult r = simulate(p);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(first)].end, 1500);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(second)].start, 500);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(second)].end, 2000);
+}
+
+// A flow rendezvous starts when its last member arrives, and all members end together.
+TEST(FlowEngine, MembersStartWithTheLastArrivalAndEndTogether) {
+    Program p;
+    const ResourceId link = p.add_resource(2e9, "link");
+    const FlowSpecId spec = p.add_flow_spec(FlowSpec{4000.0, 4e9, 10, {{link, 1.0}}});
+    const RendezvousId rv = p.add_flow_rendezvous(2, spec, "ar");
+    const StreamId s0 = p.add_stream(0, "a");
+    const StreamId s1 = p.add_stream(1, "b");
+    const TaskId early = p.add_rendezvous_task(s0, rv, "m0");
+    const TaskId work = p.add_task(s1, 300, "compute");
+    const std::vector<TaskId> after{work};
+    const TaskId late = p.add_rendezvous_task(s1, rv, "m1", after);
+    const RunResult r = simulate(p);
+    // Capped by the link (2 GB/s, below the flow's own 4 GB/s): 4000 bytes in 2 µs, then 10 ns.
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(early)].start, 300);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(late)].start, 300);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(early)].end, 2310);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(late)].end, 2310);
+}
+
+TEST(FlowEngine, IdenticalSpecsAreInterned) {
+    Program p;
+    const ResourceId link = p.add_resource(1e9, "link");
+    const FlowSpecId a = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 1.0}}});
+    const FlowSpecId b = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 1.0}}});
+    const FlowSpecId c = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 2.0}}});
+    EXPECT_EQ(a, b);
+    EXPECT_NE(a, c);
+    EXPECT_THROW((void)p.add_resource(0.0, "dead"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace trainsim::engine
