@@ -42,14 +42,16 @@ void ActiveFlows::start(RendezvousId r, SimTime now, std::vector<Reschedule>& ou
     for (const FlowUse& u : spec.uses) {
         on_resource_[static_cast<std::size_t>(u.resource)].push_back(slot);
     }
-    reshare({slot}, now, out);
+    neighbours_.assign(1, slot);
+    reshare(neighbours_, now, out);
 }
 
 RendezvousId ActiveFlows::finish(std::int32_t slot, SimTime now, std::vector<Reschedule>& out) {
     Flow& f = flows_[static_cast<std::size_t>(slot)];
     advance(f, now);
     const RendezvousId r = f.rendezvous;
-    std::vector<std::int32_t> neighbours;
+    std::vector<std::int32_t>& neighbours = neighbours_;
+    neighbours.clear();
     for (const FlowUse& u : program_.flow_spec(f.spec).uses) {
         auto& list = on_resource_[static_cast<std::size_t>(u.resource)];
         list.erase(std::find(list.begin(), list.end(), slot));
@@ -69,8 +71,10 @@ RendezvousId ActiveFlows::finish(std::int32_t slot, SimTime now, std::vector<Res
 void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, std::vector<Reschedule>& out) {
     // The connected component of the seeds: flows linked through shared resources.
     ++epoch_;
-    std::vector<std::int32_t> component;
-    std::vector<ResourceId> resources;
+    std::vector<std::int32_t>& component = component_;
+    std::vector<ResourceId>& resources = resources_;
+    component.clear();
+    resources.clear();
     for (const std::int32_t s : seeds) {
         if (mark_[static_cast<std::size_t>(s)] != epoch_) {
             mark_[static_cast<std::size_t>(s)] = epoch_;
@@ -97,8 +101,8 @@ void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, s
     for (const ResourceId r : resources) {
         resource_seen_[static_cast<std::size_t>(r)] = 0;
     }
-    std::vector<SharedFlow> problem;
-    problem.reserve(component.size());
+    std::vector<SharedFlow>& problem = problem_;
+    problem.clear();
     for (const std::int32_t s : component) {
         Flow& f = flows_[static_cast<std::size_t>(s)];
         advance(f, now);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/engine/flow.h"
+#include "sim/engine/max_min_sharing.h"
 #include "sim/engine/program.h"
 
 namespace trainsim::engine {
@@ -59,6 +60,9 @@ private:
     std::vector<std::uint32_t> mark_;
     std::uint32_t epoch_ = 0;
     std::vector<char> resource_seen_;
+    std::vector<std::int32_t> neighbours_, component_;
+    std::vector<ResourceId> resources_;
+    std::vector<SharedFlow> problem_;
 };
 
 }  // namespace trainsim::engine

@@ -9,6 +9,22 @@ namespace trainsim::engine {
 
 std::vector<double> max_min_rates(std::span<const SharedFlow> flows, std::span<const double> capacity) {
     const std::size_t n = flows.size();
+    if (n == 1) {
+        // Alone: its cap or its tightest resource (uses name distinct resources, Program merges them).
+        double r = flows[0].max_rate;
+        if (!(r > 0.0)) {
+            throw std::invalid_argument("max_min_rates: a flow needs a positive max_rate");
+        }
+        for (const FlowUse& u : flows[0].uses) {
+            if (u.resource < 0 || static_cast<std::size_t>(u.resource) >= capacity.size() ||
+                !(u.weight > 0.0)) {
+                throw std::invalid_argument(
+                    "max_min_rates: a use names an unknown resource or a weight <= 0");
+            }
+            r = std::min(r, capacity[static_cast<std::size_t>(u.resource)] / u.weight);
+        }
+        return {r};
+    }
     std::vector<double> rate(n, 0.0);
     std::vector<char> fixed(n, 0);
     // The resources this problem touches, indexed locally: a component touches few of the program's.

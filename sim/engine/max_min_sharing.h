@@ -18,7 +18,8 @@ struct SharedFlow {
     std::span<const FlowUse> uses;
 };
 
-/// Rates (units/s) of `flows` on resources of `capacity` (units/s, indexed by FlowUse::resource).
+/// Rates (units/s) of `flows` on resources of `capacity` (units/s, indexed by FlowUse::resource). A
+/// flow's uses name distinct resources.
 /// Each flow gets at least 0 and at most its max_rate; weights scale a flow's load on a resource.
 [[nodiscard]] std::vector<double> max_min_rates(std::span<const SharedFlow> flows,
                                                 std::span<const double> capacity);

@@ -1,5 +1,6 @@
 #include "sim/engine/program.h"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <utility>
@@ -70,6 +71,18 @@ FlowSpecId Program::add_flow_spec(FlowSpec spec) {
             throw std::invalid_argument("flow spec uses an unknown resource or a weight <= 0");
         }
     }
+    // One use per resource: a flow crossing a link twice loads it with the summed weight.
+    std::sort(spec.uses.begin(), spec.uses.end(),
+              [](const FlowUse& a, const FlowUse& b) { return a.resource < b.resource; });
+    std::vector<FlowUse> merged;
+    for (const FlowUse& u : spec.uses) {
+        if (!merged.empty() && merged.back().resource == u.resource) {
+            merged.back().weight += u.weight;
+        } else {
+            merged.push_back(u);
+        }
+    }
+    spec.uses = std::move(merged);
     std::size_t h = std::hash<double>{}(spec.amount) ^ (std::hash<double>{}(spec.max_rate) << 1) ^
                     (std::hash<SimTime>{}(spec.latency) << 2);
     for (const FlowUse& u : spec.uses) {

@@ -37,11 +37,11 @@ const char* to_string(VertexKind k) {
 }
 
 // Boost's filtered_graph wants a default-constructible, assignable predicate: a lambda is neither.
-struct InFabric {
+struct IsSwitch {
     const Graph* graph = nullptr;
     bool operator()(Vertex v) const {
         const VertexKind k = (*graph)[v].kind;
-        return k != VertexKind::Gpu && k != VertexKind::NvSwitch;
+        return k == VertexKind::Leaf || k == VertexKind::Spine || k == VertexKind::Core;
     }
 };
 
@@ -107,6 +107,9 @@ Topology::Topology(const TopologySpec& spec, std::int64_t num_gpus) : spec_(spec
         for (std::int64_t i = 0; i < spec.nics_per_node; ++i) {
             const std::int64_t leaf = (n / spec.nodes_per_leaf) * leaves_per_unit +
                                       (spec.kind == FabricKind::RailOptimized ? i : 0);
+            nic_up_.push_back(static_cast<LinkId>(links_.size()));
+            nic_down_.push_back(static_cast<LinkId>(links_.size() + 1));
+            nic_leaf_.push_back(leaves[static_cast<std::size_t>(leaf)]);
             add_duplex(nic_vertex_[static_cast<std::size_t>(n * spec.nics_per_node + i)],
                        leaves[static_cast<std::size_t>(leaf)], LinkKind::NicToLeaf, spec.nic_GBps);
         }
@@ -150,25 +153,29 @@ std::string Topology::link_name(LinkId l) const {
     return name(r.from) + " -> " + name(r.to);
 }
 
-std::vector<LinkId> Topology::fabric_path(Vertex from_nic, Vertex to_nic) const {
-    // Breadth-first search over the switch fabric only (NICs and switches): a path never re-enters a
-    // host through another GPU.
-    const boost::filtered_graph<Graph, boost::keep_all, InFabric> fabric(graph_, boost::keep_all{},
-                                                                         InFabric{&graph_});
+const std::vector<LinkId>& Topology::switch_path(Vertex from, Vertex to) const {
+    const auto key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
+    const auto known = switch_paths_.find(key);
+    if (known != switch_paths_.end()) {
+        return known->second;
+    }
+    // Breadth-first search over the switches only (leaves, spines, core): a path never re-enters a host.
+    const boost::filtered_graph<Graph, boost::keep_all, IsSwitch> fabric(graph_, boost::keep_all{},
+                                                                         IsSwitch{&graph_});
     std::vector<Vertex> predecessor(boost::num_vertices(graph_), boost::graph_traits<Graph>::null_vertex());
-    predecessor[from_nic] = from_nic;
-    boost::breadth_first_search(fabric, from_nic,
+    predecessor[from] = from;
+    boost::breadth_first_search(fabric, from,
                                 boost::visitor(boost::make_bfs_visitor(
                                     boost::record_predecessors(predecessor.data(), boost::on_tree_edge{}))));
-    if (predecessor[to_nic] == boost::graph_traits<Graph>::null_vertex()) {
-        throw std::logic_error("Topology: no fabric path between two NICs");
+    if (predecessor[to] == boost::graph_traits<Graph>::null_vertex()) {
+        throw std::logic_error("Topology: no path between two leaves");
     }
     std::vector<LinkId> path;
-    for (Vertex v = to_nic; v != from_nic; v = predecessor[v]) {
+    for (Vertex v = to; v != from; v = predecessor[v]) {
         const auto [e, found] = boost::edge(predecessor[v], v, graph_);
         path.push_back(graph_[e].id);
     }
-    return {path.rbegin(), path.rend()};
+    return switch_paths_.emplace(key, std::vector<LinkId>(path.rbegin(), path.rend())).first->second;
 }
 
 const std::vector<LinkId>& Topology::route(std::int64_t from, std::int64_t to) const {
@@ -188,14 +195,14 @@ const std::vector<LinkId>& Topology::route(std::int64_t from, std::int64_t to) c
     } else if (nvlink_domain_of(from) == nvlink_domain_of(to)) {
         links = {gpu_up_[f], gpu_down_[t]};
     } else {
-        const Vertex a =
-            nic_vertex_[static_cast<std::size_t>(node_of(from) * spec_.nics_per_node + rail_of(from))];
-        const Vertex b =
-            nic_vertex_[static_cast<std::size_t>(node_of(to) * spec_.nics_per_node + rail_of(to))];
+        const auto a = static_cast<std::size_t>(node_of(from) * spec_.nics_per_node + rail_of(from));
+        const auto b = static_cast<std::size_t>(node_of(to) * spec_.nics_per_node + rail_of(to));
         links.push_back(gpu_to_nic_[f]);
-        if (a != b) {
-            const std::vector<LinkId> middle = fabric_path(a, b);
+        if (a != b) {  // two GPUs sharing a NIC turn around in it
+            links.push_back(nic_up_[a]);
+            const std::vector<LinkId>& middle = switch_path(nic_leaf_[a], nic_leaf_[b]);
             links.insert(links.end(), middle.begin(), middle.end());
+            links.push_back(nic_down_[b]);
         }
         links.push_back(nic_to_gpu_[t]);
     }

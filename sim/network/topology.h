@@ -67,7 +67,8 @@ public:
 private:
     Vertex add_vertex(VertexKind kind, std::int64_t index);
     void add_duplex(Vertex a, Vertex b, LinkKind kind, double capacity_GBps);
-    [[nodiscard]] std::vector<LinkId> fabric_path(Vertex from_nic, Vertex to_nic) const;
+    /// The switch-to-switch links from leaf `from` to leaf `to` (a shortest path over the switches).
+    [[nodiscard]] const std::vector<LinkId>& switch_path(Vertex from, Vertex to) const;
 
     struct LinkRecord {
         Vertex from, to;
@@ -82,9 +83,13 @@ private:
     std::vector<Vertex> gpu_vertex_, nvswitch_vertex_, nic_vertex_;
     // GPU → NVSwitch, NVSwitch → GPU, GPU → NIC and NIC → GPU links, by GPU.
     std::vector<LinkId> gpu_up_, gpu_down_, gpu_to_nic_, nic_to_gpu_;
-    // Fabric paths by (from NIC, to NIC), found once each: a program asks for the same pairs again and
-    // again (every micro-batch's sends, every layer's collectives).
+    // NIC → leaf and leaf → NIC links and each NIC's leaf, by NIC.
+    std::vector<LinkId> nic_up_, nic_down_;
+    std::vector<Vertex> nic_leaf_;
+    // Routes by (from GPU, to GPU) and switch paths by (from leaf, to leaf), found once each: a program
+    // asks for the same pairs again and again (every micro-batch's sends, every layer's collectives).
     mutable std::unordered_map<std::uint64_t, std::vector<LinkId>> routes_;
+    mutable std::unordered_map<std::uint64_t, std::vector<LinkId>> switch_paths_;
 };
 
 }  // namespace trainsim::network
