@@ -44,20 +44,22 @@ const std::vector<SectionSchema>& scenario_sections() {
         {"parallelism",
          {"tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size",
           "virtual_pipeline_model_parallel_size", "sequence_parallel", "microbatch_group_size_per_vp_stage",
-          "scatter_gather_tensors_in_pipeline", "layers_per_pipeline_stage"}},
+          "scatter_gather_tensors_in_pipeline", "layers_per_pipeline_stage", "overlap_p2p_comm",
+          "batch_p2p_sync"}},
         {"training",
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
           "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
           "recompute_scheduler", "recompute_memory_budget", "use_distributed_optimizer",
           "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs"}},
         {"hardware", {"profile", "gpus_per_node"}},
+        {"variability", {"mode", "seed"}},
     };
     return sections;
 }
 
 const std::vector<std::string>& top_level_keys() {
-    static const std::vector<std::string> keys{"name",     "model",    "parallelism",
-                                               "training", "schedule", "hardware"};
+    static const std::vector<std::string> keys{"name",     "model",    "parallelism", "training",
+                                               "schedule", "hardware", "variability"};
     return keys;
 }
 

@@ -64,6 +64,12 @@ void write_text(std::ostream& out, const IterationReport& r) {
     breakdown_line(out, "exposed DP comm", b.exposed_dp_comm, total);
     breakdown_line(out, "pipeline bubble", b.bubble, total);
     breakdown_line(out, "optimizer", b.optimizer, total);
+    if (b.host.value != 0.0) {
+        breakdown_line(out, "host (CPU-bound)", b.host, total);
+    }
+    if (b.variability.value != 0.0) {
+        breakdown_line(out, "GPU variability", b.variability, total);
+    }
     if (b.hidden_recompute.value > 0) {
         out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute)
             << "; exposed: " << ms(b.recompute) << ")\n";
