@@ -85,6 +85,35 @@ TEST(MegatronP2p, WaitingForSendsNeverMakesTheIterationFasterAndShowsAsPipelineC
     }
 }
 
+TEST(MegatronP2p, InterleavedSteadyForwardsSendAfterTheBackwardTheyPairWith) {
+    // p 4, v 2, m 8: stage 0 runs 16 forwards, each sending to stage 1. Its warm-up is
+    // min((4 - 0 - 1)·2 + (2 - 1)·4, 16) = 10 forwards; the other 6 send after their backward.
+    const config::Scenario sc = pipeline({{"model.num_layers", "8"},
+                                          {"parallelism.pipeline_model_parallel_size", "4"},
+                                          {"parallelism.virtual_pipeline_model_parallel_size", "2"},
+                                          {"parallelism.data_parallel_size", "1"},
+                                          {"parallelism.overlap_p2p_comm", "false"},
+                                          {"hardware.gpus_per_node", "8"}});
+    const program::IterationProgram prog = program::build_iteration(sc, cost_model());
+    int sends = 0, after_backward = 0;
+    for (std::size_t t = 0; t < prog.program.size(); ++t) {
+        const auto& stream =
+            prog.program
+                .streams()[static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)))];
+        if (stream.name != "pp_send_fwd" || prog.info[t].gpu != 0) {
+            continue;
+        }
+        ++sends;
+        for (const engine::TaskId d : prog.program.dependencies(static_cast<engine::TaskId>(t))) {
+            after_backward += prog.info[static_cast<std::size_t>(d)].phase == program::Phase::Backward;
+        }
+    }
+    EXPECT_EQ(sends, 16);
+    EXPECT_EQ(after_backward, 6);
+    // Blocking sends with Megatron's pairing run to the end (no deadlock).
+    EXPECT_GT(program::simulate(prog).makespan, 0);
+}
+
 // --- Host-side costs ----------------------------------------------------------------------------------
 
 workload::Op kernel() {
