@@ -125,18 +125,31 @@ workload::Op kernel() {
 TEST(HostOverhead, SmallKernelsAfterASynchronizeWaitForTheCpu) {
     const cost::HostCosts host{4.0, 10.0, 25.0};
     // Three 1 µs kernels: they reach the GPU at 14, 24 and 34 µs and each finishes long before the
-    // next arrives, so the GPU idles 14 + 9 + 9 = 32 µs.
+    // next arrives, so the GPU idles 14 + 9 + 9 = 32 µs; the CPU ends 5 µs ahead (35 − 30).
     const workload::OpList small{kernel(), kernel(), kernel()};
     const std::vector<SimTime> one_us{1000, 1000, 1000};
-    EXPECT_EQ(program::host_bound_idle(small, one_us, host), 32'000);
-    // Two 100 µs kernels: only the first launch is exposed (14 µs); the CPU is ahead from then on.
+    const program::HostBound s = program::host_bound_idle(small, one_us, host);
+    EXPECT_EQ(s.idle, 32'000);
+    EXPECT_EQ(s.lead_after, 5'000);
+    // Two 100 µs kernels: only the first launch is exposed (14 µs); the CPU ends 194 µs ahead.
     const workload::OpList big{kernel(), kernel()};
-    EXPECT_EQ(program::host_bound_idle(big, std::vector<SimTime>{100'000, 100'000}, host), 14'000);
-    // A collective first: 25 µs of CPU before the kernel's 10, so it arrives at 25 + 10 + 4 = 39 µs.
+    const program::HostBound b = program::host_bound_idle(big, std::vector<SimTime>{100'000, 100'000}, host);
+    EXPECT_EQ(b.idle, 14'000);
+    EXPECT_EQ(b.lead_after, 194'000);
+    // The small kernels again with the CPU 20 µs ahead: they arrive at −6, 4 and 14 µs, so the GPU
+    // idles 0 + 3 + 9 = 12 µs.
+    const program::HostBound ahead = program::host_bound_idle(small, one_us, host, 20'000);
+    EXPECT_EQ(ahead.idle, 12'000);
+    EXPECT_EQ(ahead.lead_after, 5'000);
+    // An asynchronous collective first: 25 µs of CPU before the kernel's 10, so it arrives at 39 µs. A
+    // blocking one also holds the compute stream for its duration (here 50 µs, from 29 µs to 79 µs).
     workload::Op collective;
     collective.kind = workload::OpKind::Collective;
     const workload::OpList mixed{collective, kernel()};
-    EXPECT_EQ(program::host_bound_idle(mixed, std::vector<SimTime>{0, 1000}, host), 39'000);
+    EXPECT_EQ(program::host_bound_idle(mixed, std::vector<SimTime>{50'000, 1000}, host).idle, 39'000);
+    collective.blocking = true;
+    const workload::OpList blocking{collective, kernel()};
+    EXPECT_EQ(program::host_bound_idle(blocking, std::vector<SimTime>{50'000, 1000}, host).idle, 29'000);
 }
 
 TEST(HostOverhead, SynchronizedTransfersAddHostTasksThatTheBreakdownReports) {
@@ -154,11 +167,12 @@ TEST(HostOverhead, SynchronizedTransfersAddHostTasksThatTheBreakdownReports) {
         }
     }
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
-        // Host gaps come after a transfer, before the next op list. Stage 0 (F0 F1 B0 F2 B1 F3 B2 B3):
-        // before F1 (send F0), B0, B1, B2 (send F and receive B) and B3 (receive); none before F2 and F3,
-        // which follow a backward with nothing to send. Stage 1 (F0 B0 ... F3 B3): before each F
-        // (receive) and before the optimizer (send B3). Five each.
-        EXPECT_EQ(count[g], 5) << "gpu " << g;
+        // With 175B-sized layers the CPU is far ahead after one list, so a host gap comes only where the
+        // CPU starts level with the GPU: after a synchronising transfer, and at the iteration's start.
+        // Stage 0 (F0 F1 B0 F2 B1 F3 B2 B3): before F0 (start), F1 (send F0), B0, B1, B2 (send F and
+        // receive B) and B3 (receive); none before F2 and F3, which follow a backward with nothing to
+        // send. Stage 1 (F0 B0 ... F3 B3): before each F (receive) and the optimizer (send B3).
+        EXPECT_EQ(count[g], g == 0 ? 6 : 5) << "gpu " << g;
         EXPECT_GT(host[g], 0);
         EXPECT_DOUBLE_EQ(per_gpu[g].host.value, to_seconds(host[g]).value);
     }

@@ -143,28 +143,27 @@ TaskCategory category_of(const Op& op) {
 }  // namespace
 
 void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
-    if (synchronized_) {
-        synchronized_ = false;
+    if (sync_host_ != nullptr) {
         add_host_gap(ops, ctx);
     }
     lower_on(foreground_, ops, ctx);
 }
 
 void OpLowering::add_host_gap(const OpList& ops, const StepContext& ctx) {
-    const std::int32_t index = priced(ops);
-    auto known =
-        std::find_if(host_idle_.begin(), host_idle_.end(), [&](const auto& k) { return k.first == index; });
-    if (known == host_idle_.end()) {
-        const PricedOps& p = out_.priced[static_cast<std::size_t>(index)];
-        known = host_idle_.insert(host_idle_.end(), {index, host_bound_idle(ops, p.durations, *sync_host_)});
+    if (synchronized_) {
+        synchronized_ = false;
+        cpu_lead_ = 0;
     }
-    if (known->second <= 0) {
+    const PricedOps& p = out_.priced[static_cast<std::size_t>(priced(ops))];
+    const HostBound bound = host_bound_idle(ops, p.durations, *sync_host_, cpu_lead_);
+    cpu_lead_ = bound.lead_after;
+    if (bound.idle <= 0) {
         return;
     }
-    // The CPU resumes once the transfers it synchronised on are done; the compute stream's next kernels
-    // follow this task in stream order.
+    // All of the list's host-bound idle is placed before it: the same total, one task. The CPU resumes
+    // once what it synchronised on is done; the list's kernels follow this task in stream order.
     TaskInfo info{gpu_, TaskCategory::Host, ctx.phase, ctx.microbatch, ctx.chunk, ctx.layer};
-    add_task(foreground_.compute, known->second, engine::kNoRendezvous, foreground_.pending, info);
+    add_task(foreground_.compute, bound.idle, engine::kNoRendezvous, foreground_.pending, info);
     foreground_.pending.clear();
 }
 

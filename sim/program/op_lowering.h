@@ -103,7 +103,8 @@ private:
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
     [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group, Lane& lane);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
-    /// A host task before `ops` when a synchronising transfer came before them (set_megatron_p2p).
+    /// A host task before `ops` where the CPU, restarted by the last synchronising transfer, has not got
+    /// far enough ahead of the compute stream to issue them in time (set_megatron_p2p).
     void add_host_gap(const workload::OpList& ops, const StepContext& ctx);
     void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
                   bool send, Bytes kept);
@@ -126,8 +127,8 @@ private:
     bool synchronized_ = false;  // a transfer synchronised the CPU since the last op list
     double slowdown_ = 1.0;
     bool share_priced_ = true;
-    std::vector<std::pair<std::int32_t, SimTime>> host_idle_;  // priced list → host-bound idle before it
-    std::vector<engine::TaskId> unjoined_data_;                // asynchronous data-parallel collectives
+    SimTime cpu_lead_ = 0;  // how far the CPU is ahead of the compute stream (batch_p2p_sync)
+    std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives
     // Sends and receives so far per channel: (send?, direction, peer rank) → count. A GPU has a handful
     // of channels, so a flat list beats a map.
     std::vector<std::pair<std::array<std::int64_t, 3>, std::int64_t>> channel_count_;
