@@ -114,6 +114,23 @@ TEST(MegatronP2p, InterleavedSteadyForwardsSendAfterTheBackwardTheyPairWith) {
     EXPECT_GT(program::simulate(prog).makespan, 0);
 }
 
+TEST(MegatronP2p, BreadthFirstIsNotAMegatronSchedule) {
+    try {
+        (void)pipeline({{"model.num_layers", "8"},
+                        {"parallelism.pipeline_model_parallel_size", "4"},
+                        {"parallelism.virtual_pipeline_model_parallel_size", "2"},
+                        {"parallelism.data_parallel_size", "1"},
+                        {"hardware.gpus_per_node", "8"},
+                        {"schedule", "breadth_first"},
+                        {"parallelism.overlap_p2p_comm", "false"}});
+        FAIL() << "expected an InputError";
+    } catch (const InputError& e) {
+        EXPECT_EQ(std::string(e.what()), "parallelism.overlap_p2p_comm=false (Megatron-LM's blocking "
+                                         "pipeline transfers) is not modelled for "
+                                         "schedule=\"breadth_first\", which Megatron-LM does not have");
+    }
+}
+
 // --- Host-side costs ----------------------------------------------------------------------------------
 
 workload::Op kernel() {
