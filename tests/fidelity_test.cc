@@ -299,6 +299,18 @@ TEST(Variability, SampledFoldedAndUnfoldedAgreeWhenTheSlowestGpuGatesEverything)
     EXPECT_NEAR(folded.iteration_time.value, unfolded.iteration_time.value, 1e-6);
 }
 
+TEST(Variability, ExpectedModeWithoutFoldingSaysItSlowsNothing) {
+    const config::Scenario sc = pipeline({{"variability.mode", "expected"}});
+    const program::IterationProgram folded = program::build_iteration(sc, cost_model());
+    const program::IterationProgram unfolded = program::build_iteration(sc, cost_model(), {false, false});
+    EXPECT_TRUE(folded.warnings.empty());
+    ASSERT_EQ(unfolded.warnings.size(), 1u);
+    EXPECT_NE(unfolded.warnings[0].find("use variability.mode=sampled with --fold none"), std::string::npos);
+    for (const program::SimulatedGpu& g : unfolded.gpus) {
+        EXPECT_EQ(g.compute_slowdown, 1.0);
+    }
+}
+
 TEST(Variability, SameSeedSameRunOtherSeedOtherRun) {
     const config::Scenario a = pipeline({{"variability.mode", "sampled"}, {"variability.seed", "11"}});
     const config::Scenario b = pipeline({{"variability.mode", "sampled"}, {"variability.seed", "12"}});

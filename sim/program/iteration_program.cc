@@ -114,6 +114,12 @@ public:
                 }
             }
         }
+        if (sc_.variability.mode == config::VariabilityMode::Expected && !fold_.tensor &&
+            (!fold_.data || sc_.parallelism.data_parallel_size == 1)) {
+            out_.warnings.push_back(
+                "variability.mode=expected: every simulated GPU stands for itself (no fold), "
+                "so none is slowed; use variability.mode=sampled with --fold none");
+        }
         return std::move(out_);
     }
 
