@@ -48,6 +48,27 @@ TIMELINE_SCENARIO = "korthikanti-175b"
 TIMELINE_STAGES = (0, 1)
 TIMELINE_WINDOW_S = 0.020  # the excerpt: 20 ms of steady state
 
+# Issue 19's mechanisms, switched on one after another (each row keeps the ones before it).
+MECHANISMS = [
+    ("before", "none (the earlier model)", {}),
+    ("megatron_p2p", "+ Megatron pipeline transfers", {"parallelism.overlap_p2p_comm": "false"}),
+    ("host_sync", "+ host launches after synchronize", {"parallelism.batch_p2p_sync": "true"}),
+    ("variability", "+ GPU variability (expected)", {"variability.mode": "expected"}),
+]
+# The shipped scenarios at 8, 96, 280, 2,240 and 16,384 GPUs.
+MECHANISM_SCENARIOS = ["korthikanti-22b", "narayanan-gpt3-175b-96gpu", "korthikanti-530b",
+                       "mt-nlg-530b-2240gpu", "llama3-405b-16384gpu"]
+
+# Where the time goes as the GPU count grows: GPT-3 175B (narayanan-gpt3-175b-96gpu: TP 8, full
+# recompute, 1F1B), pipeline depth first (p = 1 … 16), then data-parallel replicas (d = 2 … 128), 64
+# micro-batches per pipeline (weak scaling), with every issue-19 mechanism on.
+SCALING_SCENARIO = "narayanan-gpt3-175b-96gpu"
+SCALING_LAYOUTS = [(1, 1), (2, 1), (4, 1), (8, 1), (16, 1), (16, 2), (16, 4), (16, 8), (16, 16), (16, 32),
+                   (16, 64), (16, 128)]
+SCALING_MICROBATCHES = 64
+BREAKDOWN_PARTS = ["compute_s", "recompute_s", "optimizer_s", "variability_s", "exposed_tp_comm_s",
+                   "exposed_pp_comm_s", "exposed_dp_comm_s", "host_s", "bubble_s"]
+
 COMMANDS = []
 
 
@@ -242,6 +263,39 @@ def timeline(binary, out):
                 "iteration_time_s": summary["iteration_time_s"]})
 
 
+def mechanisms(binary, out):
+    rows = []
+    for name in MECHANISM_SCENARIOS:
+        overrides = {}
+        for step, label, extra in MECHANISMS:
+            overrides.update(extra)
+            r = json.loads(trainsim(binary, ["run", scenario_path(name), "--format", "json"] + sets(overrides)))
+            row = {"scenario": name, "gpus": r["num_gpus"], "step": step, "mechanisms": label,
+                   "iteration_time_s": r["iteration_time_s"]}
+            row.update({part: r["breakdown"][part] for part in BREAKDOWN_PARTS})
+            rows.append(row)
+    write_csv(os.path.join(out, "fidelity_mechanisms.csv"), list(rows[0].keys()), rows)
+
+
+def time_by_gpu_count(binary, out):
+    mechanisms_on = {}
+    for _, _, extra in MECHANISMS:
+        mechanisms_on.update(extra)
+    rows = []
+    for p, d in SCALING_LAYOUTS:
+        layout = {"parallelism.pipeline_model_parallel_size": p, "parallelism.data_parallel_size": d,
+                  "training.global_batch_size": SCALING_MICROBATCHES * d}
+        run = ["run", scenario_path(SCALING_SCENARIO), "--format", "json"]
+        before = json.loads(trainsim(binary, run + sets(layout)))
+        r = json.loads(trainsim(binary, run + sets(dict(layout, **mechanisms_on))))
+        row = {"gpus": r["num_gpus"], "p": p, "d": d, "microbatches": r["num_microbatches"],
+               "profile": r["profile"], "iteration_time_s": r["iteration_time_s"],
+               "iteration_time_before_s": before["iteration_time_s"]}
+        row.update({part: r["breakdown"][part] for part in BREAKDOWN_PARTS})
+        rows.append(row)
+    write_csv(os.path.join(out, "time_by_gpu_count.csv"), list(rows[0].keys()), rows)
+
+
 def validation(binary, out):
     for stem, path in (("validation", "scenarios/validation/korthikanti-2022.json"),
                        ("validation_open", "scenarios/validation/open-discrepancies.json")):
@@ -258,7 +312,8 @@ def main():
     parser.add_argument("--out", required=True, help="the data folder to fill (must exist)")
     args = parser.parse_args()
     binary = os.path.abspath(args.trainsim)
-    for step in (per_layer, activations, memory_by_rank, bubble, recompute, timeline, validation):
+    for step in (per_layer, activations, memory_by_rank, bubble, recompute, timeline, mechanisms,
+                 time_by_gpu_count, validation):
         step(binary, args.out)
     with open(os.path.join(args.out, "commands.txt"), "w") as f:
         f.write("# Every trainsim command behind results/data, run from the repository root.\n")

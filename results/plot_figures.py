@@ -339,12 +339,59 @@ def timeline(data, out):
     save(fig, out, "timeline_excerpt")
 
 
+TIME_PARTS = [
+    ("compute_s", "compute", "#4C72B0"),
+    ("recompute_s", "recompute", "#C44E52"),
+    ("optimizer_s", "optimizer", "#8C8C8C"),
+    ("variability_s", "GPU variability", "#DA8BC3"),
+    ("exposed_tp_comm_s", "exposed TP comm", "#8172B3"),
+    ("exposed_pp_comm_s", "exposed PP comm", "#55A868"),
+    ("exposed_dp_comm_s", "exposed DP comm", "#937860"),
+    ("host_s", "host (CPU-bound)", "#CCB974"),
+    ("bubble_s", "pipeline bubble", "#DDDDDD"),
+]
+
+
+def time_by_gpu_count(data, out):
+    rows = read_csv(data, "time_by_gpu_count.csv")
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 6.2), gridspec_kw={"width_ratios": [3, 2]})
+    x = list(range(len(rows)))
+    bottom = [0.0] * len(rows)
+    for key, label, color in TIME_PARTS:
+        share = [float(r[key]) / float(r["iteration_time_s"]) for r in rows]
+        ax.bar(x, share, bottom=bottom, color=color, label=label, width=0.8)
+        bottom = [b + s for b, s in zip(bottom, share)]
+    ax.set_xticks(x)
+    ax.set_xticklabels(["%s\np%s\nd%s" % (r["gpus"], r["p"], r["d"]) for r in rows], fontsize=7)
+    ax.set_xlabel("GPUs (TP 8 × pipeline p × data-parallel d)")
+    ax.set_ylabel("share of the iteration time (mean over stages)")
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.75, -0.2), ncol=5)
+    ax.set_title("Where the time goes, GPT-3 175B")
+    gpus = [int(r["gpus"]) for r in rows]
+    added = [100.0 * (float(r["iteration_time_s"]) / float(r["iteration_time_before_s"]) - 1.0) for r in rows]
+    ax2.plot(gpus, added, "o-", color="#C44E52")
+    ax2.set_xscale("log", base=2)
+    ax2.set_xlabel("GPUs")
+    ax2.set_ylabel("iteration time added by issue-19 mechanisms (%)")
+    ax2.set_ylim(0, None)
+    ax2.set_title("Cost of the mechanisms")
+    caption(fig, "`trainsim run scenarios/%s.json` (GPT-3 175B, TP 8, full recompute, 1F1B, micro-batch 1) with "
+                 "--set parallelism.pipeline_model_parallel_size=p, data_parallel_size=d, global_batch_size=%s·d, "
+                 "and parallelism.overlap_p2p_comm=false, batch_p2p_sync=true, variability.mode=expected; "
+                 "profile %s. Right: against the same runs without those three settings."
+            % ("narayanan-gpt3-175b-96gpu", rows[0]["microbatches"], rows[0]["profile"]))
+    fig.subplots_adjust(left=0.07, right=0.98, top=0.93, bottom=0.33, wspace=0.25)
+    save(fig, out, "time_by_gpu_count")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
-    for draw in (per_layer, activation_shares, memory_by_rank, bubble, recompute_policies, timeline):
+    for draw in (per_layer, activation_shares, memory_by_rank, bubble, recompute_policies, timeline,
+                 time_by_gpu_count):
         draw(args.data, args.out)
 
 

@@ -204,5 +204,29 @@ TEST_F(ProfileDir, DocumentLevelRules) {
         std::string::npos);
 }
 
+TEST_F(ProfileDir, HostAndVariabilitySectionsAreOptionalAndChecked) {
+    // The shipped values (a100-80gb-selene.json, with their sources there).
+    const HardwareProfile shipped = load_hardware_profile(kShipped, kProfileDir);
+    ASSERT_TRUE(shipped.host && shipped.variability);
+    EXPECT_EQ(shipped.host->kernel_launch_us, 6.7);
+    EXPECT_EQ(shipped.host->op_dispatch_us, 10.0);
+    EXPECT_EQ(shipped.host->collective_dispatch_us, 25.0);
+    EXPECT_EQ(shipped.variability->gpu_slowdown_stddev, 0.02);
+    // Without them a profile still loads (the knobs that need them say so when asked).
+    Json j = shipped_json();
+    j.erase("host");
+    j.erase("variability");
+    std::ofstream(dir_ / (kShipped + ".json")) << j.dump(2);
+    const HardwareProfile bare = load_hardware_profile(kShipped, dir_.string());
+    EXPECT_FALSE(bare.host);
+    EXPECT_FALSE(bare.variability);
+    EXPECT_EQ(
+        error_after([](Json& k) { k["variability"]["gpu_slowdown_stddev"]["value"] = 0.5; }),
+        "profile a100-80gb-selene: variability.gpu_slowdown_stddev.value must be less than 0.5 (a spread "
+        "of half the median speed or more is a broken GPU, not variability), got 0.5");
+    EXPECT_EQ(error_after([](Json& k) { k["host"].erase("op_dispatch_us"); }),
+              "profile a100-80gb-selene: host.op_dispatch_us is required");
+}
+
 }  // namespace
 }  // namespace trainsim::cost

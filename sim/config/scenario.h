@@ -36,6 +36,14 @@ struct ParallelConfig {
     /// decoder_first/last_pipeline_num_layers but for every stage); empty means num_layers / p each.
     /// With interleaving each rank's layers are split evenly among its v model chunks.
     std::vector<std::int64_t> layers_per_pipeline_stage;
+    /// Megatron's overlap_p2p_comm. False: each step's pipeline sends and receives are one
+    /// batch_isend_irecv whose requests are all waited on, so the next compute waits for the sends as
+    /// well as the receives (megatron/core/pipeline_parallel/p2p_communication.py, _communicate).
+    /// True: the compute waits only for its receives.
+    bool overlap_p2p_comm = true;
+    /// Megatron's batch_p2p_sync: torch.cuda.synchronize() after each batch_isend_irecv (same file),
+    /// so the CPU stops running ahead and the GPU idles while it launches the next step's kernels.
+    bool batch_p2p_sync = false;
 
     [[nodiscard]] std::int64_t microbatch_group_size() const {
         return microbatch_group_size_per_vp_stage.value_or(pipeline_model_parallel_size);
@@ -68,6 +76,16 @@ struct TrainingConfig {
     /// Appendix B of Korthikanti: a stage frees its output tensor's data once sent (it duplicates the
     /// next stage's input); false keeps it until the backward.
     bool deallocate_pipeline_outputs = true;
+};
+
+/// Per-GPU slowdowns (DESIGN.md §8 "Variability"): off; the expected slowest of the GPUs each simulated
+/// GPU stands for (folded runs); or seeded draws, each GPU its own (--fold none), a folded GPU the
+/// slowest of its members' draws.
+enum class VariabilityMode { Off, Expected, Sampled };
+
+struct VariabilityConfig {
+    VariabilityMode mode = VariabilityMode::Off;
+    std::int64_t seed = 1;
 };
 
 enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst };
@@ -103,6 +121,7 @@ struct Scenario {
     TrainingConfig training;
     ScheduleKind schedule = ScheduleKind::Auto;
     HardwareConfig hardware;
+    VariabilityConfig variability;
 
     [[nodiscard]] std::int64_t num_gpus() const {
         return parallelism.tensor_model_parallel_size * parallelism.pipeline_model_parallel_size *
@@ -131,6 +150,7 @@ struct Scenario {
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
+[[nodiscard]] const char* to_string(VariabilityMode m);
 
 /// Largest value accepted for any size or count in a scenario (2^40). Anything larger is a typo, and
 /// would overflow the byte and element counts computed downstream.

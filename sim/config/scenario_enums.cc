@@ -29,6 +29,10 @@ const char* to_string(ScheduleKind s) {
     return name_of(kScheduleNames, s);
 }
 
+const char* to_string(VariabilityMode m) {
+    return name_of(kVariabilityModeNames, m);
+}
+
 ScheduleKind Scenario::resolved_schedule() const {
     if (schedule != ScheduleKind::Auto) {
         return schedule;

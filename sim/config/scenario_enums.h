@@ -52,6 +52,12 @@ inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{{
     {ScheduleKind::BreadthFirst, "breadth_first"},
 }};
 
+inline constexpr std::array<EnumName<VariabilityMode>, 3> kVariabilityModeNames{{
+    {VariabilityMode::Off, "off"},
+    {VariabilityMode::Expected, "expected"},
+    {VariabilityMode::Sampled, "sampled"},
+}};
+
 /// The value spelled `name` in `table`, or nullopt.
 template <class E, std::size_t N>
 [[nodiscard]] std::optional<E> enum_from_name(const std::array<EnumName<E>, N>& table,

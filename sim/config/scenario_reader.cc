@@ -64,6 +64,8 @@ ParallelConfig read_parallelism(const Json& document) {
     p.microbatch_group_size_per_vp_stage = r.nullable_positive_integer("microbatch_group_size_per_vp_stage");
     p.scatter_gather_tensors_in_pipeline = r.boolean("scatter_gather_tensors_in_pipeline", true);
     p.layers_per_pipeline_stage = r.positive_integer_list("layers_per_pipeline_stage");
+    p.overlap_p2p_comm = r.boolean("overlap_p2p_comm", ParallelConfig{}.overlap_p2p_comm);
+    p.batch_p2p_sync = r.boolean("batch_p2p_sync", ParallelConfig{}.batch_p2p_sync);
     return p;
 }
 
@@ -134,6 +136,14 @@ HardwareConfig read_hardware(const Json& document) {
     return h;
 }
 
+VariabilityConfig read_variability(const Json& document) {
+    const SectionReader r(document, "variability");
+    VariabilityConfig v;
+    v.mode = r.enumeration("mode", kVariabilityModeNames, /*nullable=*/false).value_or(VariabilityMode::Off);
+    v.seed = r.positive_integer("seed").value_or(1);
+    return v;
+}
+
 }  // namespace
 
 Scenario read_scenario(const Json& document, const std::string& default_name) {
@@ -145,6 +155,7 @@ Scenario read_scenario(const Json& document, const std::string& default_name) {
     s.training = read_training(document);
     s.schedule = top.enumeration("schedule", kScheduleNames, /*nullable=*/false).value_or(ScheduleKind::Auto);
     s.hardware = read_hardware(document);
+    s.variability = read_variability(document);
     return s;
 }
 

@@ -44,7 +44,8 @@ const std::vector<SectionSchema>& scenario_sections() {
         {"parallelism",
          {"tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size",
           "virtual_pipeline_model_parallel_size", "sequence_parallel", "microbatch_group_size_per_vp_stage",
-          "scatter_gather_tensors_in_pipeline", "layers_per_pipeline_stage"}},
+          "scatter_gather_tensors_in_pipeline", "layers_per_pipeline_stage", "overlap_p2p_comm",
+          "batch_p2p_sync"}},
         {"training",
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
           "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
@@ -53,13 +54,14 @@ const std::vector<SectionSchema>& scenario_sections() {
         {"hardware", {"profile", "gpus_per_node", "network_model", "topology"}},
         {"hardware.topology",
          {"preset", "kind", "nodes_per_leaf", "oversubscription", "nodes_per_pod", "pod_oversubscription"}},
+        {"variability", {"mode", "seed"}},
     };
     return sections;
 }
 
 const std::vector<std::string>& top_level_keys() {
-    static const std::vector<std::string> keys{"name",     "model",    "parallelism",
-                                               "training", "schedule", "hardware"};
+    static const std::vector<std::string> keys{"name",     "model",    "parallelism", "training",
+                                               "schedule", "hardware", "variability"};
     return keys;
 }
 

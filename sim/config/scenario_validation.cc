@@ -239,6 +239,13 @@ void check_schedule(const Scenario& s) {
              " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +
              " (Megatron: pipeline-model-parallel size should be greater than 2 with interleaved schedule)");
     }
+    // Megatron's blocking transfers are modelled for Megatron's own schedules; breadth-first posts its
+    // receives in another order, and blocking sends would deadlock it.
+    if (!s.parallelism.overlap_p2p_comm && s.resolved_schedule() == ScheduleKind::BreadthFirst) {
+        fail("parallelism.overlap_p2p_comm=false (Megatron-LM's blocking pipeline transfers) is not modelled "
+             "for "
+             "schedule=\"breadth_first\", which Megatron-LM does not have");
+    }
     if (s.parallelism.microbatch_group_size_per_vp_stage &&
         s.resolved_schedule() != ScheduleKind::Interleaved) {
         fail("parallelism.microbatch_group_size_per_vp_stage is only used by the interleaved schedule");

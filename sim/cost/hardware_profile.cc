@@ -97,7 +97,8 @@ void read_memory_bound(const ProfileReader& r, const ProfileJson& root, Hardware
 double read_share(const ProfileReader& r, const ProfileJson& s, const std::string& path) {
     const double share = r.positive(s, path, "compute_share_while_overlapped");
     if (share >= 1.0) {
-        r.fail(path + ".compute_share_while_overlapped.value", "must be less than 1, got " + format_number(share));
+        r.fail(path + ".compute_share_while_overlapped.value",
+               "must be less than 1, got " + format_number(share));
     }
     return share;
 }
@@ -149,7 +150,8 @@ void read_inter_node(const ProfileReader& r, const ProfileJson& network, Hardwar
     const ProfileJson& s = r.section(network, "network", "inter_node");
     r.expect_keys(s, path,
                   {"nic_GBps", "nics_per_node", "busbw_efficiency_vs_bytes", "latency_base_us",
-                   "ring_hop_latency_us", "tree_hop_latency_us", "p2p_latency_us", "compute_share_while_overlapped"},
+                   "ring_hop_latency_us", "tree_hop_latency_us", "p2p_latency_us",
+                   "compute_share_while_overlapped"},
                   {"assumptions"});
     InterNodeLinks& l = p.inter_node;
     l.compute_share_while_overlapped = read_share(r, s, path);
@@ -163,11 +165,43 @@ void read_inter_node(const ProfileReader& r, const ProfileJson& network, Hardwar
     r.assumptions(s, path);
 }
 
+// Optional sections: older profiles without them still load; the scenario keys that need them say so.
+void read_host(const ProfileReader& r, const ProfileJson& root, HardwareProfile& p) {
+    if (!root.contains("host")) {
+        return;
+    }
+    const ProfileJson& s = r.section(root, "", "host");
+    r.expect_keys(s, "host", {"kernel_launch_us", "op_dispatch_us", "collective_dispatch_us"});
+    HostCosts h;
+    h.kernel_launch_us = r.positive(s, "host", "kernel_launch_us");
+    h.op_dispatch_us = r.positive(s, "host", "op_dispatch_us");
+    h.collective_dispatch_us = r.positive(s, "host", "collective_dispatch_us");
+    p.host = h;
+}
+
+void read_variability(const ProfileReader& r, const ProfileJson& root, HardwareProfile& p) {
+    if (!root.contains("variability")) {
+        return;
+    }
+    const ProfileJson& s = r.section(root, "", "variability");
+    r.expect_keys(s, "variability", {"gpu_slowdown_stddev"});
+    GpuVariability v;
+    v.gpu_slowdown_stddev = r.positive(s, "variability", "gpu_slowdown_stddev");
+    if (v.gpu_slowdown_stddev >= 0.5) {
+        r.fail("variability.gpu_slowdown_stddev.value",
+               "must be less than 0.5 (a spread of half the median speed or more is a broken GPU, not "
+               "variability), got " +
+                   format_number(v.gpu_slowdown_stddev));
+    }
+    p.variability = v;
+}
+
 HardwareProfile read_profile(const std::string& label, const ProfileJson& root) {
     const ProfileReader r(label, root);
     r.expect_keys(
         root, "",
-        {"schema", "name", "description", "sources", "gpu", "node", "compute", "memory_bound", "network"});
+        {"schema", "name", "description", "sources", "gpu", "node", "compute", "memory_bound", "network"},
+        {"host", "variability"});
     if (r.text(root, "", "schema") != kSchema) {
         r.fail("schema", "must be \"" + std::string(kSchema) + "\", got \"" +
                              printable(root.at("schema").get<std::string>()) + "\"");
@@ -206,6 +240,8 @@ HardwareProfile read_profile(const std::string& label, const ProfileJson& root) 
     r.expect_keys(network, "network", {"intra_node", "inter_node"});
     read_intra_node(r, network, p);
     read_inter_node(r, network, p);
+    read_host(r, root, p);
+    read_variability(r, root, p);
     return p;
 }
 

@@ -2,6 +2,7 @@
 // Loaded from scenarios/hardware/<name>.json (format documented in scenarios/hardware/README.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,19 @@ struct InterNodeLinks {
     double compute_share_while_overlapped = 0.0;
 };
 
+/// The CPU side of running a training step (README "Host"): what the GPU waits for when the CPU cannot
+/// run ahead of it, e.g. after Megatron's torch.cuda.synchronize() behind each pipeline transfer.
+struct HostCosts {
+    double kernel_launch_us = 0.0;        // from the CPU's launch call to the kernel starting on an idle GPU
+    double op_dispatch_us = 0.0;          // CPU time per compute op (Python, PyTorch dispatch, launch call)
+    double collective_dispatch_us = 0.0;  // CPU time per torch.distributed collective
+};
+
+/// Spread of GPU speed between GPUs of one SKU (README "Variability"; DESIGN.md §8).
+struct GpuVariability {
+    double gpu_slowdown_stddev = 0.0;  // standard deviation of a GPU's kernel-time factor around 1
+};
+
 struct HardwareProfile {
     std::string name;
     std::string description;
@@ -64,6 +78,9 @@ struct HardwareProfile {
 
     IntraNodeLinks intra_node;
     InterNodeLinks inter_node;
+
+    std::optional<HostCosts> host;              // optional section: needed by parallelism.batch_p2p_sync
+    std::optional<GpuVariability> variability;  // optional section: needed by variability.mode
 };
 
 /// Loads and validates a profile. A name without '/' or ".json" is looked up in `search_dir`.

@@ -131,7 +131,8 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
             // Freed when the key's backward compute ends (not its recomputation, not a pipeline transfer).
             if (shape.phase == program::Phase::Backward &&
                 shape.category != program::TaskCategory::Recompute &&
-                shape.category != program::TaskCategory::PipelineComm) {
+                shape.category != program::TaskCategory::PipelineComm &&
+                shape.category != program::TaskCategory::Host) {
                 KeyState& k = x.state(key);
                 k.freed = std::max(k.freed, run.timings[t].end);
                 k.has_free = true;

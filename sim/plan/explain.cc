@@ -57,6 +57,8 @@ std::string explain_win(const RankedLayout& best, const RankedLayout& runner_up)
         {"exposed DP comm", x.exposed_dp_comm.value - y.exposed_dp_comm.value},
         {"bubble", x.bubble.value - y.bubble.value},
         {"optimizer", x.optimizer.value - y.optimizer.value},
+        {"host (CPU-bound)", x.host.value - y.host.value},
+        {"GPU variability", x.variability.value - y.variability.value},
     };
     std::stable_sort(parts.begin(), parts.end(),
                      [](const auto& a, const auto& b) { return std::fabs(a.second) > std::fabs(b.second); });

@@ -3,9 +3,11 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "sim/core/input_error.h"
 #include "sim/program/op_lowering.h"
+#include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
@@ -71,6 +73,7 @@ public:
 
     IterationProgram build() {
         check_fits_profile(sc_, pricing_cost_.profile());
+        check_profile_sections();
         if (plan_ == nullptr && sc_.training.recompute_granularity == RecomputeGranularity::Overlapped) {
             throw InputError("training.recompute_granularity=overlapped needs a recompute plan (trainsim run "
                              "chooses one with training.recompute_scheduler)");
@@ -116,10 +119,31 @@ public:
                 }
             }
         }
+        if (sc_.variability.mode == config::VariabilityMode::Expected && !fold_.tensor &&
+            (!fold_.data || sc_.parallelism.data_parallel_size == 1)) {
+            out_.warnings.push_back(
+                "variability.mode=expected: every simulated GPU stands for itself (no fold), "
+                "so none is slowed; use variability.mode=sampled with --fold none");
+        }
         return std::move(out_);
     }
 
 private:
+    // The optional profile sections the scenario's knobs read.
+    void check_profile_sections() const {
+        const cost::HardwareProfile& profile = pricing_cost_.profile();
+        if (sc_.parallelism.batch_p2p_sync && !profile.host) {
+            throw InputError("parallelism.batch_p2p_sync=true needs the host section of profile " +
+                             profile.name +
+                             " (kernel launch and dispatch times; scenarios/hardware/README.md)");
+        }
+        if (sc_.variability.mode != config::VariabilityMode::Off && !profile.variability) {
+            throw InputError("variability.mode=" + std::string(config::to_string(sc_.variability.mode)) +
+                             " needs the variability section of profile " + profile.name +
+                             " (gpu_slowdown_stddev; scenarios/hardware/README.md)");
+        }
+    }
+
     const OpList* own(OpList ops) {
         out_.op_lists.push_back(std::make_unique<OpList>(std::move(ops)));
         return out_.op_lists.back().get();
@@ -134,7 +158,15 @@ private:
             par.tensor_model_parallel_size > 1) {
             low.set_pipeline_scatter_gather(par.tensor_model_parallel_size);
         }
-        out_.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
+        const cost::HardwareProfile& profile = pricing_cost_.profile();
+        low.set_megatron_p2p(!par.overlap_p2p_comm, par.batch_p2p_sync ? &*profile.host : nullptr);
+        double slowdown = 1.0;
+        if (sc_.variability.mode != config::VariabilityMode::Off) {
+            slowdown = compute_slowdown(sc_.variability, profile.variability->gpu_slowdown_stddev, layout_,
+                                        fold_, at);
+            low.set_compute_slowdown(slowdown, sc_.variability.mode != config::VariabilityMode::Sampled);
+        }
+        out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), -1, slowdown});
         const std::int64_t virtual_stages = p_ * v_;
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
@@ -152,6 +184,54 @@ private:
         // The last task of each layer's backward in the most recent backward step (lookahead 0).
         const std::int64_t chunk_layers = sc_.chunk_num_layers(at.pp);
         std::vector<engine::TaskId> layer_freed(static_cast<std::size_t>(chunk_layers), -1);
+        // Megatron's interleaved schedule without overlap_p2p_comm communicates once per forward-backward
+        // pair in its steady state: F_k, B_k, then one batch_isend_irecv with F_k's output, B_k's gradient
+        // and the receives of the next pair (schedules.py, send_forward_backward_recv_forward_backward).
+        // So a forward followed by a backward sends its output after that backward, and the receives
+        // of both are posted before the forward.
+        const bool paired =
+            !sc_.parallelism.overlap_p2p_comm && sc_.resolved_schedule() == config::ScheduleKind::Interleaved;
+        // The warm-up forwards (min((p - rank - 1)·2 + (v - 1)·group, m·v), as the schedule computes them)
+        // each send at once; every later forward pairs with the backward after it.
+        std::vector<char> steady_forward(steps.size(), 0);
+        if (paired) {
+            const std::int64_t group = sc_.parallelism.microbatch_group_size();
+            const std::int64_t warmup =
+                std::min((p_ - at.pp - 1) * 2 + (v_ - 1) * group, sc_.num_microbatches() * v_);
+            std::int64_t forwards = 0;
+            for (std::size_t k = 0; k < steps.size(); ++k) {
+                if (steps[k].pass == schedule::Pass::Forward) {
+                    steady_forward[k] = forwards++ >= warmup ? 1 : 0;
+                }
+            }
+        }
+        auto pairs_with_next = [&](std::size_t k) {
+            return steady_forward[k] != 0 && k + 1 < steps.size() &&
+                   steps[k + 1].pass == schedule::Pass::Backward;
+        };
+        std::vector<char> received(steps.size(), 0);
+        auto receive_for = [&](std::size_t k) {
+            if (received[k] != 0) {
+                return;
+            }
+            received[k] = 1;
+            const schedule::Step& step = steps[k];
+            const std::int64_t vs = step.chunk * p_ + at.pp;
+            const bool forward = step.pass == schedule::Pass::Forward;
+            const StepContext ctx{step.microbatch, step.chunk, -1,
+                                  forward ? Phase::Forward : Phase::Backward};
+            if (forward && vs != 0) {
+                low.receive(Direction::Forward, neighbour(at, vs - 1), p2p_bytes_, ctx);
+            } else if (!forward && vs != virtual_stages - 1) {
+                low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
+            }
+        };
+        struct ForwardSend {
+            parallel::Coordinates to;
+            StepContext ctx;
+            Bytes kept{0};
+        };
+        std::optional<ForwardSend> deferred;  // a forward's output, sent after the backward it pairs with
         for (std::size_t k = 0; k < steps.size(); ++k) {
             const schedule::Step& step = steps[k];
             markers[k] = low.last_compute();
@@ -160,10 +240,11 @@ private:
             const bool last = vs == virtual_stages - 1;
             const std::int64_t first_layer = sc_.first_layer_of_virtual_stage(vs);
             StepContext ctx{step.microbatch, step.chunk, -1};
+            receive_for(k);
             if (step.pass == schedule::Pass::Forward) {
                 ctx.phase = Phase::Forward;
-                if (!first) {
-                    low.receive(Direction::Forward, neighbour(at, vs - 1), p2p_bytes_, ctx);
+                if (pairs_with_next(k)) {
+                    receive_for(k + 1);
                 }
                 if (first) {
                     low.lower(*ops_.embedding_forward, ctx);
@@ -182,8 +263,13 @@ private:
                     // A kept output belongs with the chunk's last layer: its backward is when it goes.
                     StepContext output = ctx;
                     output.layer = static_cast<std::int32_t>(first_layer + chunk_layers - 1);
-                    low.send(Direction::Forward, neighbour(at, vs + 1), p2p_bytes_, output,
-                             sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_);
+                    const ForwardSend send{neighbour(at, vs + 1), output,
+                                           sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_};
+                    if (pairs_with_next(k)) {
+                        deferred = send;
+                    } else {
+                        low.send(Direction::Forward, send.to, p2p_bytes_, send.ctx, send.kept);
+                    }
                 }
             } else {
                 ctx.phase = Phase::Backward;
@@ -191,8 +277,6 @@ private:
                 if (last) {
                     low.lower(*ops_.output_backward, ctx);
                     add_gradients(low, output_layer_parameters(at), ctx);
-                } else {
-                    low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
                 }
                 if (plan_ != nullptr) {
                     lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done,
@@ -204,7 +288,12 @@ private:
                 if (first) {
                     low.lower(*ops_.embedding_backward, ctx);
                     add_gradients(low, embedding_parameters(), ctx);
-                } else {
+                }
+                if (deferred) {
+                    low.send(Direction::Forward, deferred->to, p2p_bytes_, deferred->ctx, deferred->kept);
+                    deferred.reset();
+                }
+                if (!first) {
                     low.send(Direction::Backward, neighbour(at, vs - 1), p2p_bytes_, ctx);
                 }
                 flush_bucket(low, ctx);

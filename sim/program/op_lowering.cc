@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "sim/program/host_overhead.h"
+
 namespace trainsim::program {
 
 using workload::CommGroup;
@@ -49,6 +51,9 @@ std::vector<SimTime> OpLowering::price(const OpList& ops) const {
     for (std::size_t i = 0; i < ops.size(); ++i) {
         const Op& op = ops[i];
         SimTime t = to_sim_time(pricing_.duration(op, at_));
+        if (op.kind != OpKind::Collective && slowdown_ != 1.0) {
+            t = static_cast<SimTime>(std::llround(static_cast<double>(t) * slowdown_));
+        }
         if (op.kind == OpKind::Collective) {
             if (!op.blocking) {
                 open.push_back({static_cast<std::int32_t>(i), t, pricing_.compute_slowdown_beside(op, at_)});
@@ -81,8 +86,8 @@ std::int32_t OpLowering::priced(const OpList& ops) {
         }
     }
     // GPUs whose groups lie the same way share the priced list: priced once per placement, not per GPU.
-    const auto [index, added] =
-        pricing_.shared_index(ops, at_, static_cast<std::int32_t>(out_.priced.size()));
+    const auto next = static_cast<std::int32_t>(out_.priced.size());
+    const auto [index, added] = share_priced_ ? pricing_.shared_index(ops, at_, next) : std::pair{next, true};
     if (added) {
         out_.priced.push_back(PricedOps{&ops, price(ops)});
     }
@@ -138,7 +143,28 @@ TaskCategory category_of(const Op& op) {
 }  // namespace
 
 void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
+    if (sync_host_ != nullptr) {
+        add_host_gap(ops, ctx);
+    }
     lower_on(foreground_, ops, ctx);
+}
+
+void OpLowering::add_host_gap(const OpList& ops, const StepContext& ctx) {
+    if (synchronized_) {
+        synchronized_ = false;
+        cpu_lead_ = 0;
+    }
+    const PricedOps& p = out_.priced[static_cast<std::size_t>(priced(ops))];
+    const HostBound bound = host_bound_idle(ops, p.durations, *sync_host_, cpu_lead_);
+    cpu_lead_ = bound.lead_after;
+    if (bound.idle <= 0) {
+        return;
+    }
+    // All of the list's host-bound idle is placed before it: the same total, one task. The CPU resumes
+    // once what it synchronised on is done; the list's kernels follow this task in stream order.
+    TaskInfo info{gpu_, TaskCategory::Host, ctx.phase, ctx.microbatch, ctx.chunk, ctx.layer};
+    add_task(foreground_.compute, bound.idle, engine::kNoRendezvous, foreground_.pending, info);
+    foreground_.pending.clear();
 }
 
 engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext& ctx,
@@ -291,7 +317,11 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     info.layer = ctx.layer;
     info.saved = kept;
     const engine::TaskId id = add_task(send ? send_[di] : receive_[di], duration, r, deps, info);
+    synchronized_ = sync_host_ != nullptr;
     if (send) {
+        if (wait_for_sends_) {
+            foreground_.pending.push_back(id);
+        }
         return;
     }
     if (scatter_ways_ == 1) {

@@ -53,6 +53,21 @@ public:
     /// activation and the receivers all-gather it over their TP group (1 disables it).
     void set_pipeline_scatter_gather(std::int64_t ways) { scatter_ways_ = ways; }
 
+    /// Megatron's pipeline transfers (parallelism.overlap_p2p_comm false): the next compute waits for the
+    /// step's sends as well as its receives. With `sync_host` (parallelism.batch_p2p_sync) each transfer
+    /// ends in torch.cuda.synchronize(), and the next op list starts after the host-bound idle it causes.
+    void set_megatron_p2p(bool wait_for_sends, const cost::HostCosts* sync_host) {
+        wait_for_sends_ = wait_for_sends;
+        sync_host_ = sync_host;
+    }
+
+    /// Every kernel of this GPU takes `factor` times its price (variability.mode). `shared` false keeps
+    /// this GPU's priced lists to itself, for a factor other GPUs do not share.
+    void set_compute_slowdown(double factor, bool shared) {
+        slowdown_ = factor;
+        share_priced_ = shared;
+    }
+
     void lower(const workload::OpList& ops, const StepContext& ctx);
 
     /// Lowers recomputation onto the low-priority lane (a background compute stream that runs only while
@@ -93,6 +108,9 @@ private:
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
     [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group, Lane& lane);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
+    /// A host task before `ops` where the CPU, restarted by the last synchronising transfer, has not got
+    /// far enough ahead of the compute stream to issue them in time (set_megatron_p2p).
+    void add_host_gap(const workload::OpList& ops, const StepContext& ctx);
     void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
                   bool send, Bytes kept);
 
@@ -114,6 +132,12 @@ private:
 
     NetworkFlows* network_ = nullptr;
     std::int64_t scatter_ways_ = 1;
+    bool wait_for_sends_ = false;
+    const cost::HostCosts* sync_host_ = nullptr;
+    bool synchronized_ = false;  // a transfer synchronised the CPU since the last op list
+    double slowdown_ = 1.0;
+    bool share_priced_ = true;
+    SimTime cpu_lead_ = 0;  // how far the CPU is ahead of the compute stream (batch_p2p_sync)
     std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives
     // Sends and receives so far per channel: (send?, direction, peer rank) → count. A GPU has a handful
     // of channels, so a flat list beats a map.

@@ -16,6 +16,9 @@ std::string IterationProgram::describe(engine::TaskId task) const {
     if (i.layer >= 0) {
         s += "L" + std::to_string(i.layer) + " ";
     }
+    if (i.category == TaskCategory::Host) {
+        return s + "host launches after a synchronize";
+    }
     if (i.priced < 0) {
         const std::string& stream = program.streams()[static_cast<std::size_t>(program.stream(task))].name;
         const std::string what = i.phase == Phase::Forward ? "activation" : "gradient";

@@ -21,6 +21,8 @@ const char* to_string(TaskCategory c) {
         return "pp_comm";
     case TaskCategory::DataComm:
         return "dp_comm";
+    case TaskCategory::Host:
+        return "host";
     }
     return "?";
 }

@@ -21,6 +21,7 @@ enum class TaskCategory : std::uint8_t {
     TensorComm,    // tensor-parallel collectives
     PipelineComm,  // pipeline sends and receives
     DataComm,      // data-parallel, embedding and gradient-norm collectives
+    Host,          // the compute stream idle while the CPU launches (after a synchronisation)
 };
 
 enum class Phase : std::uint8_t { Forward, Backward, Iteration };
@@ -147,6 +148,7 @@ struct SimulatedGpu {
     parallel::Coordinates coordinates;
     std::int32_t compute_stream = -1;
     std::int32_t recompute_stream = -1;  // background stream of overlapped recomputation, if any
+    double compute_slowdown = 1.0;       // factor on its kernels' times from variability.mode
 };
 
 }  // namespace trainsim::program

@@ -19,6 +19,9 @@ void charge_busy(Breakdown& b, TaskCategory c, Seconds d) {
     case TaskCategory::Optimizer:
         b.optimizer += d;
         break;
+    case TaskCategory::Host:
+        b.host += d;
+        break;
     default:
         b.compute += d;
         break;
@@ -229,8 +232,21 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         charge_gap(g, previous_end[g], run.makespan, trailing[g]);
         // Overlapped recomputation the compute stream never waited for was hidden.
         const Seconds waited = out[g].recompute - to_seconds(inline_recompute[g]);
-        // Clamped: the two sums are of doubles, and nothing can be hidden below zero.
-        out[g].hidden_recompute = std::max(Seconds{0.0}, to_seconds(background[g]) - waited);
+        // Clamped: the two sums are of doubles, and nothing can be hidden below zero, nor below one
+        // engine tick (a rounding residue otherwise shows as hidden recompute where there is none).
+        const Seconds hidden = to_seconds(background[g]) - waited;
+        out[g].hidden_recompute = hidden.value < 1e-9 ? Seconds{0.0} : hidden;
+        // Kernels ran f times their price: 1 − 1/f of their time is the slowdown (negative for a GPU
+        // faster than the median).
+        const double f = prog.gpus[g].compute_slowdown;
+        if (f != 1.0) {
+            const double share = 1.0 - 1.0 / f;
+            Breakdown& b = out[g];
+            b.variability = (b.compute + b.recompute + b.optimizer) * share;
+            b.compute = b.compute * (1.0 - share);
+            b.recompute = b.recompute * (1.0 - share);
+            b.optimizer = b.optimizer * (1.0 - share);
+        }
     }
     // A background task runs only while its GPU's compute stream is idle (the engine preempts it
     // otherwise), so the idle spans within its [start, end) are exactly where it ran.

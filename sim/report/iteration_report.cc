@@ -23,6 +23,8 @@ Breakdown mean_of(const std::vector<StageReport>& stages) {
         m.exposed_pp_comm += s.time.exposed_pp_comm * (1.0 / n);
         m.exposed_dp_comm += s.time.exposed_dp_comm * (1.0 / n);
         m.bubble += s.time.bubble * (1.0 / n);
+        m.host += s.time.host * (1.0 / n);
+        m.variability += s.time.variability * (1.0 / n);
         m.hidden_recompute += s.time.hidden_recompute * (1.0 / n);
         HiddenRecompute& h = m.hidden_in;
         const HiddenRecompute& sh = s.time.hidden_in;

@@ -31,13 +31,19 @@ struct Breakdown {
     Seconds compute, recompute, optimizer;
     Seconds exposed_tp_comm, exposed_pp_comm, exposed_dp_comm;
     Seconds bubble;  // waiting for another stage's work (pipeline fill/drain, stragglers)
+    /// The compute stream idle while the CPU launched the next kernels after a synchronisation
+    /// (parallelism.batch_p2p_sync with the profile's host costs).
+    Seconds host;
+    /// The part of this GPU's kernel time that is its slowdown from variability.mode (its kernels ran
+    /// compute_slowdown times their price); taken out of compute, recompute and optimizer.
+    Seconds variability;
     /// Overlapped recomputation that ran while the compute stream waited anyway: it costs no time and
     /// is not part of total(). `recompute` holds what stayed exposed (inline, or waited for).
     Seconds hidden_recompute;
     HiddenRecompute hidden_in;  // hidden_recompute by the wait it filled; adds up to hidden_recompute
     [[nodiscard]] Seconds exposed_comm() const { return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm; }
-    [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer; }
-    [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble; }
+    [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer + variability; }
+    [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble + host; }
 };
 
 struct StageReport {

@@ -1,0 +1,31 @@
+// Host-side cost of a step (issue 19, "host-side costs"): after Megatron's torch.cuda.synchronize()
+// behind a pipeline transfer the CPU no longer runs ahead of the GPU, so the GPU idles while the CPU
+// dispatches and launches the next step's first kernels, and again wherever kernels are shorter than
+// the CPU's time per op, until the next synchronize.
+#pragma once
+
+#include <span>
+
+#include "sim/core/units.h"
+#include "sim/cost/hardware_profile.h"
+#include "sim/workload/op.h"
+
+namespace trainsim::program {
+
+/// The compute stream's idle time while the CPU issues one op list, and how far ahead of the GPU the
+/// CPU is when it has issued the list's last op (0 after a synchronize).
+struct HostBound {
+    SimTime idle = 0;
+    SimTime lead_after = 0;
+};
+
+/// The CPU starts `lead` ahead of the compute stream (0: both start together, as after a synchronize).
+/// Op i is launched once the CPU has spent its dispatch time on ops 0..i (host.op_dispatch_us per
+/// compute op, host.collective_dispatch_us per collective), and starts host.kernel_launch_us later or
+/// when the compute stream is free, whichever is later. A kernel then holds the compute stream for its
+/// duration, and so does a blocking collective (the stream waits for it); an asynchronous collective
+/// costs CPU time only.
+[[nodiscard]] HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> durations,
+                                        const cost::HostCosts& host, SimTime lead = 0);
+
+}  // namespace trainsim::program
