@@ -1,0 +1,544 @@
+#include "calibrate/import/kineto_trace_reader.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <istream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <unordered_map>
+
+#include "calibrate/import/kineto_compressed_input.h"
+#include "sim/core/input_error.h"
+
+namespace trainsim::kineto {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// Builds one JSON value (a trace event, or a small top-level member) from SAX calls. Timestamps and
+// durations keep their text: a fractional microsecond timestamp of 4.4e12 with three decimals does not
+// survive a round trip through a double exactly.
+class ValueBuilder {
+public:
+    void reset() {
+        root_ = Json();
+        stack_.clear();
+        key_.clear();
+    }
+    [[nodiscard]] bool done() const { return stack_.empty(); }
+    [[nodiscard]] Json& root() { return root_; }
+
+    void value(Json v) { insert(std::move(v)); }
+    void number_text(double v, const std::string& text) {
+        if (stack_.size() == 1 && (key_ == "ts" || key_ == "dur")) {
+            insert(Json(text));
+        } else {
+            insert(Json(v));
+        }
+    }
+    void key(const std::string& k) { key_ = k; }
+    void start(Json container) { stack_.push_back(insert(std::move(container))); }
+    void end() { stack_.pop_back(); }
+
+private:
+    Json* insert(Json v) {
+        if (stack_.empty()) {
+            root_ = std::move(v);
+            return &root_;
+        }
+        Json& top = *stack_.back();
+        if (top.is_array()) {
+            top.push_back(std::move(v));
+            return &top.back();
+        }
+        Json& slot = top[key_];
+        slot = std::move(v);
+        return &slot;
+    }
+
+    Json root_;
+    std::vector<Json*> stack_;
+    std::string key_;
+};
+
+// A time in thousandths of the file's unit (so nanoseconds for microsecond files), from an integer or
+// from a number's text ("4458676522690.655").
+std::int64_t thousandths(const Json& v) {
+    if (v.is_number_integer()) {
+        return v.get<std::int64_t>() * 1000;
+    }
+    if (v.is_number()) {
+        return std::llround(v.get<double>() * 1000.0);
+    }
+    if (!v.is_string()) {
+        return 0;
+    }
+    const std::string& s = v.get_ref<const std::string&>();
+    if (s.find_first_of("eE") != std::string::npos) {
+        return std::llround(std::stod(s) * 1000.0);
+    }
+    const std::size_t dot = s.find('.');
+    std::int64_t whole = 0;
+    std::from_chars(s.data(), s.data() + (dot == std::string::npos ? s.size() : dot), whole);
+    std::int64_t frac = 0;
+    if (dot != std::string::npos) {
+        std::string digits = s.substr(dot + 1, 4);
+        digits.resize(4, '0');
+        std::int64_t four = 0;
+        std::from_chars(digits.data(), digits.data() + 4, four);
+        frac = (four + 5) / 10;  // three decimals, rounded
+    }
+    const bool negative = !s.empty() && s[0] == '-';
+    return whole * 1000 + (negative ? -frac : frac);
+}
+
+std::int64_t integer(const Json& object, const char* key, std::int64_t fallback) {
+    const auto it = object.find(key);
+    if (it == object.end()) {
+        return fallback;
+    }
+    if (it->is_number_integer()) {
+        return it->get<std::int64_t>();
+    }
+    if (it->is_number()) {
+        return static_cast<std::int64_t>(it->get<double>());
+    }
+    return fallback;
+}
+
+std::string text(const Json& object, const char* key) {
+    const auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+Vendor vendor_of(const std::string& device_name) {
+    const std::string n = lower(device_name);
+    if (n.find("mtia") != std::string::npos) {
+        return Vendor::Mtia;
+    }
+    if (n.find("amd") != std::string::npos || n.find("instinct") != std::string::npos ||
+        n.find("radeon") != std::string::npos || n.find("gfx") != std::string::npos) {
+        return Vendor::Rocm;
+    }
+    if (n.find("nvidia") != std::string::npos || n.find("tesla") != std::string::npos ||
+        n.find("geforce") != std::string::npos || n.find("quadro") != std::string::npos) {
+        return Vendor::Nvidia;
+    }
+    return Vendor::Unknown;
+}
+
+const char* to_string(Vendor v) {
+    switch (v) {
+    case Vendor::Nvidia:
+        return "NVIDIA";
+    case Vendor::Rocm:
+        return "ROCm";
+    case Vendor::Mtia:
+        return "MTIA";
+    case Vendor::Unknown:
+        break;
+    }
+    return "unknown vendor";
+}
+
+std::vector<std::int64_t> dims_of(const Json& v) {
+    std::vector<std::int64_t> dims;
+    if (!v.is_array()) {
+        return dims;
+    }
+    for (const Json& d : v) {
+        if (!d.is_number_integer()) {
+            return {};  // a list of tensors, or something else: no single shape
+        }
+        dims.push_back(d.get<std::int64_t>());
+    }
+    return dims;
+}
+
+// Turns trace events into the Trace's records, one at a time.
+class EventSink {
+public:
+    explicit EventSink(Trace& trace) : trace_(trace) {}
+
+    void event(const Json& e) {
+        ++trace_.events;
+        if (!e.is_object() || text(e, "ph") != "X") {
+            return;
+        }
+        static const Json kNoArgs = Json::object();
+        const auto args_it = e.find("args");
+        const Json& args = args_it != e.end() && args_it->is_object() ? *args_it : kNoArgs;
+        const std::string cat = lower(text(e, "cat"));
+        if (args.contains("phase") && args.contains("category")) {
+            labelled(e, args);
+        } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "memcpy" || cat == "gpu_memset" ||
+                   cat == "memset") {
+            gpu(e, args, cat);
+        } else if (cat == "cuda_runtime" || cat == "runtime" || cat == "cuda_driver") {
+            launch(e, args);
+        } else if (cat == "cpu_op" || cat == "operator" || cat == "user_annotation") {
+            cpu_op(e, args);
+        } else if (cat.rfind("mtia", 0) == 0) {
+            ++mtia_events_;
+        }
+    }
+
+    // Top-level members other than traceEvents.
+    void member(const std::string& key, const Json& v) {
+        if (key == "deviceProperties" && v.is_array()) {
+            for (const Json& d : v) {
+                if (d.is_object()) {
+                    Device device{integer(d, "id", 0), text(d, "name"), Vendor::Unknown};
+                    device.vendor = vendor_of(device.name);
+                    trace_.devices.push_back(device);
+                }
+            }
+        } else if (key == "distributedInfo" && v.is_object()) {
+            if (v.contains("rank")) {
+                trace_.rank = static_cast<int>(integer(v, "rank", 0));
+            }
+            if (v.contains("world_size")) {
+                trace_.world_size = static_cast<int>(integer(v, "world_size", 0));
+            }
+        } else if (key == "displayTimeUnit" && v.is_string()) {
+            trace_.nanosecond_clock = v.get<std::string>() == "ns";
+        }
+    }
+
+    // Clock unit and vendors are known only once the whole file is read (Kineto writes
+    // displayTimeUnit after the events).
+    void finish() {
+        const std::int64_t divisor = trace_.nanosecond_clock ? 1000 : 1;
+        auto scale = [&](std::int64_t& t) { t /= divisor; };
+        for (GpuEvent& g : trace_.gpu) {
+            scale(g.ts_ns);
+            scale(g.dur_ns);
+        }
+        for (CpuOp& op : trace_.cpu_ops) {
+            scale(op.ts_ns);
+            scale(op.dur_ns);
+        }
+        for (RuntimeLaunch& l : trace_.launches) {
+            scale(l.ts_ns);
+        }
+        for (LabelledSlice& s : trace_.labelled) {
+            scale(s.ts_ns);
+            scale(s.dur_ns);
+        }
+        skip_other_vendors();
+    }
+
+private:
+    std::uint32_t intern(const std::string& name) {
+        const auto [it, added] = index_.try_emplace(name, static_cast<std::uint32_t>(trace_.names.size()));
+        if (added) {
+            trace_.names.push_back(name);
+        }
+        return it->second;
+    }
+
+    std::int32_t collective(const Json& args) {
+        if (!args.contains("Collective name")) {
+            return -1;
+        }
+        CollectiveArgs c;
+        c.name = text(args, "Collective name");
+        c.in_nelems = integer(args, "In msg nelems", -1);
+        c.out_nelems = integer(args, "Out msg nelems", -1);
+        c.group_size = static_cast<int>(integer(args, "Group size", 0));
+        c.dtype = text(args, "dtype");
+        c.group_ranks = text(args, "Process Group Ranks");
+        trace_.collectives.push_back(std::move(c));
+        return static_cast<std::int32_t>(trace_.collectives.size() - 1);
+    }
+
+    void gpu(const Json& e, const Json& args, const std::string& cat) {
+        GpuEvent g;
+        g.activity = cat == "kernel"                           ? GpuActivity::Kernel
+                     : cat.find("memcpy") != std::string::npos ? GpuActivity::Memcpy
+                                                               : GpuActivity::Memset;
+        const std::string name = text(e, "name");
+        g.name = intern(name);
+        g.ts_ns = thousandths(e.value("ts", Json(0)));
+        g.dur_ns = thousandths(e.value("dur", Json(0)));
+        g.device = integer(args, "device", integer(e, "pid", 0));
+        g.stream = integer(args, "stream", integer(e, "tid", 0));
+        g.correlation = integer(args, "correlation", -1);
+        g.external_id = integer(args, "External id", -1);
+        g.bytes = integer(args, "bytes", -1);
+        g.collective = collective(args);
+        if (g.activity == GpuActivity::Memcpy) {
+            // "Memcpy DtoD (Device -> Device)" → "DtoD"
+            const std::size_t start = name.find(' ');
+            const std::size_t end = start == std::string::npos ? start : name.find(' ', start + 1);
+            g.memcpy_kind = intern(start == std::string::npos ? "" : name.substr(start + 1, end - start - 1));
+        }
+        trace_.gpu.push_back(g);
+    }
+
+    void launch(const Json& e, const Json& args) {
+        if (!args.contains("correlation")) {
+            return;
+        }
+        if (!saw_hip_ && text(e, "name").rfind("hip", 0) == 0) {
+            saw_hip_ = true;
+        }
+        RuntimeLaunch l;
+        l.pid = integer(e, "pid", 0);
+        l.tid = integer(e, "tid", 0);
+        l.ts_ns = thousandths(e.value("ts", Json(0)));
+        l.correlation = integer(args, "correlation", -1);
+        l.external_id = integer(args, "External id", -1);
+        trace_.launches.push_back(l);
+    }
+
+    void cpu_op(const Json& e, const Json& args) {
+        const std::string name = text(e, "name");
+        if (!is_kept_cpu_op(name)) {
+            return;
+        }
+        CpuOp op;
+        op.name = intern(name);
+        op.pid = integer(e, "pid", 0);
+        op.tid = integer(e, "tid", 0);
+        op.ts_ns = thousandths(e.value("ts", Json(0)));
+        op.dur_ns = thousandths(e.value("dur", Json(0)));
+        op.external_id = integer(args, "External id", -1);
+        if (const auto it = args.find("Input Dims"); it != args.end() && it->is_array()) {
+            for (const Json& d : *it) {
+                op.input_dims.push_back(dims_of(d));
+            }
+        }
+        if (const auto it = args.find("Input type"); it != args.end() && it->is_array()) {
+            for (const Json& t : *it) {
+                op.input_types.push_back(t.is_string() ? t.get<std::string>() : std::string());
+            }
+        }
+        op.collective = collective(args);
+        trace_.cpu_ops.push_back(std::move(op));
+    }
+
+    void labelled(const Json& e, const Json& args) {
+        LabelledSlice s;
+        s.gpu = integer(e, "pid", 0);
+        s.name = intern(text(e, "name"));
+        s.category = intern(text(args, "category"));
+        s.phase = intern(text(args, "phase"));
+        s.layer = static_cast<std::int32_t>(integer(args, "layer", -1));
+        s.microbatch = static_cast<std::int32_t>(integer(args, "microbatch", -1));
+        s.chunk = static_cast<std::int32_t>(integer(args, "chunk", -1));
+        s.ts_ns = thousandths(e.value("ts", Json(0)));
+        s.dur_ns = thousandths(e.value("dur", Json(0)));
+        trace_.labelled.push_back(s);
+    }
+
+    void skip_other_vendors() {
+        if (saw_hip_) {
+            for (Device& d : trace_.devices) {
+                if (d.vendor == Vendor::Unknown) {
+                    d.vendor = Vendor::Rocm;  // HIP runtime calls: an AMD GPU whatever its name says
+                }
+            }
+        }
+        std::map<std::int64_t, const Device*> other;
+        for (const Device& d : trace_.devices) {
+            if (d.vendor == Vendor::Rocm || d.vendor == Vendor::Mtia) {
+                other[d.id] = &d;
+            }
+        }
+        if (saw_hip_ && trace_.devices.empty()) {
+            trace_.skipped.push_back("all " + std::to_string(trace_.gpu.size()) +
+                                     " GPU activities: the trace has HIP runtime calls (a ROCm device)");
+            trace_.gpu.clear();
+        }
+        if (!other.empty()) {
+            std::map<std::int64_t, std::int64_t> dropped;
+            std::erase_if(trace_.gpu, [&](const GpuEvent& g) {
+                if (other.count(g.device) == 0) {
+                    return false;
+                }
+                ++dropped[g.device];
+                return true;
+            });
+            for (const auto& [id, device] : other) {
+                trace_.skipped.push_back("device " + std::to_string(id) + " (" + device->name + ", " +
+                                         to_string(device->vendor) + "): " + std::to_string(dropped[id]) +
+                                         " GPU activities");
+            }
+        }
+        if (mtia_events_ > 0) {
+            trace_.skipped.push_back(std::to_string(mtia_events_) + " MTIA events");
+        }
+    }
+
+    Trace& trace_;
+    std::unordered_map<std::string, std::uint32_t> index_;
+    bool saw_hip_ = false;
+    std::int64_t mtia_events_ = 0;
+};
+
+// SAX handler: depth 1 is the root object's members; traceEvents' elements (depth 2) are built one at a
+// time and handed to the sink; other members are built whole (they are small) or skipped.
+class TraceSax {
+public:
+    TraceSax(EventSink& sink, const std::string& path, const CompressedInput& input)
+        : sink_(sink), path_(path), input_(input) {}
+
+    [[nodiscard]] bool saw_events() const { return saw_events_; }
+
+    bool null() { return scalar(Json(nullptr)); }
+    bool boolean(bool v) { return scalar(Json(v)); }
+    bool number_integer(std::int64_t v) { return scalar(Json(v)); }
+    bool number_unsigned(std::uint64_t v) { return scalar(Json(v)); }
+    bool number_float(double v, const std::string& s) {
+        if (building_) {
+            builder_.number_text(v, s);
+            finish_value();
+        }
+        return true;
+    }
+    bool string(std::string& v) { return scalar(Json(v)); }
+    bool binary(Json::binary_t& /*unused*/) { return true; }
+
+    bool key(std::string& k) {
+        if (depth_ == 1) {
+            member_ = k;
+        } else if (building_) {
+            builder_.key(k);
+        }
+        return true;
+    }
+    bool start_object(std::size_t /*unused*/) { return open(Json::object()); }
+    bool start_array(std::size_t /*unused*/) {
+        if (depth_ == 1 && member_ == "traceEvents") {
+            saw_events_ = true;
+            in_events_ = true;
+            ++depth_;
+            return true;
+        }
+        return open(Json::array());
+    }
+    bool end_object() { return close(); }
+    bool end_array() {
+        if (in_events_ && depth_ == 2 && !building_) {
+            in_events_ = false;
+            --depth_;
+            return true;
+        }
+        return close();
+    }
+
+    bool parse_error(std::size_t position, const std::string& last_token,
+                     const nlohmann::detail::exception& error) {
+        const std::string where = "at byte " + std::to_string(position);
+        if (input_.exhausted() || std::string(error.what()).find("end of input") != std::string::npos) {
+            throw InputError(path_ + ": the JSON ends early " + where + " (a truncated trace?)");
+        }
+        throw InputError(path_ + ": not valid JSON " + where + " (near '" + last_token.substr(0, 40) + "')");
+    }
+
+private:
+    // Members we read whole; any other top-level member (and its subtree) is skipped.
+    [[nodiscard]] bool wanted(const std::string& m) const {
+        return m == "deviceProperties" || m == "distributedInfo" || m == "displayTimeUnit";
+    }
+
+    bool scalar(Json v) {
+        if (depth_ == 0) {
+            throw InputError(path_ + ": not a PyTorch profiler trace (the JSON is not an object)");
+        }
+        if (building_) {
+            builder_.value(std::move(v));
+            finish_value();
+        } else if (depth_ == 1 && wanted(member_)) {
+            sink_.member(member_, v);
+        }
+        return true;
+    }
+
+    bool open(Json container) {
+        if (depth_ == 0 && !container.is_object()) {
+            throw InputError(path_ + ": not a PyTorch profiler trace (the JSON is not an object)");
+        }
+        const bool start_event = in_events_ && depth_ == 2;
+        const bool start_member = depth_ == 1 && wanted(member_);
+        ++depth_;
+        if (building_) {
+            builder_.start(std::move(container));
+        } else if (start_event || start_member) {
+            building_ = true;
+            builder_.reset();
+            builder_.start(std::move(container));
+        }
+        return true;
+    }
+
+    bool close() {
+        --depth_;
+        if (building_) {
+            builder_.end();
+            finish_value();
+        }
+        return true;
+    }
+
+    void finish_value() {
+        if (!builder_.done()) {
+            return;
+        }
+        building_ = false;
+        if (in_events_) {
+            sink_.event(builder_.root());
+        } else {
+            sink_.member(member_, builder_.root());
+        }
+    }
+
+    EventSink& sink_;
+    const std::string& path_;
+    const CompressedInput& input_;
+    ValueBuilder builder_;
+    int depth_ = 0;
+    std::string member_;
+    bool in_events_ = false;
+    bool saw_events_ = false;
+    bool building_ = false;
+};
+
+}  // namespace
+
+bool is_kept_cpu_op(const std::string& name) {
+    static const char* const kGemms[] = {"aten::mm",     "aten::addmm",  "aten::bmm",       "aten::baddbmm",
+                                         "aten::linear", "aten::matmul", "aten::_scaled_mm"};
+    for (const char* g : kGemms) {
+        if (name == g) {
+            return true;
+        }
+    }
+    return name == "record_param_comms" || name.rfind("nccl:", 0) == 0 || name.rfind("c10d::", 0) == 0;
+}
+
+Trace read_trace(const std::string& path) {
+    Trace trace;
+    trace.path = path;
+    CompressedInput buffer(path);
+    std::istream in(&buffer);
+    EventSink sink(trace);
+    TraceSax sax(sink, path, buffer);
+    Json::sax_parse(in, &sax, nlohmann::detail::input_format_t::json, true);
+    if (!sax.saw_events()) {
+        throw InputError(path + ": not a PyTorch profiler trace (no \"traceEvents\" array)");
+    }
+    sink.finish();
+    return trace;
+}
+
+}  // namespace trainsim::kineto
