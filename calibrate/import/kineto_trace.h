@@ -74,6 +74,12 @@ struct LabelledSlice {
     std::int64_t dur_ns = 0;
 };
 
+/// A ProfilerStep#N annotation: one training iteration as the CPU saw it.
+struct Step {
+    std::int64_t ts_ns = 0;
+    std::int64_t dur_ns = 0;
+};
+
 enum class Vendor : std::uint8_t { Nvidia, Rocm, Mtia, Unknown };
 
 struct Device {
@@ -90,6 +96,7 @@ struct Trace {
     std::vector<RuntimeLaunch> launches;
     std::vector<CollectiveArgs> collectives;
     std::vector<LabelledSlice> labelled;
+    std::vector<Step> steps;
     std::vector<Device> devices;
     std::optional<int> rank;
     std::optional<int> world_size;

@@ -229,6 +229,10 @@ public:
         for (RuntimeLaunch& l : trace_.launches) {
             scale(l.ts_ns);
         }
+        for (Step& s : trace_.steps) {
+            scale(s.ts_ns);
+            scale(s.dur_ns);
+        }
         for (LabelledSlice& s : trace_.labelled) {
             scale(s.ts_ns);
             scale(s.dur_ns);
@@ -302,6 +306,11 @@ private:
 
     void cpu_op(const Json& e, const Json& args) {
         const std::string name = text(e, "name");
+        if (name.rfind("ProfilerStep#", 0) == 0) {
+            trace_.steps.push_back(
+                {thousandths(e.value("ts", Json(0))), thousandths(e.value("dur", Json(0)))});
+            return;
+        }
         if (!is_kept_cpu_op(name)) {
             return;
         }
