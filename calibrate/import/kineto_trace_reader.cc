@@ -64,35 +64,45 @@ private:
     std::string key_;
 };
 
-// A time in thousandths of the file's unit (so nanoseconds for microsecond files), from an integer or
-// from a number's text ("4458676522690.655").
-std::int64_t thousandths(const Json& v) {
-    if (v.is_number_integer()) {
-        return v.get<std::int64_t>() * 1000;
-    }
-    if (v.is_number()) {
-        return std::llround(v.get<double>() * 1000.0);
-    }
-    if (!v.is_string()) {
-        return 0;
-    }
-    const std::string& s = v.get_ref<const std::string&>();
-    if (s.find_first_of("eE") != std::string::npos) {
-        return std::llround(std::stod(s) * 1000.0);
-    }
-    const std::size_t dot = s.find('.');
+// A number of the file's time unit as a whole part and thousandths, from an integer or from the number's
+// text ("4458676522690.655").
+struct Fixed {
     std::int64_t whole = 0;
-    std::from_chars(s.data(), s.data() + (dot == std::string::npos ? s.size() : dot), whole);
-    std::int64_t frac = 0;
-    if (dot != std::string::npos) {
-        std::string digits = s.substr(dot + 1, 4);
-        digits.resize(4, '0');
-        std::int64_t four = 0;
-        std::from_chars(digits.data(), digits.data() + 4, four);
-        frac = (four + 5) / 10;  // three decimals, rounded
+    std::int64_t thousandths = 0;  // same sign as whole
+};
+
+Fixed fixed(const Json& v) {
+    if (v.is_number_integer()) {
+        return {v.get<std::int64_t>(), 0};
     }
-    const bool negative = !s.empty() && s[0] == '-';
-    return whole * 1000 + (negative ? -frac : frac);
+    double d = 0.0;
+    if (v.is_number()) {
+        d = v.get<double>();
+    } else if (v.is_string()) {
+        const std::string& s = v.get_ref<const std::string&>();
+        if (s.find_first_of("eE") == std::string::npos) {
+            const std::size_t dot = s.find('.');
+            Fixed f;
+            std::from_chars(s.data(), s.data() + (dot == std::string::npos ? s.size() : dot), f.whole);
+            if (dot != std::string::npos) {
+                std::string digits = s.substr(dot + 1, 4);
+                digits.resize(4, '0');
+                std::int64_t four = 0;
+                std::from_chars(digits.data(), digits.data() + 4, four);
+                f.thousandths = (four + 5) / 10;  // three decimals, rounded
+                if (!s.empty() && s[0] == '-') {
+                    f.thousandths = -f.thousandths;
+                }
+            }
+            return f;
+        }
+        d = std::strtod(s.c_str(), nullptr);
+    }
+    if (!std::isfinite(d) || std::fabs(d) > 9e15) {
+        return {0, 0};  // not a time any trace writes; read as 0 rather than overflow
+    }
+    const double whole = std::trunc(d);
+    return {static_cast<std::int64_t>(whole), std::llround((d - whole) * 1000.0)};
 }
 
 std::int64_t integer(const Json& object, const char* key, std::int64_t fallback) {
@@ -214,33 +224,63 @@ public:
     }
 
     // Clock unit and vendors are known only once the whole file is read (Kineto writes
-    // displayTimeUnit after the events).
+    // displayTimeUnit after the events). Until then times are thousandths of the file's unit, timestamps
+    // relative to the first one read: a nanosecond timestamp of 1.7e18 times 1000 would overflow.
     void finish() {
-        const std::int64_t divisor = trace_.nanosecond_clock ? 1000 : 1;
-        auto scale = [&](std::int64_t& t) { t /= divisor; };
+        const bool ns = trace_.nanosecond_clock;
+        if (!ns && (base_ > kMaxMicroseconds || base_ < -kMaxMicroseconds)) {
+            throw InputError(trace_.path + ": timestamps of " + std::to_string(base_) +
+                             " are too large for microseconds (a nanosecond trace without "
+                             "\"displayTimeUnit\": \"ns\"?)");
+        }
+        auto at = [&](std::int64_t& t) { t = ns ? base_ + t / 1000 : base_ * 1000 + t; };
+        auto span = [&](std::int64_t& t) { t = ns ? t / 1000 : t; };
         for (GpuEvent& g : trace_.gpu) {
-            scale(g.ts_ns);
-            scale(g.dur_ns);
+            at(g.ts_ns);
+            span(g.dur_ns);
         }
         for (CpuOp& op : trace_.cpu_ops) {
-            scale(op.ts_ns);
-            scale(op.dur_ns);
+            at(op.ts_ns);
+            span(op.dur_ns);
         }
         for (RuntimeLaunch& l : trace_.launches) {
-            scale(l.ts_ns);
+            at(l.ts_ns);
         }
         for (Step& s : trace_.steps) {
-            scale(s.ts_ns);
-            scale(s.dur_ns);
+            at(s.ts_ns);
+            span(s.dur_ns);
         }
         for (LabelledSlice& s : trace_.labelled) {
-            scale(s.ts_ns);
-            scale(s.dur_ns);
+            at(s.ts_ns);
+            span(s.dur_ns);
         }
         skip_other_vendors();
     }
 
 private:
+    // Beyond this a microsecond timestamp times 1000 leaves int64 nanoseconds (year 2262).
+    static constexpr std::int64_t kMaxMicroseconds = 9'000'000'000'000'000;
+
+    // A timestamp in thousandths of the file's unit after base_ (the first timestamp's whole part).
+    std::int64_t timestamp(const Json& e) {
+        const Fixed f = fixed(e.value("ts", Json(0)));
+        if (!has_base_) {
+            base_ = f.whole;
+            has_base_ = true;
+        }
+        std::int64_t t = 0;
+        if (__builtin_sub_overflow(f.whole, base_, &t) || __builtin_mul_overflow(t, 1000, &t)) {
+            throw InputError(trace_.path + ": timestamps " + std::to_string(base_) + " and " +
+                             std::to_string(f.whole) + " are too far apart to be one trace's");
+        }
+        return t + f.thousandths;
+    }
+    // A duration in thousandths of the file's unit.
+    static std::int64_t duration(const Json& e) {
+        const Fixed f = fixed(e.value("dur", Json(0)));
+        return f.whole * 1000 + f.thousandths;
+    }
+
     std::uint32_t intern(const std::string& name) {
         const auto [it, added] = index_.try_emplace(name, static_cast<std::uint32_t>(trace_.names.size()));
         if (added) {
@@ -271,8 +311,8 @@ private:
                                                                : GpuActivity::Memset;
         const std::string name = text(e, "name");
         g.name = intern(name);
-        g.ts_ns = thousandths(e.value("ts", Json(0)));
-        g.dur_ns = thousandths(e.value("dur", Json(0)));
+        g.ts_ns = timestamp(e);
+        g.dur_ns = duration(e);
         g.device = integer(args, "device", integer(e, "pid", 0));
         g.stream = integer(args, "stream", integer(e, "tid", 0));
         g.correlation = integer(args, "correlation", -1);
@@ -298,7 +338,7 @@ private:
         RuntimeLaunch l;
         l.pid = integer(e, "pid", 0);
         l.tid = integer(e, "tid", 0);
-        l.ts_ns = thousandths(e.value("ts", Json(0)));
+        l.ts_ns = timestamp(e);
         l.correlation = integer(args, "correlation", -1);
         l.external_id = integer(args, "External id", -1);
         trace_.launches.push_back(l);
@@ -307,8 +347,7 @@ private:
     void cpu_op(const Json& e, const Json& args) {
         const std::string name = text(e, "name");
         if (name.rfind("ProfilerStep#", 0) == 0) {
-            trace_.steps.push_back(
-                {thousandths(e.value("ts", Json(0))), thousandths(e.value("dur", Json(0)))});
+            trace_.steps.push_back({timestamp(e), duration(e)});
             return;
         }
         if (!is_kept_cpu_op(name)) {
@@ -318,8 +357,8 @@ private:
         op.name = intern(name);
         op.pid = integer(e, "pid", 0);
         op.tid = integer(e, "tid", 0);
-        op.ts_ns = thousandths(e.value("ts", Json(0)));
-        op.dur_ns = thousandths(e.value("dur", Json(0)));
+        op.ts_ns = timestamp(e);
+        op.dur_ns = duration(e);
         op.external_id = integer(args, "External id", -1);
         if (const auto it = args.find("Input Dims"); it != args.end() && it->is_array()) {
             for (const Json& d : *it) {
@@ -344,8 +383,8 @@ private:
         s.layer = static_cast<std::int32_t>(integer(args, "layer", -1));
         s.microbatch = static_cast<std::int32_t>(integer(args, "microbatch", -1));
         s.chunk = static_cast<std::int32_t>(integer(args, "chunk", -1));
-        s.ts_ns = thousandths(e.value("ts", Json(0)));
-        s.dur_ns = thousandths(e.value("dur", Json(0)));
+        s.ts_ns = timestamp(e);
+        s.dur_ns = duration(e);
         trace_.labelled.push_back(s);
     }
 
@@ -392,6 +431,8 @@ private:
     std::unordered_map<std::string, std::uint32_t> index_;
     bool saw_hip_ = false;
     std::int64_t mtia_events_ = 0;
+    bool has_base_ = false;
+    std::int64_t base_ = 0;
 };
 
 // SAX handler: depth 1 is the root object's members; traceEvents' elements (depth 2) are built one at a

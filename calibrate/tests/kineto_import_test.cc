@@ -120,10 +120,13 @@ TEST(KinetoImport, SixteenRankTraceJoinsGemmsThroughTheLaunchingThread) {
 TEST(KinetoImport, NanosecondClockAndMetadataOnTheOp) {
     TempDir tmp;
     KinetoTraceBuilder b;
-    b.use_nanosecond_clock();
-    b.gemm(8192, 3072, 1024, "c10::BFloat16", 5000.0, 412.345);
-    b.nccl("allgather", 1048576, 8388608, "BFloat16", 8, "[8, 9, 10, 11, 12, 13, 14, 15]", 6000.0, 97.5,
-           true);
+    // Epoch nanoseconds (1.7e18; a thousandth of them would not fit in 64 bits), at offsets that a double
+    // holds exactly.
+    constexpr double kEpochUs = 1711964646000000.0;
+    b.use_nanosecond_clock(kEpochUs);
+    b.gemm(8192, 3072, 1024, "c10::BFloat16", kEpochUs + 4096.0, 412.345);
+    b.nccl("allgather", 1048576, 8388608, "BFloat16", 8, "[8, 9, 10, 11, 12, 13, 14, 15]", kEpochUs + 8192.0,
+           97.5, true);
     testing::write_file(tmp.path("ns.json"), b.text());
     const MeasurementSet set = import_kineto_trace(tmp.path("ns.json"));
     ASSERT_EQ(set.gemms.size(), 1U);
@@ -134,6 +137,8 @@ TEST(KinetoImport, NanosecondClockAndMetadataOnTheOp) {
     EXPECT_EQ(set.collectives[0].bytes, 8388608 * 2);  // nccl-tests' S: the gathered output
     EXPECT_EQ(set.collectives[0].nodes, 1);            // ranks 8..15 are node 1 at 8 GPUs per node
     EXPECT_NEAR(*set.collectives[0].seconds, 97.5e-6, 1e-12);
+    EXPECT_NE(set.gemms[0].origin.source.find("ts=1711964646004096.000 us"), std::string::npos)
+        << set.gemms[0].origin.source;
 }
 
 TEST(KinetoImport, GroupsAcrossNodesAndUnrecordedRanks) {
@@ -174,6 +179,13 @@ TEST(KinetoImport, RefusesWhatItCannotUseWithTheFileAndTheReason) {
     testing::write_file(tmp.path("cut.json"), full.substr(0, full.size() - 40));
     const std::string cut = import_error(tmp.path("cut.json"));
     EXPECT_NE(cut.find("cut.json: the JSON ends early"), std::string::npos) << cut;
+
+    // Nanosecond timestamps without "displayTimeUnit": "ns" read as microseconds would overflow.
+    testing::write_file(tmp.path("ns-unmarked.json"),
+                        R"({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7,
+                            "ts": 1711964646000000000, "dur": 5000, "args": {}}]})");
+    const std::string unmarked = import_error(tmp.path("ns-unmarked.json"));
+    EXPECT_NE(unmarked.find("too large for microseconds"), std::string::npos) << unmarked;
 
     testing::write_file(tmp.path("other.json"), R"({"schemaVersion": 1, "events": []})");
     EXPECT_NE(import_error(tmp.path("other.json")).find("no \"traceEvents\" array"), std::string::npos);

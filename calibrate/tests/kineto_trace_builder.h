@@ -13,8 +13,12 @@ class KinetoTraceBuilder {
 public:
     explicit KinetoTraceBuilder(std::string device = "NVIDIA A100-SXM4-80GB");
 
-    /// Kineto's nanosecond mode: "displayTimeUnit": "ns" and every time written in nanoseconds.
-    void use_nanosecond_clock() { nanoseconds_ = true; }
+    /// Kineto's nanosecond mode: "displayTimeUnit": "ns" and every time written in nanoseconds; the CPU
+    /// clock starts at `cpu_start_us` (give GPU times near it: one clock domain).
+    void use_nanosecond_clock(double cpu_start_us) {
+        nanoseconds_ = true;
+        cpu_clock_us_ = cpu_start_us;
+    }
 
     /// aten::mm of [m,k]·[k,n] in `torch_type` ("c10::BFloat16") launching one cutlass kernel.
     void gemm(std::int64_t m, std::int64_t n, std::int64_t k, const std::string& torch_type, double start_us,
