@@ -28,7 +28,9 @@ std::optional<GemmCall> product(const Dims& a, const Dims& b) {
             return std::nullopt;
         }
     } else if (a.size() == 3 && b.size() == 2) {  // matmul folds the batch of A into its rows
-        g.m = a[0] * a[1];
+        if (__builtin_mul_overflow(a[0], a[1], &g.m)) {
+            return std::nullopt;
+        }
         g.k = a[2];
         g.n = b[1];
         if (b[0] != g.k) {
@@ -51,7 +53,9 @@ std::optional<GemmCall> linear(const Dims& x, const Dims& w) {
     GemmCall g;
     g.m = 1;
     for (std::size_t i = 0; i + 1 < x.size(); ++i) {
-        g.m *= x[i];
+        if (__builtin_mul_overflow(g.m, x[i], &g.m)) {
+            return std::nullopt;
+        }
     }
     g.k = w[1];
     g.n = w[0];

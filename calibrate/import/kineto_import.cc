@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 #include <utility>
 
 #include "calibrate/import/kineto_compressed_input.h"
+#include "calibrate/import/kineto_elementwise_call.h"
 #include "calibrate/import/kineto_gemm_call.h"
 #include "calibrate/import/kineto_launch_join.h"
 #include "calibrate/import/kineto_trace_reader.h"
@@ -106,6 +108,7 @@ public:
         gemms(set);
         collectives(set);
         copies(set);
+        elementwise(set);
         for (const std::string& s : trace_.skipped) {
             set.warnings.push_back(trace_.path + ": skipped " + s + " (the profiles describe NVIDIA GPUs)");
         }
@@ -234,18 +237,20 @@ private:
             const std::vector<int> ranks = parse_ranks(c->group_ranks);
             const int group = c->group_size > 0 ? c->group_size : static_cast<int>(ranks.size());
             const std::int64_t elements = std::max(c->in_nelems, c->out_nelems);
+            std::int64_t bytes = 0;
             if (!kind) {
                 ++unmodelled[c->name];
                 continue;
             }
-            if (bytes_per_element == 0 || group < 2 || elements <= 0 || e.dur_ns <= 0) {
+            if (bytes_per_element == 0 || group < 2 || elements <= 0 || e.dur_ns <= 0 ||
+                __builtin_mul_overflow(elements, bytes_per_element, &bytes)) {
                 ++unmodelled[c->name + " (dtype '" + c->dtype + "', group " + std::to_string(group) + ")"];
                 continue;
             }
             CollectiveMeasurement m;
             m.op = *kind;
             m.ranks = group;
-            m.bytes = elements * bytes_per_element;  // nccl-tests' S: the larger of input and output
+            m.bytes = bytes;  // nccl-tests' S: the larger of input and output
             m.seconds = static_cast<double>(e.dur_ns) * kSecondsPerNanosecond;
             m.tags = {"kineto"};
             std::string nodes_how;
@@ -288,7 +293,7 @@ private:
     void copies(MeasurementSet& set) {
         for (const kineto::GpuEvent& e : trace_.gpu) {
             if (e.activity != kineto::GpuActivity::Memcpy || trace_.name(e.memcpy_kind) != "DtoD" ||
-                e.bytes <= 0 || e.dur_ns <= 0) {
+                e.bytes <= 0 || e.bytes > std::numeric_limits<std::int64_t>::max() / 2 || e.dur_ns <= 0) {
                 continue;
             }
             KernelMeasurement m;
@@ -299,6 +304,36 @@ private:
             m.origin.source_id = id_;
             m.origin.record = record_prefix_ + "copy-" + std::to_string(set.kernels.size() + 1);
             m.origin.source = citation_of(id_, trace_, e) + ", " + std::to_string(e.bytes) + " bytes";
+            set.kernels.push_back(std::move(m));
+        }
+    }
+
+    // An elementwise op that launched exactly one kernel, with the bytes its recorded shapes give.
+    void elementwise(MeasurementSet& set) {
+        std::map<std::int32_t, std::vector<std::size_t>> launched;
+        for (std::size_t g = 0; g < trace_.gpu.size(); ++g) {
+            if (trace_.gpu[g].activity == kineto::GpuActivity::Kernel && launched_by_[g] >= 0) {
+                launched[launched_by_[g]].push_back(g);
+            }
+        }
+        for (const auto& [op_index, kernels] : launched) {
+            const kineto::CpuOp& op = trace_.cpu_ops[op_index];
+            const std::optional<kineto::ElementwiseCall> call = kineto::elementwise_call(trace_, op);
+            const kineto::GpuEvent& e = trace_.gpu[kernels.front()];
+            if (!call || kernels.size() != 1 || e.dur_ns <= 0) {
+                continue;
+            }
+            KernelMeasurement m;
+            m.kind = call->pattern == kineto::StreamPattern::Add     ? KernelKind::Add
+                     : call->pattern == kineto::StreamPattern::Scale ? KernelKind::Mul
+                                                                     : KernelKind::Copy;
+            m.bytes_moved = call->bytes_moved;
+            m.seconds = static_cast<double>(e.dur_ns) * kSecondsPerNanosecond;
+            m.tags = {"kineto", "elementwise"};
+            m.origin.source_id = id_;
+            m.origin.record = record_prefix_ + "elementwise-" + std::to_string(set.kernels.size() + 1);
+            m.origin.source = citation_of(id_, trace_, e) + ", launched by " + trace_.name(op.name) + ", " +
+                              std::to_string(call->bytes_moved) + " bytes read and written";
             set.kernels.push_back(std::move(m));
         }
     }

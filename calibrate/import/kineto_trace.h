@@ -108,8 +108,9 @@ struct Trace {
     [[nodiscard]] const std::string& name(std::uint32_t index) const { return names[index]; }
 };
 
-/// The CPU ops a reader keeps: GEMMs (aten::mm, addmm, bmm, baddbmm, linear, matmul, _scaled_mm) and
-/// those that carry collective metadata (record_param_comms, nccl:*, c10d::*).
+/// The CPU ops a reader keeps: GEMMs (aten::mm, addmm, bmm, baddbmm, linear, matmul, _scaled_mm), the
+/// elementwise ops whose bytes their shapes give (aten::add, add_, mul, mul_, copy_) and those that
+/// carry collective metadata (record_param_comms, nccl:*, c10d::*).
 [[nodiscard]] bool is_kept_cpu_op(const std::string& name);
 
 }  // namespace trainsim::kineto

@@ -566,14 +566,16 @@ private:
 }  // namespace
 
 bool is_kept_cpu_op(const std::string& name) {
-    static const char* const kGemms[] = {"aten::mm",     "aten::addmm",  "aten::bmm",       "aten::baddbmm",
-                                         "aten::linear", "aten::matmul", "aten::_scaled_mm"};
-    for (const char* g : kGemms) {
-        if (name == g) {
+    static const char* const kKept[] = {
+        "aten::mm",     "aten::addmm",      "aten::bmm",         "aten::baddbmm", "aten::linear",
+        "aten::matmul", "aten::_scaled_mm", "aten::add",         "aten::add_",    "aten::mul",
+        "aten::mul_",   "aten::copy_",      "record_param_comms"};
+    for (const char* k : kKept) {
+        if (name == k) {
             return true;
         }
     }
-    return name == "record_param_comms" || name.rfind("nccl:", 0) == 0 || name.rfind("c10d::", 0) == 0;
+    return name.rfind("nccl:", 0) == 0 || name.rfind("c10d::", 0) == 0;
 }
 
 Trace read_trace(const std::string& path) {

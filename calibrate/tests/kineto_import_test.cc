@@ -114,7 +114,25 @@ TEST(KinetoImport, SixteenRankTraceJoinsGemmsThroughTheLaunchingThread) {
     EXPECT_TRUE(set.collectives.empty());
     EXPECT_TRUE(mentions(set.warnings, "80 NCCL kernels carry no collective metadata"));
     EXPECT_TRUE(mentions(set.warnings, "73 GEMM-library kernels"));
-    EXPECT_EQ(set.kernels.size(), 1280U);
+    // 1280 device-to-device memcpys and 940 elementwise ops whose Input Dims give their bytes. The copy
+    // kernel at ts 1683564901556608 (14 us) was launched in aten::copy_ [[6, 65536], [6, 65536]] of types
+    // long <- int: 393216 x (8 + 4) bytes; the one at ts 1683564901752642 (3 us) in aten::mul_
+    // [[4096], [4096]] float x float: two reads and a write of 4096 x 4 bytes, BabelStream's add pattern.
+    EXPECT_EQ(set.kernels.size(), 1280U + 940U);
+    const KernelMeasurement* copy = nullptr;
+    const KernelMeasurement* mul = nullptr;
+    for (const KernelMeasurement& k : set.kernels) {
+        copy = k.origin.source.find("ts=1683564901556608.000 us") != std::string::npos ? &k : copy;
+        mul = k.origin.source.find("ts=1683564901752642.000 us") != std::string::npos ? &k : mul;
+    }
+    ASSERT_NE(copy, nullptr);
+    EXPECT_EQ(copy->kind, KernelKind::Copy);
+    EXPECT_EQ(copy->bytes_moved, 393216 * 12);
+    EXPECT_NEAR(copy->seconds, 14e-6, 1e-12);
+    ASSERT_NE(mul, nullptr);
+    EXPECT_EQ(mul->kind, KernelKind::Add);
+    EXPECT_EQ(mul->bytes_moved, 3 * 4096 * 4);
+    EXPECT_NEAR(mul->seconds, 3e-6, 1e-12);
 }
 
 TEST(KinetoImport, NanosecondClockAndMetadataOnTheOp) {
@@ -204,7 +222,7 @@ TEST(KinetoImport, CommandLineWritesAMeasurementFileAndRefusesWithStatusTwo) {
     const auto ok =
         testing::calibrate("import " + kTwoRank + " " + kSixteenRank + " --output " + tmp.path("m.json"));
     ASSERT_EQ(ok.status, 0) << ok.err;
-    EXPECT_NE(ok.out.find("25 GEMM, 2240 kernel, 15 collective records"), std::string::npos) << ok.out;
+    EXPECT_NE(ok.out.find("25 GEMM, 3180 kernel, 15 collective records"), std::string::npos) << ok.out;
     // The file reads back as any measurement file.
     const auto again = testing::calibrate("import " + tmp.path("m.json") + " --output " + tmp.path("n.json"));
     EXPECT_EQ(again.status, 0) << again.err;

@@ -84,9 +84,10 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
             const kineto::CollectiveArgs& c = trace.collectives[meta];
             const auto kind = kind_of(c.name);
             const int bytes = kineto::element_bytes(c.dtype);
-            if (kind && bytes > 0) {
-                Measured& m =
-                    totals.calls[collective_signature(*kind, std::max(c.in_nelems, c.out_nelems) * bytes)];
+            std::int64_t size = 0;
+            if (kind && bytes > 0 &&
+                !__builtin_mul_overflow(std::max(c.in_nelems, c.out_nelems), bytes, &size)) {
+                Measured& m = totals.calls[collective_signature(*kind, size)];
                 ++m.count;
                 m.total += e.dur_ns;
             }
