@@ -239,12 +239,13 @@ private:
             const std::int64_t elements = std::max(c->in_nelems, c->out_nelems);
             std::int64_t bytes = 0;
             if (!kind) {
-                ++unmodelled[c->name];
+                ++unmodelled[kineto::printable(c->name)];
                 continue;
             }
             if (bytes_per_element == 0 || group < 2 || elements <= 0 || e.dur_ns <= 0 ||
                 __builtin_mul_overflow(elements, bytes_per_element, &bytes)) {
-                ++unmodelled[c->name + " (dtype '" + c->dtype + "', group " + std::to_string(group) + ")"];
+                ++unmodelled[kineto::printable(c->name) + " (dtype '" + kineto::printable(c->dtype) +
+                             "', group " + std::to_string(group) + ")"];
                 continue;
             }
             CollectiveMeasurement m;

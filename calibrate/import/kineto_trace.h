@@ -113,4 +113,8 @@ struct Trace {
 /// carry collective metadata (record_param_comms, nccl:*, c10d::*).
 [[nodiscard]] bool is_kept_cpu_op(const std::string& name);
 
+/// `text` with control characters replaced by '?' and cut to `limit` characters: trace contents quoted in
+/// a one-line message stay one line.
+[[nodiscard]] std::string printable(const std::string& text, std::size_t limit = 80);
+
 }  // namespace trainsim::kineto

@@ -417,9 +417,9 @@ private:
                 return true;
             });
             for (const auto& [id, device] : other) {
-                trace_.skipped.push_back("device " + std::to_string(id) + " (" + device->name + ", " +
-                                         to_string(device->vendor) + "): " + std::to_string(dropped[id]) +
-                                         " GPU activities");
+                trace_.skipped.push_back("device " + std::to_string(id) + " (" + printable(device->name) +
+                                         ", " + to_string(device->vendor) +
+                                         "): " + std::to_string(dropped[id]) + " GPU activities");
             }
         }
         if (mtia_events_ > 0) {
@@ -492,7 +492,7 @@ public:
         if (input_.exhausted() || std::string(error.what()).find("end of input") != std::string::npos) {
             throw InputError(path_ + ": the JSON ends early " + where + " (a truncated trace?)");
         }
-        throw InputError(path_ + ": not valid JSON " + where + " (near '" + last_token.substr(0, 40) + "')");
+        throw InputError(path_ + ": not valid JSON " + where + " (near '" + printable(last_token, 40) + "')");
     }
 
 private:
@@ -576,6 +576,16 @@ bool is_kept_cpu_op(const std::string& name) {
         }
     }
     return name.rfind("nccl:", 0) == 0 || name.rfind("c10d::", 0) == 0;
+}
+
+std::string printable(const std::string& text, std::size_t limit) {
+    std::string out = text.substr(0, limit);
+    for (char& c : out) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            c = '?';
+        }
+    }
+    return out;
 }
 
 Trace read_trace(const std::string& path) {
