@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <iostream>
 #include <optional>
 
@@ -77,7 +78,16 @@ int check_command(const std::vector<std::string>& args) {
             std::vector<check::OpSample> more = check::labelled_ops(t);
             ops.insert(ops.end(), more.begin(), more.end());
         }
+        std::int64_t measured_gpus = 0;
+        for (const check::OpSample& o : ops) {
+            measured_gpus = std::max(measured_gpus, o.gpu + 1);
+        }
         comparison = check::compare_by_labels(simulated, ops);
+        if (measured_gpus != static_cast<std::int64_t>(prog.gpus.size())) {
+            comparison.notes.push_back("the measured trace has " + std::to_string(measured_gpus) +
+                                       " simulated GPUs, this check " + std::to_string(prog.gpus.size()) +
+                                       " (it folds tp,dp): make the measured trace with the default --fold");
+        }
     } else {
         comparison = check::compare_by_kernels(simulated, traces, gpu);
     }
