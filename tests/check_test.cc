@@ -111,9 +111,9 @@ TEST(Check, RecoversAGemmPerturbationOpByOpFromTheSimulatorsOwnTrace) {
 
 // A profiler trace in PyTorch 2.x's shape: CPU op with External id and Input Dims, its launch, its kernel.
 json kineto_call(const std::string& op, const json& op_args, const std::string& kernel,
-                 const json& kernel_args, std::int64_t id, double gpu_us, double dur_us) {
-    json op_event = {{"ph", "X"}, {"cat", "cpu_op"}, {"name", op}, {"pid", 1},
-                     {"tid", 1},  {"ts", 10.0 * id}, {"dur", 5.0}, {"args", op_args}};
+                 const json& kernel_args, std::int64_t id, double gpu_us, double dur_us, int tid = 1) {
+    json op_event = {{"ph", "X"},  {"cat", "cpu_op"}, {"name", op}, {"pid", 1},
+                     {"tid", tid}, {"ts", 10.0 * id}, {"dur", 5.0}, {"args", op_args}};
     op_event["args"]["External id"] = id;
     json k = {{"ph", "X"}, {"cat", "kernel"}, {"name", kernel}, {"pid", 0},
               {"tid", 7},  {"ts", gpu_us},    {"dur", dur_us},  {"args", kernel_args}};
@@ -125,7 +125,7 @@ json kineto_call(const std::string& op, const json& op_args, const std::string& 
                    {"cat", "cuda_runtime"},
                    {"name", "cudaLaunchKernel"},
                    {"pid", 1},
-                   {"tid", 1},
+                   {"tid", tid},
                    {"ts", 10.0 * id + 1.0},
                    {"dur", 2.0},
                    {"args", {{"External id", id}, {"correlation", 1000 + id}}}};
@@ -152,26 +152,43 @@ TEST(Check, PairsAProfilerTracesGemmsAndCollectivesWithSimulatedOpsByShape) {
     ASSERT_GT(qkv_s, 0.0);
     ASSERT_GT(allreduce_s, 0.0);
     json events = json::array();
-    for (int i = 0; i < 3; ++i) {  // three calls of each, one per profiled step
-        for (const json& e : kineto_call("aten::mm",
-                                         {{"Input Dims", {{8192, 6144}, {6144, 2304}}},
-                                          {"Input type", {"c10::BFloat16", "c10::BFloat16"}}},
-                                         "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x32",
-                                         json::object(), 10 * i + 1, 1e6 + 1e4 * i, qkv_s * 1.25e6)) {
-            events.push_back(e);
-        }
-        const json meta = {{"Collective name", "allreduce"},
-                           {"In msg nelems", 8192 * 6144},
-                           {"Out msg nelems", 8192 * 6144},
-                           {"Group size", 8},
-                           {"dtype", "BFloat16"},
-                           {"Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]"}};
-        for (const json& e :
-             kineto_call("record_param_comms", json::object(),
-                         "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, "
-                         "ncclWork*)",
-                         meta, 10 * i + 2, 1e6 + 1e4 * i + 5e3, allreduce_s * 1.25e6)) {
-            events.push_back(e);
+    // Three profiled steps on the training loop's thread (tid 1); the backward's ops on the autograd
+    // thread (tid 2). In each step: the forward's qkv GEMM and an all-reduce of s·b·h, and in the backward
+    // an all-reduce of the same size and a GEMM of qkv's forward shape taking twice as long, which no
+    // backward op of the simulation has: it must neither pair nor change the forward's qkv.
+    const json meta = {{"Collective name", "allreduce"},
+                       {"In msg nelems", 8192 * 6144},
+                       {"Out msg nelems", 8192 * 6144},
+                       {"Group size", 8},
+                       {"dtype", "BFloat16"},
+                       {"Process Group Ranks", "[0, 1, 2, 3, 4, 5, 6, 7]"}};
+    const json qkv_args = {{"Input Dims", {{8192, 6144}, {6144, 2304}}},
+                           {"Input type", {"c10::BFloat16", "c10::BFloat16"}}};
+    const std::string gemm_kernel = "sm80_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize256x128x32";
+    const std::string nccl_kernel =
+        "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)";
+    for (int i = 0; i < 3; ++i) {
+        const double step_us = 1e6 + 1e5 * i;
+        events.push_back({{"ph", "X"},
+                          {"cat", "user_annotation"},
+                          {"name", "ProfilerStep#" + std::to_string(i)},
+                          {"pid", 1},
+                          {"tid", 1},
+                          {"ts", 100.0 * i},
+                          {"dur", 100.0},
+                          {"args", json::object()}});
+        const json calls[] = {kineto_call("aten::mm", qkv_args, gemm_kernel, json::object(), 10 * i + 1,
+                                          step_us, qkv_s * 1.25e6),
+                              kineto_call("record_param_comms", json::object(), nccl_kernel, meta, 10 * i + 2,
+                                          step_us + 1e4, allreduce_s * 1.25e6),
+                              kineto_call("record_param_comms", json::object(), nccl_kernel, meta, 10 * i + 3,
+                                          step_us + 2e4, allreduce_s * 1.25e6, 2),
+                              kineto_call("aten::mm", qkv_args, gemm_kernel, json::object(), 10 * i + 4,
+                                          step_us + 3e4, qkv_s * 2e6, 2)};
+        for (const json& call : calls) {
+            for (const json& e : call) {
+                events.push_back(e);
+            }
         }
     }
     const json trace = {{"schemaVersion", 1},
@@ -195,10 +212,14 @@ TEST(Check, PairsAProfilerTracesGemmsAndCollectivesWithSimulatedOpsByShape) {
             << row["op"];
     }
     // Only qkv has its shape (its dgrad and wgrad are other shapes); every all-reduce of s·b·h bf16
-    // pairs with the measured one.
+    // pairs with the measured one of its pass.
     EXPECT_TRUE(seen.count("qkv") > 0);
     EXPECT_TRUE(seen.count("proj.allreduce") > 0);
     EXPECT_TRUE(seen.count("fc2.allreduce") > 0);
+    EXPECT_TRUE(seen.count("qkv.dgrad_allreduce") > 0);
+    EXPECT_TRUE(seen.count("fc1.dgrad_allreduce") > 0);
+    EXPECT_EQ(j["unmatched"]["measured_ops"], 3);  // the backward-thread GEMMs of qkv's forward shape
+    EXPECT_NEAR(j["iteration"]["measured_s"].get<double>(), 100e-6, 1e-12);  // the ProfilerStep spans
     EXPECT_GT(j["unmatched"]["simulated_ops"].get<int>(), 0);  // memory-bound kernels are never paired
 }
 

@@ -78,6 +78,7 @@ struct LabelledSlice {
 struct Step {
     std::int64_t ts_ns = 0;
     std::int64_t dur_ns = 0;
+    std::int64_t tid = 0;  // the training loop's thread: the forward's ops run on it, the backward's not
 };
 
 enum class Vendor : std::uint8_t { Nvidia, Rocm, Mtia, Unknown };

@@ -305,7 +305,7 @@ private:
     void cpu_op(const Json& e, const Json& args) {
         const std::string name = text(e, "name");
         if (name.rfind("ProfilerStep#", 0) == 0) {
-            trace_.steps.push_back({timestamp(e), duration(e)});
+            trace_.steps.push_back({timestamp(e), duration(e), integer(e, "tid", 0)});
             return;
         }
         if (!is_kept_cpu_op(name)) {

@@ -11,16 +11,21 @@ namespace trainsim::check {
 
 namespace {
 
-using Signature = std::tuple<int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;  // kind, dims
+// Which pass launched a call: PyTorch runs the backward's ops on the autograd engine's own thread, the
+// forward's (and the optimizer's) on the training loop's, whose ProfilerStep annotations name it.
+enum Pass : int { kUnknownPass = -1, kForwardPass = 0, kBackwardPass = 1 };
+
+// (pass, kind, dims): kind -1 for a GEMM (m, n, k, batch), else a collective (bytes).
+using Signature = std::tuple<int, int, std::int64_t, std::int64_t, std::int64_t, std::int64_t>;
 
 constexpr int kGemm = -1;
 
-Signature gemm_signature(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
-    return {kGemm, m, n, k, batch};
+Signature gemm_signature(int pass, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t batch) {
+    return {pass, kGemm, m, n, k, batch};
 }
 
-Signature collective_signature(cost::CollectiveKind kind, std::int64_t bytes) {
-    return {static_cast<int>(kind), bytes, 0, 0, 0};
+Signature collective_signature(int pass, cost::CollectiveKind kind, std::int64_t bytes) {
+    return {pass, static_cast<int>(kind), bytes, 0, 0, 0};
 }
 
 std::optional<cost::CollectiveKind> kind_of(const std::string& name) {
@@ -61,6 +66,13 @@ struct TraceTotals {
 
 void collect(const kineto::Trace& trace, TraceTotals& totals) {
     const std::vector<std::int32_t> launched_by = kineto::launching_ops(trace);
+    auto pass_of = [&](std::int32_t op) {
+        if (trace.steps.empty() || op < 0) {
+            return static_cast<int>(kUnknownPass);
+        }
+        return static_cast<int>(trace.cpu_ops[op].tid == trace.steps.front().tid ? kForwardPass
+                                                                                 : kBackwardPass);
+    };
     std::map<std::int32_t, SimTime> gemm_calls;  // launching op → summed GEMM kernel time
     SimTime first = 0;
     SimTime last = 0;
@@ -87,7 +99,7 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
             std::int64_t size = 0;
             if (kind && bytes > 0 &&
                 !__builtin_mul_overflow(std::max(c.in_nelems, c.out_nelems), bytes, &size)) {
-                Measured& m = totals.calls[collective_signature(*kind, size)];
+                Measured& m = totals.calls[collective_signature(pass_of(op), *kind, size)];
                 ++m.count;
                 m.total += e.dur_ns;
             }
@@ -95,7 +107,7 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
     }
     for (const auto& [op, ns] : gemm_calls) {
         if (const auto call = kineto::gemm_call(trace, trace.cpu_ops[op])) {
-            Measured& m = totals.calls[gemm_signature(call->m, call->n, call->k, call->batch)];
+            Measured& m = totals.calls[gemm_signature(pass_of(op), call->m, call->n, call->k, call->batch)];
             ++m.count;
             m.total += ns;
         }
@@ -120,7 +132,8 @@ Comparison compare_by_kernels(const std::vector<OpSample>& simulated,
         collect(t, totals);
     }
     Comparison c;
-    c.method = "kernel shapes (GEMM m, n, k, batch or its transpose; collective kind and bytes)";
+    c.method = "kernel shapes (GEMM m, n, k, batch or its transpose; collective kind and bytes) and pass "
+               "(forward: launched on the ProfilerStep thread; backward: on another)";
     std::map<std::pair<std::string, std::string>, std::size_t> row_of;
     std::map<std::string, std::size_t> phase_of;
     std::vector<OpSample> mine;
@@ -133,17 +146,21 @@ Comparison compare_by_kernels(const std::vector<OpSample>& simulated,
                      [](const OpSample& a, const OpSample& b) { return a.start < b.start; });
     for (const OpSample& s : mine) {
         Measured* m = nullptr;
-        if (s.gemm) {
-            const cost::GemmShape& g = *s.gemm;
-            for (const Signature sig :
-                 {gemm_signature(g.m, g.n, g.k, g.batch), gemm_signature(g.n, g.m, g.k, g.batch)}) {
-                if (const auto it = totals.calls.find(sig); it != totals.calls.end() && m == nullptr) {
-                    m = &it->second;
-                }
+        const int pass = s.phase == "backward" ? kBackwardPass : kForwardPass;
+        std::vector<Signature> candidates;  // this pass first, then calls whose pass the trace cannot tell
+        for (const int p : {pass, static_cast<int>(kUnknownPass)}) {
+            if (s.gemm) {
+                const cost::GemmShape& g = *s.gemm;
+                candidates.push_back(gemm_signature(p, g.m, g.n, g.k, g.batch));
+                candidates.push_back(gemm_signature(p, g.n, g.m, g.k, g.batch));
+            } else if (s.collective) {
+                candidates.push_back(collective_signature(p, *s.collective, s.collective_bytes.value));
             }
-        } else if (s.collective) {
-            const auto it = totals.calls.find(collective_signature(*s.collective, s.collective_bytes.value));
-            m = it != totals.calls.end() ? &it->second : nullptr;
+        }
+        for (const Signature& sig : candidates) {
+            if (const auto it = totals.calls.find(sig); it != totals.calls.end() && m == nullptr) {
+                m = &it->second;
+            }
         }
         if (m == nullptr) {
             ++c.unmatched_simulated;

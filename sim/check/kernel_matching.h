@@ -1,7 +1,9 @@
 // A real job's profiler trace against the simulated iteration: the trace's kernels carry no layer or
 // phase, so GEMM calls are paired with simulated GEMMs of the same shape (m, n, k, batch, or its
-// transpose) and NCCL collectives with simulated collectives of the same kind and size. Each simulated
-// op is compared with the mean of the measured calls of its shape, so ops of one shape share it.
+// transpose) and NCCL collectives with simulated collectives of the same kind and size, each in its pass:
+// calls launched on the thread of the ProfilerStep annotations are the forward's (and the optimizer's),
+// calls on another thread (PyTorch's autograd engine) the backward's. Each simulated op is compared with
+// the mean of the measured calls of its shape and pass, so ops of one shape and pass share it.
 #pragma once
 
 #include <cstdint>
