@@ -21,6 +21,8 @@ namespace trainsim::calibrate {
 namespace {
 
 constexpr double kSecondsPerNanosecond = 1e-9;
+// Larger groups than any cluster has are a corrupt trace (and would overflow the node arithmetic).
+constexpr int kMaxGroup = 1 << 24;
 
 // "void cutlass::Kernel<cutlass_80_..._nn_align1>(cutlass_80_...::Params)" → "cutlass::Kernel<…_nn_align1>"
 std::string short_kernel_name(const std::string& name) {
@@ -73,7 +75,7 @@ std::vector<int> parse_ranks(const std::string& text) {
     bool in_number = false;
     for (const char c : text) {
         if (c >= '0' && c <= '9') {
-            value = value * 10 + (c - '0');
+            value = value < 100'000'000 ? value * 10 + (c - '0') : value;  // no rank has 10 digits
             in_number = true;
         } else if (in_number) {
             ranks.push_back(value);
@@ -242,7 +244,7 @@ private:
                 ++unmodelled[kineto::printable(c->name)];
                 continue;
             }
-            if (bytes_per_element == 0 || group < 2 || elements <= 0 || e.dur_ns <= 0 ||
+            if (bytes_per_element == 0 || group < 2 || group > kMaxGroup || elements <= 0 || e.dur_ns <= 0 ||
                 __builtin_mul_overflow(elements, bytes_per_element, &bytes)) {
                 ++unmodelled[kineto::printable(c->name) + " (dtype '" + kineto::printable(c->dtype) +
                              "', group " + std::to_string(group) + ")"];
@@ -264,7 +266,8 @@ private:
                 nodes_how = "nodes from the group's ranks at " + std::to_string(options_.gpus_per_node) +
                             " GPUs per node";
             } else {
-                m.nodes = (group + options_.gpus_per_node - 1) / options_.gpus_per_node;
+                m.nodes = static_cast<int>((static_cast<std::int64_t>(group) + options_.gpus_per_node - 1) /
+                                           options_.gpus_per_node);
                 m.tags.push_back("nodes-assumed");
                 nodes_how = "ranks not recorded: nodes assumed ceil(group / " +
                             std::to_string(options_.gpus_per_node) + ")";

@@ -68,7 +68,8 @@ std::int64_t integer(const Json& object, const char* key, std::int64_t fallback)
         return it->get<std::int64_t>();
     }
     if (it->is_number()) {
-        return static_cast<std::int64_t>(it->get<double>());
+        const double d = it->get<double>();
+        return std::isfinite(d) && std::fabs(d) < 9e18 ? static_cast<std::int64_t>(d) : fallback;
     }
     return fallback;
 }
@@ -234,9 +235,13 @@ private:
         return t + f.thousandths;
     }
     // A duration in thousandths of the file's unit.
-    static std::int64_t duration(const Json& e) {
+    std::int64_t duration(const Json& e) const {
         const Fixed f = fixed(e.value("dur", Json(0)));
-        return f.whole * 1000 + f.thousandths;
+        std::int64_t t = 0;
+        if (__builtin_mul_overflow(f.whole, 1000, &t)) {
+            throw InputError(trace_.path + ": a duration of " + std::to_string(f.whole) + " is not a time");
+        }
+        return t + f.thousandths;
     }
 
     std::uint32_t intern(const std::string& name) {
@@ -255,7 +260,7 @@ private:
         c.name = text(args, "Collective name");
         c.in_nelems = integer(args, "In msg nelems", -1);
         c.out_nelems = integer(args, "Out msg nelems", -1);
-        c.group_size = static_cast<int>(integer(args, "Group size", 0));
+        c.group_size = static_cast<int>(std::clamp<std::int64_t>(integer(args, "Group size", 0), 0, 1 << 30));
         c.dtype = text(args, "dtype");
         c.group_ranks = text(args, "Process Group Ranks");
         trace_.collectives.push_back(std::move(c));
