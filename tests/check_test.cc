@@ -223,6 +223,24 @@ TEST(Check, PairsAProfilerTracesGemmsAndCollectivesWithSimulatedOpsByShape) {
     EXPECT_GT(j["unmatched"]["simulated_ops"].get<int>(), 0);  // memory-bound kernels are never paired
 }
 
+TEST(Check, ReadsTheRealTestTracesAndTakesTheirIterationFromTheProfilerSteps) {
+    // Neither is a transformer job (tests/data/kineto/README.md), so almost nothing pairs; what the check
+    // must get right is the measured iteration: the mean ProfilerStep span, read by hand with python3
+    // (gzip, json): 2-rank steps #4-#6 last 222442.191, 219726.905 and 224936.243 us; 16-rank steps
+    // #550-#554 209748, 216483, 216119, 215467 and 216216 us.
+    const std::pair<const char*, double> traces[] = {
+        {"tests/data/kineto/a100-2rank-nccl.pt.trace.json.gz", 0.222368446},
+        {"tests/data/kineto/a100-16rank-rank0.pt.trace.json.gz", 0.2148066}};
+    for (const auto& [trace, step_s] : traces) {
+        const auto r =
+            run_trainsim("check " + k22b + " --measured " + testing::source_path(trace) + " --format json");
+        ASSERT_EQ(r.status, 0) << r.err;
+        const json j = json::parse(r.out);
+        EXPECT_NEAR(j["iteration"]["measured_s"].get<double>(), step_s, 1e-9) << trace;
+        EXPECT_GT(j["unmatched"]["simulated_ops"].get<int>(), 0) << trace;
+    }
+}
+
 TEST(Check, RefusesUnusableMeasurementsWithOneLine) {
     TempDir tmp;
     write(tmp.path("cpu.json"), R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add",
