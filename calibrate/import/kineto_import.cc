@@ -391,6 +391,10 @@ MeasurementSet import_kineto_trace(const std::string& path, const KinetoImportOp
             }
             throw InputError(path + ": no NVIDIA GPU activity to import (skipped " + what + ")");
         }
+        if (!trace.labelled.empty()) {
+            throw InputError(path + ": a trace written by 'trainsim run --trace' holds simulated times, not "
+                                    "measurements (compare it with 'trainsim check')");
+        }
         throw InputError(path + ": no GPU kernels in the trace (a CPU-only trace? profile with "
                                 "ProfilerActivity.CUDA)");
     }

@@ -205,6 +205,11 @@ TEST(KinetoImport, RefusesWhatItCannotUseWithTheFileAndTheReason) {
     const std::string unmarked = import_error(tmp.path("ns-unmarked.json"));
     EXPECT_NE(unmarked.find("too large for microseconds"), std::string::npos) << unmarked;
 
+    testing::write_file(tmp.path("simulated.json"),
+                        R"({"traceEvents": [{"ph": "X", "name": "qkv", "cat": "compute", "pid": 0, "tid": 0,
+                            "ts": 0.0, "dur": 1.0, "args": {"phase": "forward", "category": "compute"}}]})");
+    EXPECT_NE(import_error(tmp.path("simulated.json")).find("holds simulated times"), std::string::npos);
+
     testing::write_file(tmp.path("other.json"), R"({"schemaVersion": 1, "events": []})");
     EXPECT_NE(import_error(tmp.path("other.json")).find("no \"traceEvents\" array"), std::string::npos);
 
