@@ -70,7 +70,9 @@ int fit_command(const std::vector<std::string>& args) {
     std::vector<InputSpec> specs;
     for (const std::string& path : inputs) {
         InputSpec spec{path, {}};
-        if (detect_input_format(read_text_file(path), path) == InputFormat::NcclTestsLog) {
+        // A profiler trace is streamed by its importer, never read whole here.
+        if (!looks_like_kineto_trace(path) &&
+            detect_input_format(read_text_file(path), path) == InputFormat::NcclTestsLog) {
             spec.nccl = log_options;
         }
         specs.push_back(spec);

@@ -19,13 +19,16 @@ int import_command(const std::vector<std::string>& args) {
     int ranks = 0;
     int nodes = 0;
     std::string description;
+    int gpus_per_node = KinetoImportOptions{}.gpus_per_node;
     po::options_description options("trainsim-calibrate import INPUT... --output FILE [options]");
     options.add_options()("help,h", "show this help")("output,o", po::value(&output),
                                                       "the measurement file to write (required)")(
         "op", po::value(&op), "nccl-tests logs: the collective, when the log does not name it")(
         "ranks", po::value(&ranks), "nccl-tests logs: the group size, when the log does not give it")(
         "nodes", po::value(&nodes), "nccl-tests logs: the nodes, when the log does not give them")(
-        "description", po::value(&description), "what the measurements are (default: the inputs)");
+        "description", po::value(&description), "what the measurements are (default: the inputs)")(
+        "gpus-per-node", po::value(&gpus_per_node),
+        "PyTorch profiler traces: GPUs per node, to place a collective's ranks on nodes (default 8)");
     po::options_description hidden;
     hidden.add_options()("input", po::value(&inputs)->composing());
     po::options_description all;
@@ -40,7 +43,9 @@ int import_command(const std::vector<std::string>& args) {
         return 0;
     }
     if (inputs.empty()) {
-        throw InputError("needs at least one INPUT (an nccl-tests log, a run's JSON or a measurement file)");
+        throw InputError(
+            "needs at least one INPUT (an nccl-tests log, a run's JSON, a PyTorch profiler trace or a "
+            "measurement file)");
     }
     if (output.empty()) {
         throw InputError("--output is required (the measurement file to write)");
@@ -52,6 +57,10 @@ int import_command(const std::vector<std::string>& args) {
     }
     // The log options apply to the logs only; JSON inputs must not get them.
     for (InputSpec& spec : specs) {
+        spec.kineto.gpus_per_node = gpus_per_node;
+        if (looks_like_kineto_trace(spec.path)) {
+            continue;
+        }
         const std::string text = read_text_file(spec.path);
         if (detect_input_format(text, spec.path) == InputFormat::NcclTestsLog) {
             spec.nccl = log_options;

@@ -27,6 +27,14 @@ InputFormat detect_input_format(const std::string& text, const std::string& path
 MeasurementSet load_measurements(const std::vector<InputSpec>& inputs) {
     MeasurementSet all;
     for (const InputSpec& input : inputs) {
+        if (looks_like_kineto_trace(input.path)) {
+            if (input.nccl.op || input.nccl.ranks || input.nccl.nodes) {
+                throw InputError(input.path + ": op, ranks and nodes are for nccl-tests logs; this file is a "
+                                              "PyTorch profiler trace");
+            }
+            all.append(import_kineto_trace(input.path, input.kineto));
+            continue;
+        }
         const std::string text = read_text_file(input.path);
         const InputFormat format = detect_input_format(text, input.path);
         const bool log_options = input.nccl.op || input.nccl.ranks || input.nccl.nodes;

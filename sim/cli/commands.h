@@ -28,4 +28,8 @@ int recompute_command(const std::vector<std::string>& args);
 /// one is outside its tolerance.
 int validate_command(const std::vector<std::string>& args);
 
+/// `trainsim check SCENARIO --measured TRACE...`: a measured iteration against the simulated one, per op,
+/// per phase and in total.
+int check_command(const std::vector<std::string>& args);
+
 }  // namespace trainsim::cli

@@ -14,13 +14,16 @@ namespace {
 constexpr const char* kUsage =
     "usage: trainsim <command> [options]\n"
     "commands:\n"
-    "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, --fold)\n"
+    "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, "
+    "--fold)\n"
     "  layer SCENARIO  one transformer layer on one GPU for one micro-batch (Korthikanti Table 4)\n"
     "  activations [SCENARIO...]  activation memory per layer by technique (Korthikanti Table 2, Figure 7)\n"
     "  recompute [SCENARIO...]    none / selective / full / overlapped recomputation on time and memory\n"
     "  sweep SWEEP     a grid of scenario overrides -> one CSV row each (-o FILE resumes, --jobs N)\n"
     "  plan            rank the parallel layouts that fit (--model PRESET --gpus N --global-batch B)\n"
     "  validate FILE   compare with published measurements (exit 1 when one is outside its tolerance)\n"
+    "  check SCENARIO --measured TRACE...  a measured iteration (PyTorch profiler trace) vs the simulated "
+    "one\n"
     "run 'trainsim <command> --help' for a command's options\n";
 
 }  // namespace
@@ -55,7 +58,11 @@ int main(int argc, char** argv) {
         if (command == "validate") {
             return trainsim::cli::validate_command(rest);
         }
-        std::cerr << "trainsim: unknown command '" << command << "' (commands: run, layer, activations, sweep, validate, plan)\n";
+        if (command == "check") {
+            return trainsim::cli::check_command(rest);
+        }
+        std::cerr << "trainsim: unknown command '" << command
+                  << "' (commands: run, layer, activations, sweep, validate, plan, check)\n";
         return 2;
     } catch (const trainsim::InputError& e) {
         std::cerr << "trainsim: " << e.what() << "\n";
