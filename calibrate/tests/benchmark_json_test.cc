@@ -97,7 +97,7 @@ TEST(BenchmarkJson, ErrorsNameTheFileAndTheBenchmark) {
         "real_time": 1, "time_unit": "fortnights"}]})"),
               "run.json: benchmarks[0].time_unit must be ns, us, ms or s, got 'fortnights'");
     EXPECT_EQ(error_of("{" + kContext + R"(, "extra": 1, "benchmarks": []})"),
-              "run.json: extra is not a known key");
+              "run.json: extra is not a known key (valid keys: context, benchmarks)");
 }
 
 }  // namespace
