@@ -81,9 +81,11 @@ private:
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         const double fraction = std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
-        // Past the first tenth the measured pace is the better guess; before it, the probe's estimate.
-        const double left =
-            fraction >= 0.1 ? elapsed / fraction - elapsed : std::max(0.0, estimate_s_ - elapsed);
+        // Past the first tenth the measured pace is the better guess; before it, the probe's estimate, or the
+        // pace when the run is already behind the estimate (a loaded machine).
+        const double pace = fraction > 0.0 ? elapsed / fraction - elapsed : estimate_s_;
+        const double left = fraction >= 0.1 ? pace : std::max(estimate_s_ - elapsed, pace);
+        fraction >= 0.1 ? elapsed / fraction - elapsed : std::max(0.0, estimate_s_ - elapsed);
         const int filled = static_cast<int>(fraction * kBarWidth);
         std::string line = "[" + std::string(filled, '=') + std::string(kBarWidth - filled, ' ') + "] " +
                            std::to_string(done_) + "/" + std::to_string(total_) + ", " +

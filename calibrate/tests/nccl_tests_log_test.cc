@@ -55,6 +55,40 @@ TEST(NcclTestsLog, ReadsThePublishedSendRecvExcerptWithBothColumns) {
     EXPECT_NEAR(*set.collectives[7].bus_bandwidth_GBps(), 195.56, 0.01);
 }
 
+// What launchers interleave with the block: srun --label prefixes, Slurm, MPI's SET VAR lines, X11 and
+// SHARP messages. Skipped and counted (a line naming NCCL, such as SET VAR=NCCL_..., counts as NCCL's);
+// the rows and the Rank lines behind "0: " are read.
+TEST(NcclTestsLog, LauncherLinesAreSkippedAndCounted) {
+    const std::string log =
+        "srun: job 4242 queued and waiting for resources\n"
+        "SET VAR=NCCL_IB_HCA=mlx5\n"
+        "/usr/bin/xauth:  file /home/u/.Xauthority does not exist\n"
+        "0: # nThread 1 nGpus 1 minBytes 1024 maxBytes 1024 step: 2(factor) warmup iters: 5 iters: 20\n"
+        "0: #  Rank  0 Group  0 Pid  11 on    node-a device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+        "0: #  Rank  1 Group  0 Pid  12 on    node-a device  1 [0x0b] NVIDIA H100 80GB HBM3\n"
+        "0: #  Rank  2 Group  0 Pid  13 on    node-b device  0 [0x07] NVIDIA H100 80GB HBM3\n"
+        "0: #  Rank  3 Group  0 Pid  14 on    node-b device  1 [0x0b] NVIDIA H100 80GB HBM3\n"
+        "[node-a:0] INFO: SHARP: sharp_coll_init\n"
+        "0: " +
+        std::string(kHeader) +
+        // all-reduce over 4 ranks, no binary name: busbw / algbw = 1.5 = 2(4-1)/4
+        "0:         1024           256     float     sum      -1    10.00    0.10    0.15      0    10.00    "
+        "0.10"
+        "    0.15      0\n"
+        "0:      1048576        262144     float     sum      -1    100.0   10.49   15.73      0    100.0   "
+        "10.49"
+        "   15.73      0\n";
+    const MeasurementSet set = parse_nccl_tests_log(log, "slurm.log");
+    ASSERT_EQ(set.collectives.size(), 4U);
+    EXPECT_EQ(set.collectives[0].op, cost::CollectiveKind::AllReduce);
+    EXPECT_EQ(set.collectives[0].ranks, 4);
+    EXPECT_EQ(set.collectives[0].nodes, 2);
+    ASSERT_EQ(set.warnings.size(), 2U);
+    EXPECT_EQ(set.warnings[1],
+              "slurm.log: skipped 4 lines that are not nccl-tests output (1 from NCCL, 3 others, "
+              "the first at line 1 'srun: job 4242 queued and waiting for resources')");
+}
+
 TEST(NcclTestsLog, RanksAndNodesFromTheRankLinesUnderMpirun) {
     const std::string log =
         "[1,0]<stdout>:# nccl-tests version 2.13.8 nccl-headers=21903 nccl-library=21903\n"
