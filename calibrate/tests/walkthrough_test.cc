@@ -70,8 +70,9 @@ TEST(Walkthrough, TheCpuSessionRunsAsWrittenInUnderAMinute) {
     EXPECT_NE(results[2].err.find("pricing with --set hardware.gpus_per_node=2, the node of profile my-cpu"),
               std::string::npos)
         << results[2].err;
-    // trainsim run: a per-GPU rate that is not 0.0 beside the MFU.
+    // trainsim run: a per-GPU rate and a throughput that are not 0 beside the MFU.
     EXPECT_EQ(results[3].out.find("per-GPU          0.0 TFLOP/s"), std::string::npos) << results[3].out;
+    EXPECT_EQ(results[3].out.find("throughput       0 tokens/s"), std::string::npos) << results[3].out;
 }
 
 TEST(Walkthrough, TheSessionsProfileKnowsItsNodeAndPeak) {
