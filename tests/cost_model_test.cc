@@ -215,7 +215,7 @@ TEST(CostWarnings, OutOfRangeReadIsReportedOncePerCurveAndDirection) {
     ASSERT_EQ(model.warnings().size(), 1U);
     EXPECT_EQ(model.warnings()[0],
               "cost: gemm efficiency read below the profile's smallest point 1e+08 FLOPs; "
-              "clamped to 0.1");
+              "clamped to 0.1 (first by gemm 64x64x64 batch 1, 524288 FLOPs, 190.735x below it)");
     (void)model.gemm({65536, 65536, 65536});  // 5.6e14 FLOPs, above the largest point 1e14
     ASSERT_EQ(model.warnings().size(), 2U);
     EXPECT_NE(model.warnings()[1].find("above the profile's largest point 1e+14 FLOPs"), std::string::npos);
@@ -224,7 +224,8 @@ TEST(CostWarnings, OutOfRangeReadIsReportedOncePerCurveAndDirection) {
     ASSERT_EQ(model.warnings().size(), 2U);
     (void)model.collective(CollectiveKind::AllReduce, Bytes{std::int64_t{1} << 36}, 8, Scope::IntraNode);
     ASSERT_EQ(model.warnings().size(), 3U);
-    EXPECT_NE(model.warnings()[2].find("intra-node busbw read above the profile's largest point"), std::string::npos);
+    EXPECT_NE(model.warnings()[2].find("intra-node busbw read above the profile's largest point"),
+              std::string::npos);
 }
 
 TEST(CostModelContract, RejectsImpossibleCalls) {
@@ -255,8 +256,8 @@ namespace {
 TEST(CostModelNics, BusyGpusBeyondTheNicsShareThem) {
     // 8 data-parallel groups of one rank per node on 8 rail-aligned NICs: each group has its own NIC.
     // Twice as many busy GPUs as NICs halve each group's bandwidth; the latency is unchanged.
-    const CostModel model(load_hardware_profile("a100-80gb-selene", std::string(TRAINSIM_SOURCE_DIR) +
-                                                                          "/scenarios/hardware"));
+    const CostModel model(
+        load_hardware_profile("a100-80gb-selene", std::string(TRAINSIM_SOURCE_DIR) + "/scenarios/hardware"));
     const Bytes big{std::int64_t{1} << 32};
     const Bytes tiny{8};
     auto t = [&](Bytes b, int busy) {

@@ -59,13 +59,21 @@ struct PlanOptions {
     std::int64_t collective_max_bytes = std::int64_t{1} << 30;
     std::vector<int> group_sizes = {2, 4, 8};
     int nodes = 1;
+    /// The scenario's cases beyond the limits (GEMM FLOPs, kernel elements, collective bytes, ranks) are
+    /// scaled down to them, keeping their aspect, rather than left out: a CPU still measures a case of
+    /// each kind the scenario has. Each scaled case is listed in `notes`.
+    bool scale_to_fit = false;
     Timing timing;
     Timing collective_timing;
 };
 
-/// The plan: grids first, then the scenario's cases, without repeats. `left_out` lists what the flop
-/// limit or the available ranks excluded, one line each.
-[[nodiscard]] BenchPlan make_plan(const PlanOptions& options, std::vector<std::string>& left_out);
+/// The plan: grids first, then the scenario's cases, without repeats. `notes` lists what the flop limit
+/// or the available ranks excluded (or, with scale_to_fit, scaled), one line each.
+[[nodiscard]] BenchPlan make_plan(const PlanOptions& options, std::vector<std::string>& notes);
+
+/// `shape` with m, n and k scaled by one factor (and then the batch) so that its FLOPs are at most
+/// `max_flops`; each dimension at least 1.
+[[nodiscard]] cost::GemmShape scaled_to(const cost::GemmShape& shape, double max_flops);
 
 /// Every distinct GEMM of the scenario's transformer layer (forward, input-gradient and weight-gradient,
 /// the recompute policy's extra forward) and of the output layer's logits, as the simulator prices them.

@@ -5,11 +5,13 @@
 #include <exception>
 #include <filesystem>
 #include <functional>
+#include <iostream>
 #include <unistd.h>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "calibrate/bench/progress.h"
 #include "calibrate/measure/benchmark_name.h"
 #include "calibrate/measure/run_context.h"
 #include "sim/core/input_error.h"
@@ -121,7 +123,23 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
     argv.push_back(nullptr);
     int argc = static_cast<int>(args.size());
     benchmark::Initialize(&argc, argv.data());
-    const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+    const std::size_t total = plan.gemms.size() + plan.kernels.size() + plan.collectives.size();
+    std::ostream null_stream(nullptr);  // ranks other than 0 show nothing
+    std::ostream& out = backend.writes_output() ? std::cerr : null_stream;
+    double estimate_s = 0.0;
+    try {
+        const RunEstimate estimate = estimate_run(backend, plan);
+        estimate_s = estimate.seconds;
+        out << "trainsim-calibrate run: " << total << " benchmarks"
+            << (options.filter.empty() ? "" : " before --filter") << ", about "
+            << static_cast<long>(estimate.seconds + 0.5) << " s (from a probe: " << estimate.how << ")\n";
+    } catch (const std::exception& e) {
+        out << "trainsim-calibrate run: " << total
+            << " benchmarks; no estimate (the probe failed: " << e.what() << ")\n";
+    }
+    const auto reporter =
+        make_progress_reporter(total, estimate_s, out, backend.writes_output() && ::isatty(2));
+    const std::size_t ran = benchmark::RunSpecifiedBenchmarks(reporter.get());
     benchmark::Shutdown();
 
     if (!backend.writes_output()) {

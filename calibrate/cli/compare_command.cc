@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
 
@@ -41,11 +42,22 @@ int compare_command(const std::vector<std::string>& args) {
     if (format != "text" && format != "json") {
         throw InputError("--format=" + format + " must be text or json");
     }
-    const config::Scenario scenario = load_scenario(positional_args.back(), overrides);
+    config::Scenario scenario = load_scenario(positional_args.back(), overrides);
     const std::string a = positional_args.size() == 3 ? positional_args[0] : scenario.hardware.profile;
     const std::string b = positional_args.size() == 3 ? positional_args[1] : positional_args[0];
     const cost::HardwareProfile profile_a = cost::load_hardware_profile(a, profile_directory());
     const cost::HardwareProfile profile_b = cost::load_hardware_profile(b, profile_directory());
+    // A profile fitted on a smaller machine (a CPU run's 2 ranks, a 4-GPU node) cannot price a node of the
+    // scenario's size: price both on the smaller node, re-validated as if given with --set, and say so.
+    const auto node = std::min(profile_a.gpus_per_node, profile_b.gpus_per_node);
+    if (scenario.hardware.gpus_per_node > node) {
+        const std::string set = "hardware.gpus_per_node=" + std::to_string(node);
+        std::cerr << "trainsim-calibrate compare: pricing with --set " << set << ", the node of profile "
+                  << (profile_a.gpus_per_node == node ? profile_a.name : profile_b.name)
+                  << " (the scenario has " << scenario.hardware.gpus_per_node << ")\n";
+        overrides.push_back(set);
+        scenario = load_scenario(positional_args.back(), overrides);
+    }
     const ProfileComparison comparison = compare_profiles(scenario, profile_a, profile_b);
     if (format == "json") {
         std::cout << comparison_json(comparison).dump(2) << "\n";

@@ -7,6 +7,7 @@
 #include "calibrate/fit/base_merge.h"
 #include "calibrate/fit/fit_spec.h"
 #include "calibrate/fit/profile_fitter.h"
+#include "calibrate/fit/source_renaming.h"
 #include "calibrate/measure/source_id.h"
 #include "calibrate/measure/strict_json.h"
 #include "sim/core/input_error.h"
@@ -15,6 +16,12 @@
 namespace trainsim::calibrate::cli {
 
 namespace po = boost::program_options;
+
+namespace {
+// The rms residual a fitted curve may have before --strict refuses it: a curve that misses its own data
+// by more misprices the ops it covers by as much, which is the size of the effects users compare.
+constexpr double kDefaultTolerancePercent = 10.0;
+}  // namespace
 
 int fit_command(const std::vector<std::string>& args) {
     std::string spec_path;
@@ -26,6 +33,9 @@ int fit_command(const std::vector<std::string>& args) {
     int ranks = 0;
     int nodes = 0;
     double peak_tflops = 0.0;
+    double nic_gbits = 0.0;
+    bool strict = false;
+    double tolerance_percent = kDefaultTolerancePercent;
     po::options_description options(
         "trainsim-calibrate fit (--base PROFILE | --spec SPEC) [INPUT...] --output PROFILE.json [options]");
     options.add_options()("help,h", "show this help")(
@@ -36,6 +46,12 @@ int fit_command(const std::vector<std::string>& args) {
         "report", po::value(&report_path), "also write every target's residuals as JSON")(
         "peak-tflops", po::value(&peak_tflops),
         "the device's dense 16-bit peak, when no device fact gives it")(
+        "nic-gbits", po::value(&nic_gbits),
+        "the NICs' line rate in Gb/s (400 for NDR); a fitted NIC rate above it is flagged")(
+        "strict", po::bool_switch(&strict),
+        "fail (exit 2, nothing written) when a fitted target misses its data by more than --tolerance rms or "
+        "is flagged")("tolerance", po::value(&tolerance_percent),
+                      "the rms of the relative residuals a fit may have, in percent (default 10)")(
         "op", po::value(&op), "nccl-tests logs among the inputs: the collective, when the log does not say")(
         "ranks", po::value(&ranks), "nccl-tests logs: the group size, when the log does not say")(
         "nodes", po::value(&nodes), "nccl-tests logs: the nodes, when the log does not say");
@@ -59,12 +75,22 @@ int fit_command(const std::vector<std::string>& args) {
     if (output.empty()) {
         throw InputError("--output is required (the profile to write, NAME.json)");
     }
+    if (!(tolerance_percent > 0.0)) {
+        throw InputError("--tolerance must be greater than 0 (a percentage)");
+    }
+    const double tolerance = tolerance_percent / 100.0;
     FitOptions fit_options;
     if (vm.count("peak-tflops")) {
         if (!(peak_tflops > 0.0)) {
             throw InputError("--peak-tflops must be greater than 0");
         }
         fit_options.peak_tflops = peak_tflops;
+    }
+    if (vm.count("nic-gbits")) {
+        if (!(nic_gbits > 0.0)) {
+            throw InputError("--nic-gbits must be greater than 0 (the line rate in Gb/s)");
+        }
+        fit_options.nic_line_rate_GBps = nic_gbits / 8.0;  // 8 bits a byte
     }
     const NcclLogOptions log_options = nccl_options(op, ranks, nodes);
     std::vector<InputSpec> specs;
@@ -101,9 +127,16 @@ int fit_command(const std::vector<std::string>& args) {
         throw InputError(
             "needs measurements: INPUT files (a run's JSON, nccl-tests logs, measurement files)");
     }
-    const MeasurementSet measurements = load_measurements(specs);
+    MeasurementSet measurements = load_measurements(specs);
     for (const std::string& w : measurements.warnings) {
         std::cerr << "trainsim-calibrate fit: warning: " << w << "\n";
+    }
+    if (!base.empty() && doc.contains("sources")) {
+        for (const std::string& r : rename_sources_taken_by(measurements, doc.at("sources"))) {
+            std::cerr
+                << "trainsim-calibrate fit: the base cites another file by an input's source id; renamed "
+                << r << "\n";
+        }
     }
     if (!base.empty()) {
         fitted_paths = add_base_directives(doc, measurements, fit_options);
@@ -117,14 +150,30 @@ int fit_command(const std::vector<std::string>& args) {
         describe_merge(result.profile, std::filesystem::path(label).stem().string(), fitted_paths,
                        measurements);
     }
+    std::vector<std::string> lines;
+    const TargetReport* failed = nullptr;
+    for (const TargetReport& t : result.report.targets) {
+        const std::string summary = t.residual_summary();
+        lines.push_back("  " + t.path + (summary.empty() ? "" : ": " + summary) + " -- " +
+                        t.verdict(tolerance));
+        if (failed == nullptr && !t.within(tolerance)) {
+            failed = &t;
+        }
+    }
+    if (strict && failed != nullptr) {
+        for (const std::string& line : lines) {
+            std::cout << line << "\n";
+        }
+        throw InputError("--strict: " + failed->path + " " + failed->verdict(tolerance) +
+                         "; nothing written (without --strict the profile is written with this verdict)");
+    }
     write_profile_checked(result.profile, output);
     if (!report_path.empty()) {
         write_text_file(report_path, "--report", to_profile_style_json(result.report.to_json()));
     }
     std::cout << "trainsim-calibrate fit: " << output << "\n";
-    for (const TargetReport& t : result.report.targets) {
-        const std::string summary = t.residual_summary();
-        std::cout << "  " << t.path << (summary.empty() ? "" : ": " + summary) << "\n";
+    for (const std::string& line : lines) {
+        std::cout << line << "\n";
     }
     return 0;
 }

@@ -48,6 +48,7 @@ std::vector<int> group_sizes(int ranks) {
 PlanOptions cpu_plan(const RunArgs& a) {
     PlanOptions p;
     p.group_sizes = group_sizes(a.ranks);
+    p.scale_to_fit = true;  // a scenario's GPU-sized cases, scaled to a core's seconds
     if (a.tiny) {
         p.gemm_min_dim = 16;
         p.gemm_max_dim = 128;
@@ -190,10 +191,10 @@ int run_command(const std::vector<std::string>& args) {
         plan_options.timing.iterations = 0;
         plan_options.timing.min_time_s = a.min_time;
     }
-    std::vector<std::string> left_out;
-    const BenchPlan plan = make_plan(plan_options, left_out);
-    for (const std::string& line : left_out) {
-        std::cerr << "trainsim-calibrate run: left out " << line << "\n";
+    std::vector<std::string> notes;
+    const BenchPlan plan = make_plan(plan_options, notes);
+    for (const std::string& line : notes) {
+        std::cerr << "trainsim-calibrate run: " << line << "\n";
     }
     const std::size_t ran = run_benchmarks(*backend, plan, {a.output, a.filter});
     if (backend->writes_output()) {

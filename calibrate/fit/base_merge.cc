@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "calibrate/fit/datasheet_peaks.h"
 #include "calibrate/fit/profile_fitter.h"
 
 namespace trainsim::calibrate {
@@ -102,7 +103,8 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
         {"gpu.peak_tflops",
          [&] {
              return options.peak_tflops ||
-                    (device && (device->peak_tflops || (device->peak_is_best_measured && !m.gemms.empty())));
+                    (device && (device->peak_tflops || (device->peak_is_best_measured && !m.gemms.empty()) ||
+                                (!device->peak_is_best_measured && datasheet_peak(device->name))));
          }},
         {"gpu.hbm_GBps",
          [&] {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "calibrate/fit/datasheet_peaks.h"
 #include "calibrate/fit/memory_bound_fit.h"
 
 namespace trainsim::calibrate {
@@ -46,6 +47,17 @@ void fit_peak(FitState& state) {
     if (f != nullptr && f->peak_tflops) {
         set_fact(state, d, *f->peak_tflops, f->source_id, false);
         return;
+    }
+    if (f != nullptr && !f->peak_is_best_measured) {
+        if (const auto peak = datasheet_peak(f->name)) {
+            TargetReport r;
+            r.path = path;
+            r.method = "the datasheet peak of " + f->name + " (" + peak->what + ")";
+            state.doc()["sources"][kDatasheetSourceId] = kDatasheetCitation;
+            state.set_value(d, peak->tflops, "datasheet", std::string(kDatasheetSourceId) + ": " + peak->what,
+                            r);
+            return;
+        }
     }
     if (f == nullptr || !f->peak_is_best_measured || state.measurements().gemms.empty()) {
         d.fail(

@@ -40,6 +40,36 @@ std::string TargetReport::residual_summary() const {
     return s;
 }
 
+std::optional<double> TargetReport::rms() const {
+    double sum = 0.0;
+    std::size_t count = 0;
+    for (const Residual& r : residuals) {
+        if (r.used) {
+            sum += r.relative() * r.relative();
+            ++count;
+        }
+    }
+    return count == 0 ? std::nullopt : std::optional<double>(std::sqrt(sum / static_cast<double>(count)));
+}
+
+bool TargetReport::within(double tolerance) const {
+    return flags.empty() && rms().value_or(0.0) <= tolerance;
+}
+
+std::string TargetReport::verdict(double tolerance) const {
+    std::string v;
+    for (const std::string& f : flags) {
+        v += (v.empty() ? "FLAGGED: " : "; ") + f;
+    }
+    if (const auto e = rms(); e && *e > tolerance) {
+        v += (v.empty() ? "" : "; ") + std::string("OVER the ") + percent(tolerance) + " rms tolerance";
+    }
+    if (v.empty()) {
+        v = rms() ? "ok (rms within " + percent(tolerance) + ")" : "ok";
+    }
+    return v;
+}
+
 std::string TargetReport::note(const std::string& x_unit) const {
     std::string s = "trainsim-calibrate fit: " + method;
     if (!inputs.empty()) {
@@ -69,6 +99,9 @@ std::string TargetReport::note(const std::string& x_unit) const {
     for (const std::string& remark : remarks) {
         s += "; " + remark;
     }
+    for (const std::string& flag : flags) {
+        s += "; FLAGGED: " + flag;
+    }
     return s;
 }
 
@@ -97,6 +130,7 @@ OrderedJson FitReport::to_json() const {
         }
         j["residuals"] = residuals;
         j["remarks"] = t.remarks;
+        j["flags"] = t.flags;
         list.push_back(j);
     }
     root["targets"] = list;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +30,17 @@ struct TargetReport {
     double x_min = std::numeric_limits<double>::quiet_NaN();  // the range the used records cover
     double x_max = std::numeric_limits<double>::quiet_NaN();
     std::vector<std::string> remarks;  // clamps, points held at the spec's value, ...
+    std::vector<std::string>
+        flags;  // results that are possible but not physical (a link above its line rate)
 
     /// "rms 1.2%, largest -3.4% (record)" over the used residuals, or "" when there are none.
     [[nodiscard]] std::string residual_summary() const;
+    /// The rms of the used relative residuals; nullopt when there are none.
+    [[nodiscard]] std::optional<double> rms() const;
+    /// Whether the fit represents its data: rms within `tolerance` (a fraction) and no flag raised.
+    [[nodiscard]] bool within(double tolerance) const;
+    /// "ok (rms within 10%)", "OVER the 10% tolerance" or "FLAGGED: ..." for the fit's summary line.
+    [[nodiscard]] std::string verdict(double tolerance) const;
     /// The note written into the profile: method, inputs, valid range (with `x_unit`), residuals, remarks.
     [[nodiscard]] std::string note(const std::string& x_unit) const;
 };

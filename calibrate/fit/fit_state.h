@@ -16,6 +16,7 @@ namespace trainsim::calibrate {
 
 struct FitOptions {
     std::optional<double> peak_tflops;  // --peak-tflops: the datasheet peak, when no device fact gives it
+    std::optional<double> nic_line_rate_GBps;  // --nic-gbits / 8: a fitted NIC rate above it is flagged
 };
 
 class FitState {

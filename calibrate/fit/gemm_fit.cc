@@ -60,6 +60,18 @@ void fit_curve_target(FitState& state) {
     if (samples.empty()) {
         d.fail("has no dense GEMM measurements in the inputs");
     }
+    // A curve of fractions of the peak cannot hold a GEMM faster than the peak: capping it at 1 would
+    // price every such GEMM slower than measured, silently. The peak is wrong for this device.
+    const auto fastest =
+        std::max_element(samples.begin(), samples.end(), [](const Sample& a, const Sample& b) {
+            return (a.used ? a.y : 0.0) < (b.used ? b.y : 0.0);
+        });
+    if (fastest->used && fastest->y > 1.0) {
+        d.fail("cannot hold " + fastest->record + ": its efficiency (achieved TFLOP/s / gpu.peak_tflops " +
+               short_number(peak) + " / wave factor) is " + short_number(fastest->y) +
+               ", above 1; the peak is not this device's: give --peak-tflops (its datasheet dense 16-bit "
+               "rate)");
+    }
     CurveTarget target;
     target.description = "efficiency = achieved TFLOP/s / " + short_number(peak) +
                          " (gpu.peak_tflops) / the wave factor of the shape on " + std::to_string(sms) +
@@ -130,6 +142,13 @@ void fit_attention_target(FitState& state, const std::string& key, cost::GemmCla
     }
     if (y.empty()) {
         d.fail(std::string("has no ") + to_string(cls) + " GEMM measurements in the inputs");
+    }
+    if (const auto fastest = std::max_element(y.begin(), y.end()); *fastest > 1.0) {
+        d.fail(
+            "cannot hold " + r.residuals[static_cast<std::size_t>(fastest - y.begin())].record +
+            ": its efficiency (achieved TFLOP/s / gpu.peak_tflops " + short_number(peak) + ") is " +
+            short_number(*fastest) +
+            ", above 1; the peak is not this device's: give --peak-tflops (its datasheet dense 16-bit rate)");
     }
     // The least-squares constant: the mean efficiency.
     const std::vector<double> ones(y.size(), 1.0);

@@ -232,6 +232,13 @@ MeasurementSet parse_benchmark_json(const std::string& text, const std::string& 
             continue;
         }
         const std::string run_type = b.contains("run_type") ? json.text(b, p, "run_type") : "iteration";
+        // Only the median is read: a stddev or cv aggregate of identical repetitions is legitimately 0.
+        if (run_type == "aggregate" && json.text(b, p, "aggregate_name") != "median") {
+            if (first_path.emplace(run_name, p).second) {
+                order.push_back(run_name);
+            }
+            continue;
+        }
         const double seconds =
             json.positive_number(b, p, "real_time") * seconds_per_unit(json, p, json.text(b, p, "time_unit"));
         if (first_path.emplace(run_name, p).second) {

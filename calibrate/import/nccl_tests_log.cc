@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iomanip>
 #include <set>
 #include <sstream>
 #include <string_view>
 #include <vector>
 
+#include "calibrate/import/nccl_log_lines.h"
 #include "calibrate/measure/source_id.h"
 #include "sim/core/input_error.h"
 
@@ -15,94 +17,26 @@ namespace trainsim::calibrate {
 
 namespace {
 
+using nccl_log::PrintedNumber;
+
 constexpr double kSecondsPerMicrosecond = 1e-6;
-// The log prints algbw and busbw with two decimals and the time with four or five digits; 1% plus one
-// unit in the last place is far above that rounding and far below a wrong column or factor.
-constexpr double kRelativeTolerance = 0.01;
-constexpr double kAbsoluteTolerance = 0.011;
+constexpr double kBytesPerMicrosecondAtOneGBps = 1e3;  // S bytes in t µs is S / (t·1e3) GB/s
+// nccl-tests computes algbw and busbw from the unrounded time and prints each rounded; a check allows
+// each printed value its own rounding plus what the time's rounding moves it, and this much more for the
+// float arithmetic of both sides.
+constexpr double kSlack = 1.0 + 1e-6;
 constexpr std::size_t kMaxQuotedLength = 60;
+constexpr double kMinPrintedUnits = 100.0;  // a printed busbw of 100 units in its last place: 3 digits
 constexpr std::int64_t kMaxCount = 999999;  // ranks, threads, GPUs: far above any cluster
-
-std::optional<double> parse_number(std::string_view s) {
-    double v = 0.0;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) {
-        return std::nullopt;
-    }
-    return v;
-}
-
-bool is_whole_number(std::string_view s) {
-    return !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
-}
-
-// Hand-written scanners rather than std::regex: libstdc++'s regex recurses per character, so one long line
-// in a log could overflow the stack.
-
-// "type" and "redop" columns: a lower-case name such as float, bfloat16, sum, none.
-bool is_name(std::string_view s) {
-    return !s.empty() && s.front() >= 'a' && s.front() <= 'z' &&
-           s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string_view::npos;
-}
-
-// The length of a leading "[1,0]<stdout>:" (mpirun --tag-output), or 0.
-std::size_t mpi_prefix_length(std::string_view line) {
-    if (line.empty() || line.front() != '[') {
-        return 0;
-    }
-    const std::size_t close = line.find(']');
-    if (close == std::string_view::npos) {
-        return 0;
-    }
-    const std::string_view inside = line.substr(1, close - 1);
-    const std::size_t comma = inside.find(',');
-    if (comma == std::string_view::npos || !is_whole_number(inside.substr(0, comma)) ||
-        !is_whole_number(inside.substr(comma + 1))) {
-        return 0;
-    }
-    for (const std::string_view tag : {"<stdout>:", "<stderr>:"}) {
-        if (line.substr(close + 1, tag.size()) == tag) {
-            return close + 1 + tag.size();
-        }
-    }
-    return 0;
-}
-
-bool is_word_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-// The NAME of the first "NAME_perf" word in a header line ("./build/all_reduce_perf", "# Collective test
-// starting: all_gather_perf"), or "".
-std::string binary_name(std::string_view line) {
-    constexpr std::string_view kSuffix = "_perf";
-    for (std::size_t at = line.find(kSuffix); at != std::string_view::npos; at = line.find(kSuffix, at + 1)) {
-        const std::size_t end = at + kSuffix.size();
-        if (end < line.size() && is_word_char(line[end])) {
-            continue;  // "_perfect": not a binary
-        }
-        std::size_t start = at;
-        while (start > 0 && ((line[start - 1] >= 'a' && line[start - 1] <= 'z') || line[start - 1] == '_')) {
-            --start;
-        }
-        if (start < at && (start == 0 || !is_word_char(line[start - 1]))) {
-            return std::string(line.substr(start, at - start));
-        }
-    }
-    return "";
-}
-
-std::vector<std::string> split(const std::string& line) {
-    std::istringstream in(line);
-    std::vector<std::string> tokens;
-    for (std::string t; in >> t;) {
-        tokens.push_back(t);
-    }
-    return tokens;
-}
 
 std::string quoted(const std::string& line) {
     return "'" + (line.size() > kMaxQuotedLength ? line.substr(0, kMaxQuotedLength - 3) + "..." : line) + "'";
+}
+
+std::string short_number(double v) {
+    std::ostringstream out;
+    out << std::setprecision(4) << v;
+    return out.str();
 }
 
 // The collectives of nccl-tests' binaries that the cost model prices.
@@ -122,11 +56,11 @@ std::optional<cost::CollectiveKind> collective_of_binary(const std::string& name
     return std::nullopt;
 }
 
-// One side (out-of-place or in-place) of a result row.
+// One side (out-of-place or in-place) of a result row, as printed.
 struct Side {
-    double time_us = 0.0;
-    double algbw = 0.0;
-    double busbw = 0.0;
+    PrintedNumber time_us;
+    PrintedNumber algbw;
+    PrintedNumber busbw;
 };
 
 struct Row {
@@ -134,6 +68,64 @@ struct Row {
     std::int64_t bytes = 0;
     std::optional<Side> side[2];  // out-of-place, in-place
 };
+
+// What busbw / algbw says about the collective and the ranks (DESIGN.md §6): 2(n−1)/n is all-reduce over
+// n ranks, (n−1)/n all-gather, reduce-scatter or alltoall over n, 1 send/recv. Read from the row with the
+// largest algbw, whose printed digits say the most; a reading holds when its factor is within the ratio's
+// printed rounding and the next n's is not.
+struct RatioReading {
+    std::string text;                 // "busbw / algbw = 1.75, which reads as all_reduce over 8 ranks"
+    std::optional<int> all_reduce_n;  // the n of an all-reduce reading
+    double ratio = 0.0;
+};
+
+std::optional<int> ranks_for(double ratio, double tolerance, double (*factor)(double)) {
+    for (int n = 2; n <= kMaxCount; ++n) {
+        const double f = factor(n);
+        if (std::abs(f - ratio) <= tolerance) {
+            return std::abs(factor(n + 1) - ratio) <= tolerance ? std::nullopt : std::optional<int>(n);
+        }
+        if (f > ratio + tolerance) {
+            return std::nullopt;  // the factors grow with n: past the ratio
+        }
+    }
+    return std::nullopt;
+}
+
+RatioReading reading_of_ratio(const std::vector<Row>& rows) {
+    const Side* best = nullptr;
+    for (const Row& r : rows) {
+        for (const auto& s : r.side) {
+            if (s && (best == nullptr || s->algbw.value > best->algbw.value)) {
+                best = &*s;
+            }
+        }
+    }
+    RatioReading reading;
+    if (best == nullptr || best->algbw.value < 1.0) {
+        return reading;
+    }
+    const double ratio = best->busbw.value / best->algbw.value;
+    reading.ratio = ratio;
+    const double tolerance =
+        ratio * (best->busbw.half_unit / best->busbw.value + best->algbw.half_unit / best->algbw.value);
+    reading.text = "busbw / algbw = " + short_number(ratio);
+    std::vector<std::string> readings;
+    reading.all_reduce_n = ranks_for(ratio, tolerance, [](double n) { return 2.0 * (n - 1.0) / n; });
+    if (reading.all_reduce_n) {
+        readings.push_back("all_reduce over " + std::to_string(*reading.all_reduce_n) + " ranks");
+    }
+    if (const auto n = ranks_for(ratio, tolerance, [](double m) { return (m - 1.0) / m; })) {
+        readings.push_back("all_gather, reduce_scatter or alltoall over " + std::to_string(*n) + " ranks");
+    }
+    if (std::abs(ratio - 1.0) <= tolerance) {
+        readings.push_back("sendrecv");
+    }
+    for (std::size_t i = 0; i < readings.size(); ++i) {
+        reading.text += (i == 0 ? ", which reads as " : " or ") + readings[i];
+    }
+    return reading;
+}
 
 class LogParser {
 public:
@@ -144,7 +136,7 @@ public:
         int number = 0;
         for (std::string line; std::getline(in, line);) {
             ++number;
-            read_line(strip(line), number);
+            read_line(nccl_log::strip_launcher_prefix(line), number);
         }
         if (rows_.empty()) {
             throw InputError(path_ +
@@ -162,21 +154,10 @@ private:
     // A count in a header line: a whole number that fits comfortably in an int.
     int count_of(const std::string& word, int line, const char* what) const {
         constexpr std::size_t kMaxDigits = 6;
-        if (!is_whole_number(word) || word.size() > kMaxDigits) {
+        if (!nccl_log::is_whole_number(word) || word.size() > kMaxDigits) {
             fail(line, std::string(what) + " '" + word + "' must be a whole number below a million");
         }
         return std::stoi(word);
-    }
-
-    // Drops a trailing CR, mpirun's "[1,0]<stdout>:" prefix and surrounding blanks.
-    static std::string strip(std::string line) {
-        if (!line.empty() && line.back() == '\r') {
-            line.pop_back();
-        }
-        line.erase(0, mpi_prefix_length(line));
-        const auto first = line.find_first_not_of(" \t");
-        const auto last = line.find_last_not_of(" \t");
-        return first == std::string::npos ? std::string{} : line.substr(first, last - first + 1);
     }
 
     void read_line(const std::string& line, int number) {
@@ -187,23 +168,32 @@ private:
             read_header(line, number);
             return;
         }
-        // NCCL_DEBUG=INFO interleaves its own lines ("host:pid:tid [0] NCCL INFO ...").
-        if (line.find("NCCL INFO") != std::string::npos || line.find("NCCL WARN") != std::string::npos) {
+        const std::vector<std::string> words = nccl_log::split(line);
+        if (!nccl_log::looks_like_row(words)) {
+            // NCCL's own lines (INFO, WARN, "NCCL version 2.x"), and MPI, ssh, Slurm, SHARP or X11 lines
+            // that a launcher interleaves: not ours, counted and reported.
+            if (line.find("NCCL") != std::string::npos) {
+                ++nccl_lines_;
+            } else {
+                if (other_lines_ == 0) {
+                    first_other_ = "line " + std::to_string(number) + " " + quoted(line);
+                }
+                ++other_lines_;
+            }
             return;
         }
-        read_row(line, number);
+        read_row(words, line, number);
     }
 
     void read_header(const std::string& line, int number) {
-        const std::vector<std::string> words = split(line.substr(1));
-        // "#  Rank  0 Group  0 Pid  1234 on   host device  0 [0x07] NVIDIA A100-SXM4-80GB"
-        if (words.size() >= 8 && words[0] == "Rank" && words[2] == "Group" && words[4] == "Pid" &&
-            words[6] == "on") {
-            ranks_.insert(count_of(words[1], number, "a rank"));
-            hosts_.insert(words[7]);
+        const std::vector<std::string> words = nccl_log::split(std::string_view(line).substr(1));
+        if (const auto rank = nccl_log::parse_rank_line(words)) {
+            (void)count_of(rank->rank, number, "a rank");
+            ranks_.insert(rank->rank);
+            hosts_.insert(rank->host);
             return;
         }
-        // "# nThread 1 nGpus 8 minBytes ...": one process driving nThread x nGpus GPUs.
+        // "# nThread 1 nGpus 8 minBytes ...": each process drives nThread x nGpus GPUs.
         for (std::size_t i = 0; i + 3 < words.size(); ++i) {
             if (words[i] == "nThread" && words[i + 2] == "nGpus") {
                 const std::int64_t ranks = std::int64_t{count_of(words[i + 1], number, "nThread")} *
@@ -214,7 +204,7 @@ private:
                 process_ranks_ = static_cast<int>(ranks);
             }
         }
-        if (const std::string name = binary_name(line); !name.empty()) {
+        if (const std::string name = nccl_log::binary_name(line); !name.empty()) {
             const auto op = collective_of_binary(name);
             if (!op) {
                 fail(number, name + "_perf measures a collective the cost model does not price (it reads "
@@ -226,24 +216,19 @@ private:
             }
             log_op_ = op;
         }
-        const std::vector<std::string> tokens = split(line.substr(1));
-        if (tokens.size() >= 4 && tokens[0] == "size" && tokens[1] == "count" && tokens[2] == "type") {
-            has_root_ = std::find(tokens.begin(), tokens.end(), "root") != tokens.end();
-        }
     }
 
     std::optional<Side> read_side(const std::vector<std::string>& t, std::size_t at, int number,
-                                  const char* which) {
-        const bool na = t[at] == "N/A" && t[at + 1] == "N/A" && t[at + 2] == "N/A";
-        if (na) {
+                                  const char* which) const {
+        if (t[at] == "N/A" && t[at + 1] == "N/A" && t[at + 2] == "N/A") {
             return std::nullopt;
         }
         Side s;
-        double* fields[] = {&s.time_us, &s.algbw, &s.busbw};
+        PrintedNumber* fields[] = {&s.time_us, &s.algbw, &s.busbw};
         const char* names[] = {"time", "algbw", "busbw"};
         for (std::size_t i = 0; i < 3; ++i) {
-            const auto v = parse_number(t[at + i]);
-            if (!v || *v < 0.0) {
+            const auto v = nccl_log::parse_printed(t[at + i]);
+            if (!v) {
                 fail(number, std::string("the ") + which + " " + names[i] + " '" + t[at + i] +
                                  "' must be a non-negative number (or all three of time, algbw, busbw N/A)");
             }
@@ -251,45 +236,30 @@ private:
         }
         const std::string& wrong = t[at + 3];
         if (wrong != "N/A") {
-            const auto v = parse_number(wrong);
-            if (!v) {
+            double v = 0.0;
+            const auto [end, ec] = std::from_chars(wrong.data(), wrong.data() + wrong.size(), v);
+            if (ec != std::errc() || end != wrong.data() + wrong.size()) {
                 fail(number, std::string("the ") + which + " #wrong '" + wrong + "' must be a number or N/A");
             }
             // A count of wrong elements (an integer column) means the run was broken; an old-style error
             // magnitude (5e-07) is rounding.
-            if (is_whole_number(wrong) && *v > 0) {
+            if (nccl_log::is_whole_number(wrong) && v > 0) {
                 fail(number, std::string("the ") + which + " run reports " + wrong +
                                  " wrong values; a broken run's timing cannot be used");
             }
         }
-        if (!(s.time_us > 0.0)) {
+        if (!(s.time_us.value > 0.0)) {
             fail(number, std::string("the ") + which + " time must be greater than 0");
         }
         return s;
     }
 
-    void read_row(const std::string& line, int number) {
-        const std::vector<std::string> t = split(line);
-        // size count type redop [root] then (time algbw busbw #wrong) x 2
-        const std::size_t expected = has_root_ ? (*has_root_ ? 13 : 12) : (t.size() == 12 ? 12 : 13);
-        if (t.size() != expected) {
-            fail(number, "a result row has " + std::to_string(expected) + " columns (size count type redop" +
-                             (expected == 13 ? " root" : "") +
-                             ", then time algbw busbw #wrong out-of-place and in-place), got " +
+    void read_row(const std::vector<std::string>& t, const std::string& line, int number) {
+        const auto layout = nccl_log::row_layout(t);
+        if (!layout) {
+            fail(number, "a result row is size count type [redop] [root], then time algbw busbw #wrong "
+                         "out-of-place and in-place (11 to 13 columns), got " +
                              std::to_string(t.size()) + ": " + quoted(line));
-        }
-        if (!is_whole_number(t[0])) {
-            fail(number, "size '" + t[0] + "' must be a whole number of bytes");
-        }
-        if (!is_whole_number(t[1])) {
-            fail(number, "count '" + t[1] + "' must be a whole number of elements");
-        }
-        if (!is_name(t[2]) || !is_name(t[3])) {
-            fail(number, "type '" + t[2] + "' and redop '" + t[3] + "' must be names such as float and sum");
-        }
-        const std::size_t first = expected == 13 ? 5 : 4;
-        if (expected == 13 && !is_whole_number(t[4].front() == '-' ? t[4].substr(1) : t[4])) {
-            fail(number, "root '" + t[4] + "' must be an integer");
         }
         Row row;
         row.line = number;
@@ -298,13 +268,11 @@ private:
         } catch (const std::exception&) {
             fail(number, "size '" + t[0] + "' is too large");
         }
-        row.side[0] = read_side(t, first, number, "out-of-place");
-        row.side[1] = read_side(t, first + 4, number, "in-place");
+        row.side[0] = read_side(t, layout->first_side, number, "out-of-place");
+        row.side[1] = read_side(t, layout->first_side + 4, number, "in-place");
         for (const auto& s : row.side) {
             if (s && row.bytes > 0) {
-                // algbw = S / t, in GB/s with t in microseconds.
-                check(number, "algbw", s->algbw, static_cast<double>(row.bytes) / (s->time_us * 1e3),
-                      "size / time");
+                check(number, "algbw", s->algbw, row.bytes, *s, 1.0, "size / time");
             }
         }
         if (row.bytes > 0) {  // nccl-tests may start at 0 bytes; an empty collective costs nothing
@@ -312,17 +280,24 @@ private:
         }
     }
 
-    void check(int number, const char* what, double got, double expected, const std::string& rule) const {
-        if (std::abs(got - expected) > kAbsoluteTolerance + kRelativeTolerance * expected) {
+    // `printed` against factor × S / t from the printed time, within both roundings.
+    void check(int number, const char* what, const PrintedNumber& printed, std::int64_t bytes,
+               const Side& side, double factor, const std::string& rule, const std::string& hint = "") const {
+        const double expected =
+            factor * static_cast<double>(bytes) / (side.time_us.value * kBytesPerMicrosecondAtOneGBps);
+        const double tolerance = printed.half_unit + expected * side.time_us.half_unit / side.time_us.value;
+        if (std::abs(printed.value - expected) > tolerance * kSlack) {
             std::ostringstream msg;
-            msg << what << " " << got << " is not " << rule << " = " << expected;
+            msg << what << " " << printed.value << " is not " << rule << " = " << short_number(expected)
+                << " (within the printed rounding, " << short_number(tolerance) << ")" << hint;
             fail(number, msg.str());
         }
     }
 
     template <typename T>
     T settle(const char* key, const std::optional<T>& from_log, const std::optional<T>& given,
-             const char* how, const std::string& describe_log, const std::string& describe_given) const {
+             const std::string& how, const std::string& describe_log,
+             const std::string& describe_given) const {
         if (from_log && given && *from_log != *given) {
             throw InputError(path_ + ": " + key + " " + describe_given + " disagrees with the log (" +
                              describe_log + ")");
@@ -336,37 +311,109 @@ private:
         throw InputError(path_ + ": cannot tell " + how + " from the log; give " + key);
     }
 
-    MeasurementSet records() const {
-        const cost::CollectiveKind op = settle<cost::CollectiveKind>(
-            "op", log_op_, options_.op, "which collective it measures (no 'NAME_perf' in it)",
-            log_op_ ? cost::to_string(*log_op_) : "", options_.op ? cost::to_string(*options_.op) : "");
-        std::optional<int> log_ranks;
+    std::string ratio_hint() const {
+        const std::string reading = reading_of_ratio(rows_).text;
+        return reading.empty() ? "" : " (" + reading + ")";
+    }
+
+    // The ranks as the log or the options say them, without failing: for reading the bus factor.
+    std::optional<int> known_ranks() const {
         if (!ranks_.empty()) {
-            log_ranks = static_cast<int>(ranks_.size());
-        } else if (process_ranks_) {
-            log_ranks = process_ranks_;
+            return static_cast<int>(ranks_.size());
         }
-        const int ranks = settle<int>("ranks", log_ranks, options_.ranks,
-                                      "the number of ranks (no '#  Rank' or 'nThread .. nGpus' lines)",
-                                      log_ranks ? std::to_string(*log_ranks) : "",
-                                      options_.ranks ? std::to_string(*options_.ranks) : "");
+        if (options_.ranks) {
+            return options_.ranks;
+        }
+        if (process_ranks_ && *process_ranks_ >= 2) {
+            return process_ranks_;
+        }
+        return std::nullopt;
+    }
+
+    int settle_ranks() const {
+        if (!ranks_.empty()) {
+            const int log_ranks = static_cast<int>(ranks_.size());
+            return settle<int>("ranks", log_ranks, options_.ranks, "",
+                               std::to_string(log_ranks) + " Rank lines",
+                               options_.ranks ? std::to_string(*options_.ranks) : "");
+        }
+        if (process_ranks_ && options_.ranks) {
+            // No Rank lines: nThread x nGpus is what one process drives; a run of several processes
+            // (mpirun, srun) has a multiple of it.
+            if (*options_.ranks % *process_ranks_ != 0) {
+                throw InputError(path_ + ": ranks " + std::to_string(*options_.ranks) +
+                                 " is not a multiple of the GPUs one process drives (nThread x nGpus = " +
+                                 std::to_string(*process_ranks_) + ")");
+            }
+            return *options_.ranks;
+        }
+        if (process_ranks_ && *process_ranks_ >= 2) {
+            return *process_ranks_;  // one process driving all its GPUs
+        }
+        if (options_.ranks) {
+            return *options_.ranks;
+        }
+        throw InputError(path_ + ": cannot tell the number of ranks from the log (" +
+                         (process_ranks_
+                              ? std::string("one GPU per process, nThread 1 nGpus 1, and no Rank lines")
+                              : std::string("no '#  Rank' or 'nThread .. nGpus' lines")) +
+                         "); give ranks" + ratio_hint());
+    }
+
+    int settle_nodes(int ranks) const {
+        if (!hosts_.empty()) {
+            const int log_nodes = static_cast<int>(hosts_.size());
+            return settle<int>("nodes", log_nodes, options_.nodes, "",
+                               std::to_string(log_nodes) + " hosts in the Rank lines",
+                               options_.nodes ? std::to_string(*options_.nodes) : "");
+        }
+        if (options_.nodes) {
+            return *options_.nodes;
+        }
+        if (!process_ranks_ || *process_ranks_ == ranks) {
+            return 1;  // one process drives every GPU (or an excerpt without its header): one node
+        }
+        throw InputError(path_ + ": cannot tell the number of nodes from the log (" + std::to_string(ranks) +
+                         " ranks in several processes, no Rank lines naming their hosts); give nodes");
+    }
+
+    MeasurementSet records() const {
+        MeasurementSet set;
+        std::optional<cost::CollectiveKind> log_op = log_op_;
+        if (!log_op && !options_.op) {
+            // A log cut to its result block names no binary. busbw / algbw = 2(n−1)/n at the log's own
+            // rank count n > 2 is all-reduce and nothing else (all-gather, reduce-scatter and alltoall share
+            // (n−1)/n, so those stay the user's to say).
+            const RatioReading reading = reading_of_ratio(rows_);
+            const std::optional<int> known = known_ranks();
+            if (!reading.all_reduce_n || !known || *known != *reading.all_reduce_n || *known <= 2) {
+                throw InputError(
+                    path_ +
+                    ": cannot tell which collective it measures (no 'NAME_perf' in it) from the log; "
+                    "give op" +
+                    ratio_hint());
+            }
+            log_op = cost::CollectiveKind::AllReduce;
+            set.warnings.push_back(path_ +
+                                   ": names no collective; busbw / algbw = " + short_number(reading.ratio) +
+                                   " is all_reduce's bus factor 2(n-1)/n at its " + std::to_string(*known) +
+                                   " ranks and no other collective's: read as all_reduce (give --op to say "
+                                   "otherwise)");
+        }
+        const cost::CollectiveKind op = settle<cost::CollectiveKind>(
+            "op", log_op, options_.op, "", log_op ? cost::to_string(*log_op) : "",
+            options_.op ? cost::to_string(*options_.op) : "");
+        const int ranks = settle_ranks();
         if (ranks < 2) {
             throw InputError(path_ + ": ranks must be at least 2 for a collective, got " +
                              std::to_string(ranks));
         }
-        // A log without Rank lines comes from one process, which drives the GPUs of one node.
-        const std::optional<int> log_nodes = hosts_.empty()
-                                                 ? (options_.nodes ? std::nullopt : std::optional<int>(1))
-                                                 : std::optional<int>(static_cast<int>(hosts_.size()));
-        const int nodes = settle<int>("nodes", log_nodes, options_.nodes, "the number of nodes",
-                                      log_nodes ? std::to_string(*log_nodes) : "",
-                                      options_.nodes ? std::to_string(*options_.nodes) : "");
+        const int nodes = settle_nodes(ranks);
         if (nodes < 1 || nodes > ranks) {
             throw InputError(path_ + ": nodes must be between 1 and ranks (" + std::to_string(ranks) +
                              "), got " + std::to_string(nodes));
         }
 
-        MeasurementSet set;
         const std::string id = source_id_for_path(path_);
         set.files.push_back({path_, id, "nccl-tests log " + display_path(path_)});
         const double factor = busbw_factor(op, ranks);
@@ -376,17 +423,22 @@ private:
                 if (!s) {
                     continue;
                 }
-                check(row.line, "busbw", s->busbw, s->algbw * factor,
+                check(row.line, "busbw", s->busbw, row.bytes, *s, factor,
                       "algbw x " + std::string(cost::to_string(op)) + "'s bus factor at " +
-                          std::to_string(ranks) + " ranks");
+                          std::to_string(ranks) + " ranks",
+                      ratio_hint());
                 CollectiveMeasurement c;
                 c.op = op;
                 c.ranks = ranks;
                 c.nodes = nodes;
                 c.bytes = row.bytes;
                 c.placement = i == 0 ? Placement::OutOfPlace : Placement::InPlace;
-                c.seconds = s->time_us * kSecondsPerMicrosecond;
-                c.busbw_GBps = s->busbw;
+                // The time always: it has more digits (a busbw of 0.00 is a time of 120 µs). The printed
+                // busbw only where it has 3 digits or more, for fits that ask for the printed column.
+                c.seconds = s->time_us.value * kSecondsPerMicrosecond;
+                if (s->busbw.value >= kMinPrintedUnits * 2.0 * s->busbw.half_unit) {
+                    c.busbw_GBps = s->busbw.value;
+                }
                 c.origin.source_id = id;
                 c.origin.record = "line " + std::to_string(row.line) + " " + to_string(c.placement);
                 c.origin.source =
@@ -397,17 +449,26 @@ private:
         if (set.collectives.empty()) {
             throw InputError(path_ + ": every result row is N/A; nothing was measured");
         }
+        if (nccl_lines_ + other_lines_ > 0) {
+            set.warnings.push_back(path_ + ": skipped " + std::to_string(nccl_lines_ + other_lines_) +
+                                   " lines that are not nccl-tests output (" + std::to_string(nccl_lines_) +
+                                   " from NCCL, " + std::to_string(other_lines_) + " others" +
+                                   (other_lines_ > 0 ? ", the first at " + first_other_ : std::string{}) +
+                                   ")");
+        }
         return set;
     }
 
     std::string path_;
     NcclLogOptions options_;
     std::vector<Row> rows_;
-    std::set<int> ranks_;
+    std::set<std::string> ranks_;
     std::set<std::string> hosts_;
     std::optional<int> process_ranks_;
     std::optional<cost::CollectiveKind> log_op_;
-    std::optional<bool> has_root_;
+    int nccl_lines_ = 0;
+    int other_lines_ = 0;
+    std::string first_other_;
 };
 
 }  // namespace

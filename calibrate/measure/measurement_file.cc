@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "calibrate/measure/measurement_schema.h"
 #include "calibrate/measure/source_id.h"
 #include "calibrate/measure/strict_json.h"
 
@@ -13,6 +14,15 @@ namespace {
 constexpr double kSecondsPerMicrosecond = 1e-6;
 constexpr double kFlopsPerTflop = 1e12;
 constexpr double kBytesPerGB = 1e9;
+
+// The keys of one object as the schema (measurements.schema.json) gives them: unknown keys are errors that
+// suggest or list the valid ones.
+void expect_schema_keys(const StrictJson& json, const OrderedJson& object, const std::string& path,
+                        const std::string& definition) {
+    const SchemaKeys& keys = measurement_schema_keys(definition);
+    json.expect_keys(object, path, {keys.required.begin(), keys.required.end()},
+                     {keys.optional.begin(), keys.optional.end()});
+}
 
 // Reads the records of one file; `file_id` is the file's own source id.
 class RecordReader {
@@ -84,8 +94,7 @@ private:
 
 GemmMeasurement read_gemm(const StrictJson& json, RecordReader& records, const OrderedJson& r,
                           const std::string& path) {
-    json.expect_keys(r, path, {"m", "n", "k", "source"},
-                     {"id", "batch", "class", "dtype", "time_us", "tflops", "tags"});
+    expect_schema_keys(json, r, path, "gemm");
     GemmMeasurement g;
     g.origin = records.origin(r, path);
     g.shape.m = json.integer(r, path, "m", 1);
@@ -116,7 +125,7 @@ GemmMeasurement read_gemm(const StrictJson& json, RecordReader& records, const O
 
 KernelMeasurement read_kernel(const StrictJson& json, RecordReader& records, const OrderedJson& r,
                               const std::string& path) {
-    json.expect_keys(r, path, {"kernel", "bytes_moved", "source"}, {"id", "time_us", "GBps", "tags"});
+    expect_schema_keys(json, r, path, "kernel");
     KernelMeasurement k;
     k.origin = records.origin(r, path);
     const std::string name = json.text(r, path, "kernel");
@@ -145,8 +154,7 @@ KernelMeasurement read_kernel(const StrictJson& json, RecordReader& records, con
 
 CollectiveMeasurement read_collective(const StrictJson& json, RecordReader& records, const OrderedJson& r,
                                       const std::string& path) {
-    json.expect_keys(r, path, {"op", "ranks", "bytes", "source"},
-                     {"id", "nodes", "placement", "time_us", "busbw_GBps", "busbw_fraction", "tags"});
+    expect_schema_keys(json, r, path, "collective");
     CollectiveMeasurement c;
     c.origin = records.origin(r, path);
     const std::string name = json.text(r, path, "op");
@@ -197,7 +205,7 @@ std::optional<DeviceFact> read_fact(const StrictJson& json, const OrderedJson& d
     }
     const std::string p = member_path(path, key);
     const OrderedJson& f = json.object(device, path, key);
-    json.expect_keys(f, p, {"value", "kind", "how"});
+    expect_schema_keys(json, f, p, "fact");
     DeviceFact fact{json.positive_number(f, p, "value"), json.text(f, p, "kind"), json.text(f, p, "how")};
     if (fact.kind != "measured" && fact.kind != "derived") {
         json.fail(member_path(p, "kind"), "must be measured or derived, got '" + fact.kind + "'");
@@ -208,9 +216,7 @@ std::optional<DeviceFact> read_fact(const StrictJson& json, const OrderedJson& d
 DeviceFacts read_device(const StrictJson& json, const OrderedJson& root, const std::string& file_id) {
     const std::string path = "device";
     const OrderedJson& d = json.object(root, "", path);
-    json.expect_keys(
-        d, path, {"backend", "name"},
-        {"peak_tflops", "hbm_GBps", "memory_bytes", "num_sms", "gpus_per_node", "best_measured"});
+    expect_schema_keys(json, d, path, "device");
     DeviceFacts facts;
     facts.source_id = file_id;
     facts.backend = json.text(d, path, "backend");
@@ -260,8 +266,7 @@ std::string record_source(const Origin& o) {
 MeasurementSet parse_measurement_file(const std::string& text, const std::string& path) {
     const StrictJson json(path);
     const OrderedJson root = json.parse(text);
-    json.expect_keys(root, "", {"schema", "description", "sources"},
-                     {"device", "gemm", "kernels", "collectives"});
+    expect_schema_keys(json, root, "", "");
     if (json.text(root, "", "schema") != kMeasurementSchema) {
         json.fail("schema", std::string("must be \"") + kMeasurementSchema + "\", got " +
                                 describe_json(root.at("schema")));
@@ -269,7 +274,12 @@ MeasurementSet parse_measurement_file(const std::string& text, const std::string
     (void)json.text(root, "", "description");
 
     MeasurementSet set;
-    const std::string file_id = source_id_for_path(path);
+    // The file's own id, unless its table already cites another file by that id (what `import x.log
+    // --output x.json` writes): then the file is S-DATA-X-FILE, so that neither id is lost.
+    std::string file_id = source_id_for_path(path);
+    if (root.at("sources").is_object() && root.at("sources").contains(file_id)) {
+        file_id += "-FILE";
+    }
     set.files.push_back(
         {path, file_id,
          "measurement file " + display_path(path) + ": " + root.at("description").get<std::string>()});

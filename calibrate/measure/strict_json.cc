@@ -56,8 +56,13 @@ void StrictJson::expect_keys(const OrderedJson& object, const std::string& path,
     for (const auto& [key, value] : object.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end()) {
             const std::string match = closest_match(key, known);
+            std::string valid;
+            for (const std::string& k : known) {
+                valid += (valid.empty() ? "" : ", ") + k;
+            }
             fail(member_path(path, key),
-                 "is not a known key" + (match.empty() ? std::string{} : " (did you mean '" + match + "'?)"));
+                 "is not a known key" +
+                     (match.empty() ? " (valid keys: " + valid + ")" : " (did you mean '" + match + "'?)"));
         }
     }
     for (const std::string_view key : required) {

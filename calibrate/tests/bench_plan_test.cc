@@ -60,8 +60,9 @@ TEST(BenchPlan, GridsPlusTheScenarioWithinTheLimits) {
     const BenchPlan plan = make_plan(o, left_out);
     EXPECT_TRUE(has(plan.gemms, {1024, 1024, 1024}));
     EXPECT_FALSE(has(plan.gemms, {8192, 2304, 6144}));  // 2.3e11 FLOPs: over the limit, and said so
-    EXPECT_TRUE(std::any_of(left_out.begin(), left_out.end(),
-                            [](const std::string& s) { return s.find("gemm 8192x2304x6144") == 0; }));
+    EXPECT_TRUE(std::any_of(left_out.begin(), left_out.end(), [](const std::string& s) {
+        return s.find("left out gemm 8192x2304x6144") == 0;
+    }));
     // TP 8 needs 8 ranks; this run has 4.
     EXPECT_TRUE(std::any_of(left_out.begin(), left_out.end(), [](const std::string& s) {
         return s.find("8 ranks, more than this run has (4)") != s.npos;
@@ -72,6 +73,39 @@ TEST(BenchPlan, GridsPlusTheScenarioWithinTheLimits) {
     EXPECT_TRUE(std::any_of(plan.collectives.begin(), plan.collectives.end(), [](const CollectiveCase& c) {
         return c.op == cost::CollectiveKind::SendRecv && c.ranks == 2;
     }));
+}
+
+// The CPU plan: the 22B scenario's GPU-sized cases scaled to the limits, each kind still measured, and
+// nothing over the limits (the 86 s --tiny run measured the full 134M-element softmax).
+TEST(BenchPlan, ScaleToFitKeepsEveryScenarioCaseWithinTheLimits) {
+    PlanOptions o;
+    o.scenario = scenario("scenarios/korthikanti-22b.json");
+    o.scale_to_fit = true;
+    o.gemm_min_dim = 16;
+    o.gemm_max_dim = 128;
+    o.max_gemm_flops = 1e8;
+    o.kernel_max_elements = 1 << 16;
+    o.collective_max_bytes = 1 << 16;
+    o.group_sizes = {2};
+    std::vector<std::string> notes;
+    const BenchPlan plan = make_plan(o, notes);
+    for (const GemmCase& g : plan.gemms) {
+        EXPECT_LE(g.shape.flops().value, 1e8) << g.shape.m << "x" << g.shape.n << "x" << g.shape.k;
+    }
+    for (const KernelCase& k : plan.kernels) {
+        EXPECT_LE(k.elements, 1 << 16) << to_string(k.kind);
+    }
+    // QKV 8192x2304x6144 (2.3e11 FLOPs) by one factor c = (1e8 / 2.32e11)^(1/3) = 0.0755: 618x174x464.
+    EXPECT_TRUE(has(plan.gemms, {618, 174, 464}));
+    EXPECT_NE(std::find(notes.begin(), notes.end(),
+                        "scaled gemm 8192x2304x6144 batch 1 to 618x174x464 batch 1 (--max-gemm-flops)"),
+              notes.end());
+    // TP 8's 100 MB all-reduce, measured over the 2 ranks there are, at the largest size.
+    EXPECT_TRUE(std::any_of(plan.collectives.begin(), plan.collectives.end(), [](const CollectiveCase& c) {
+        return c.op == cost::CollectiveKind::AllReduce && c.ranks == 2 && c.bytes == 65536;
+    }));
+    EXPECT_EQ(scaled_to({64, 64, 32, 4}, 1e9).batch, 4);  // within the limit: unchanged
+    EXPECT_EQ(scaled_to({1, 1, 1, 64}, 8.0).batch, 4);    // only the batch can shrink
 }
 
 TEST(BenchPlan, KernelBytesFollowTheSimulatorsCounting) {

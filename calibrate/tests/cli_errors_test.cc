@@ -33,7 +33,7 @@ TEST(CliErrors, AMalformedLogIsNamedByFileAndLine) {
     const std::string log = dir.path("bad.log");
     testing::write_file(log, "# all_reduce_perf\n# nThread 1 nGpus 8\n  1024  256  float  sum  -1  10.0\n");
     expect_rejected("fit --base a100-80gb-selene '" + log + "' --output '" + dir.path("out.json") + "'",
-                    "trainsim-calibrate fit: " + log + ":3: a result row has 13 columns",
+                    "trainsim-calibrate fit: " + log + ":3: a result row is size count type [redop] [root]",
                     dir.path("out.json"));
     expect_rejected("import '" + log + "' --output '" + dir.path("out.json") + "'", log + ":3: a result row",
                     dir.path("out.json"));

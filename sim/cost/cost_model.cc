@@ -24,13 +24,27 @@ bool matters(CurveRange range, double bandwidth_s, double total_s) {
     return range == CurveRange::AboveLast || bandwidth_s > kNegligibleShare * total_s;
 }
 
-std::string clamp_warning(const char* what, const char* unit, const Curve& curve, CurveRange range) {
+// Names the curve and the end it was clamped to, then the first op that read past it, at what x and how
+// far out, so that a user can tell whether the read matters ("all_reduce of 2048 bytes over 8 ranks").
+std::string clamp_warning(const char* what, const char* unit, const Curve& curve, CurveRange range,
+                          double read, const std::string& op) {
     const bool below = range == CurveRange::BelowFirst;
     const double x = below ? curve.x.front() : curve.x.back();
     const double y = below ? curve.y.front() : curve.y.back();
     return std::string("cost: ") + what + " read " +
            (below ? "below the profile's smallest" : "above the profile's largest") + " point " +
-           format_number(x) + " " + unit + "; clamped to " + format_number(y);
+           format_number(x) + " " + unit + "; clamped to " + format_number(y) + " (first by " + op + ", " +
+           format_number(read) + " " + unit + ", " + format_number(below ? x / read : read / x) + "x " +
+           (below ? "below" : "above") + " it)";
+}
+
+std::string warning_key(const char* what, CurveRange range) {
+    return std::string(what) + (range == CurveRange::BelowFirst ? " below" : " above");
+}
+
+std::string collective_text(CollectiveKind kind, double bytes, int n) {
+    return std::string(to_string(kind)) + " of " + format_number(bytes) + " bytes over " + std::to_string(n) +
+           " ranks";
 }
 
 double ceil_div(std::int64_t a, std::int64_t b) {
@@ -133,8 +147,9 @@ CostModel::CostModel(HardwareProfile profile) : profile_(std::move(profile)) {
     }
 }
 
-void CostModel::warn(const std::string& message) const {
-    if (std::find(warnings_.begin(), warnings_.end(), message) == warnings_.end()) {
+void CostModel::warn(const std::string& key, const std::string& message) const {
+    if (std::find(warning_keys_.begin(), warning_keys_.end(), key) == warning_keys_.end()) {
+        warning_keys_.push_back(key);
         warnings_.push_back(message);
     }
 }
@@ -153,7 +168,11 @@ Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls) const {
     case GemmClass::Dense: {
         const CurveRead eff = read_curve(profile_.gemm_efficiency_vs_flops, flops);
         if (eff.range != CurveRange::Inside) {
-            warn(clamp_warning("gemm efficiency", "FLOPs", profile_.gemm_efficiency_vs_flops, eff.range));
+            warn(warning_key("gemm efficiency", eff.range),
+                 clamp_warning("gemm efficiency", "FLOPs", profile_.gemm_efficiency_vs_flops, eff.range,
+                               flops,
+                               "gemm " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+                                   std::to_string(shape.k) + " batch " + std::to_string(shape.batch)));
         }
         rate = peak * eff.y * wave_factor(shape, flops, profile_);
         break;
@@ -178,8 +197,9 @@ Seconds CostModel::memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const {
     const auto bytes = static_cast<double>(bytes_moved.value);
     const CurveRead eff = read_curve(profile_.memory_bound_efficiency_vs_bytes, bytes);
     if (eff.range != CurveRange::Inside) {
-        warn(clamp_warning("memory-bound efficiency", "bytes", profile_.memory_bound_efficiency_vs_bytes,
-                           eff.range));
+        warn(warning_key("memory-bound efficiency", eff.range),
+             clamp_warning("memory-bound efficiency", "bytes", profile_.memory_bound_efficiency_vs_bytes,
+                           eff.range, bytes, to_string(kind)));
     }
     const double factor = profile_.memory_bound_kind_factor[static_cast<std::size_t>(kind)];
     return Seconds{profile_.memory_bound_launch_us * kSecondsPerMicrosecond +
@@ -224,7 +244,9 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
         const double bandwidth_s = bandwidth0 * factor / f0;
         const double total_s = latency_us * kSecondsPerMicrosecond + bandwidth_s;
         if (busbw.range != CurveRange::Inside && matters(busbw.range, bandwidth_s, total_s)) {
-            warn(clamp_warning("intra-node busbw", "bytes", l.busbw_GBps_vs_bytes, busbw.range));
+            warn(warning_key("intra-node busbw", busbw.range),
+                 clamp_warning("intra-node busbw", "bytes", l.busbw_GBps_vs_bytes, busbw.range, s,
+                               collective_text(kind, s, n)));
         }
         return Seconds{total_s};
     }
@@ -239,7 +261,8 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
                                  ? static_cast<double>(l.nics_per_node) / busy_ranks_per_node
                                  : 1.0;
     if (kind == CollectiveKind::SendRecv) {
-        return Seconds{l.p2p_latency_us * kSecondsPerMicrosecond + s / (l.nic_GBps * nic_share * kBytesPerGB)};
+        return Seconds{l.p2p_latency_us * kSecondsPerMicrosecond +
+                       s / (l.nic_GBps * nic_share * kBytesPerGB)};
     }
     // Rail-aligned NICs: each of the group's ranks on a node drives its own NIC, so a group with one rank
     // per node (a data-parallel group beside TP=8) gets one rail, and a full-node group gets all of them.
@@ -258,7 +281,9 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
     const double bandwidth_s = s * factor / busbw;
     const double total_s = latency_us * kSecondsPerMicrosecond + bandwidth_s;
     if (eff.range != CurveRange::Inside && matters(eff.range, bandwidth_s, total_s)) {
-        warn(clamp_warning("inter-node busbw efficiency", "bytes", l.busbw_efficiency_vs_bytes, eff.range));
+        warn(warning_key("inter-node busbw efficiency", eff.range),
+             clamp_warning("inter-node busbw efficiency", "bytes", l.busbw_efficiency_vs_bytes, eff.range, s,
+                           collective_text(kind, s, n) + " on " + std::to_string(nodes) + " nodes"));
     }
     return Seconds{total_s};
 }

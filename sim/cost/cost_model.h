@@ -28,7 +28,15 @@ struct GemmShape {
 enum class GemmClass { Dense, AttentionScore, AttentionOverValue };
 
 /// Memory-bound kernels of a Megatron layer; each may have its own achieved-bandwidth factor.
-enum class MemoryBoundKind { LayerNorm, BiasGelu, BiasDropoutAdd, ScaleMaskSoftmax, Dropout, Optimizer, Generic };
+enum class MemoryBoundKind {
+    LayerNorm,
+    BiasGelu,
+    BiasDropoutAdd,
+    ScaleMaskSoftmax,
+    Dropout,
+    Optimizer,
+    Generic
+};
 
 /// NCCL collectives, with nccl-tests' bus-bandwidth factors (DESIGN.md §6).
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv };
@@ -55,8 +63,8 @@ public:
     /// `nodes` is how many nodes the group spans (1 for IntraNode). `busy_ranks_per_node` is how many
     /// GPUs of each node drive the network at the same time, this group's and other groups' (0: only
     /// this group's): beyond the node's NICs they share them.
-    [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope, int nodes = 1,
-                                     int busy_ranks_per_node = 0) const;
+    [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope,
+                                     int nodes = 1, int busy_ranks_per_node = 0) const;
 
     /// How much longer a compute kernel takes while a collective of `scope` runs beside it: NCCL's
     /// kernels occupy SMs and memory bandwidth, 1 / (1 − the profile's compute share).
@@ -64,14 +72,16 @@ public:
 
     [[nodiscard]] const HardwareProfile& profile() const { return profile_; }
 
-    /// Warnings raised so far (e.g. a read outside a curve's measured range). Each distinct message once.
+    /// Warnings raised so far (e.g. a read outside a curve's measured range). Each once per key (a curve
+    /// and a direction), naming the first op that raised it.
     [[nodiscard]] const std::vector<std::string>& warnings() const { return warnings_; }
 
 private:
-    void warn(const std::string& message) const;
+    void warn(const std::string& key, const std::string& message) const;
 
     HardwareProfile profile_;
     mutable std::vector<std::string> warnings_;
+    mutable std::vector<std::string> warning_keys_;
 };
 
 }  // namespace trainsim::cost

@@ -10,7 +10,9 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
     if (scenario.hardware.gpus_per_node > profile.gpus_per_node) {
         throw InputError("hardware.gpus_per_node=" + std::to_string(scenario.hardware.gpus_per_node) +
                          " exceeds the " + std::to_string(profile.gpus_per_node) +
-                         " GPUs per node of profile " + profile.name);
+                         " GPUs per node of profile " + profile.name +
+                         "; pass --set hardware.gpus_per_node=" + std::to_string(profile.gpus_per_node) +
+                         " to simulate nodes of that size");
     }
 }
 

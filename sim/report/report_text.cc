@@ -36,8 +36,11 @@ void write_text(std::ostream& out, const IterationReport& r) {
     out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, Korthikanti Eq. 7)\n";
     out << "  HFU              " << fmt("%.1f %%", 100.0 * r.hfu) << "   (" << r.hardware_flops_convention
         << ")\n";
-    out << "  per-GPU          " << fmt("%.1f TFLOP/s", r.tflops_per_gpu) << "\n";
-    out << "  throughput       " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n";
+    // Below 1 TFLOP/s (a CPU-fitted profile) one decimal would print 0.0 beside a large MFU: keep 3 digits.
+    out << "  per-GPU          "
+        << fmt(r.tflops_per_gpu >= 1.0 ? "%.1f TFLOP/s" : "%.3g TFLOP/s", r.tflops_per_gpu) << "\n";
+    out << "  throughput       "
+        << fmt(r.tokens_per_s >= 10.0 ? "%.0f tokens/s" : "%.3g tokens/s", r.tokens_per_s) << "\n";
     out << "  peak memory      " << gib(r.peak_memory_bytes) << " of " << gib(r.memory_capacity_bytes)
         << " usable: " << (r.fits_in_memory ? "fits" : "DOES NOT FIT") << "\n";
     out << "                   (usable = " << gib(r.memory_visible_bytes) << " CUDA sees − "

@@ -1,0 +1,158 @@
+#include "calibrate/bench/progress.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+namespace trainsim::calibrate {
+
+namespace {
+
+constexpr std::int64_t kProbeDim = 128;             // a GEMM a CPU core runs in a millisecond
+constexpr std::int64_t kProbeElements = 1 << 18;    // a copy past the caches' fastest levels
+constexpr std::int64_t kProbeSmallBytes = 1 << 10;  // a collective's latency
+constexpr std::int64_t kProbeLargeBytes = 1 << 20;  // and its bandwidth
+constexpr double kAdaptiveOverrun = 1.5;            // Google Benchmark overshoots its minimum time
+constexpr int kBarWidth = 30;
+
+double probe(TimedOp& op) {
+    (void)op.seconds_per_call(1);  // warm, as the harness does
+    return op.seconds_per_call(3);
+}
+
+double case_seconds(double call_s, const Timing& t) {
+    const double per_repetition = t.iterations > 0 ? t.iterations * t.calls_per_iteration * call_s
+                                                   : std::max(t.min_time_s * kAdaptiveOverrun, call_s);
+    return (per_repetition + call_s) * std::max(1, t.repetitions);  // + the warm-up call
+}
+
+std::string seconds_text(double s) {
+    char buffer[32];
+    if (s < 90.0) {
+        std::snprintf(buffer, sizeof buffer, "%.0f s", s);
+    } else {
+        std::snprintf(buffer, sizeof buffer, "%.1f min", s / 60.0);
+    }
+    return buffer;
+}
+
+class ProgressReporter : public benchmark::BenchmarkReporter {
+public:
+    ProgressReporter(std::size_t total, double estimate_s, std::ostream& out, bool terminal)
+        : total_(std::max<std::size_t>(total, 1)), estimate_s_(estimate_s), out_(out), terminal_(terminal) {}
+
+    bool ReportContext(const Context&) override {
+        start_ = std::chrono::steady_clock::now();
+        return true;
+    }
+
+    void ReportRuns(const std::vector<Run>& runs) override {
+        if (runs.empty()) {
+            return;
+        }
+        ++done_;
+        for (const Run& r : runs) {
+            if (r.error_occurred) {
+                failed_.push_back(r.benchmark_name() + ": " + r.error_message);
+                break;
+            }
+        }
+        const std::size_t step = std::max<std::size_t>(total_ / 10, 1);
+        if (terminal_ || done_ % step == 0 || done_ == total_) {
+            draw(runs.front().benchmark_name());
+        }
+    }
+
+    void Finalize() override {
+        if (terminal_) {
+            out_ << "\n";
+        }
+        for (const std::string& f : failed_) {
+            out_ << "trainsim-calibrate run: failed " << f << "\n";
+        }
+        out_.flush();
+    }
+
+private:
+    void draw(const std::string& name) {
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double fraction = std::min(1.0, static_cast<double>(done_) / static_cast<double>(total_));
+        // Past the first tenth the measured pace is the better guess; before it, the probe's estimate, or the
+        // pace when the run is already behind the estimate (a loaded machine).
+        const double pace = fraction > 0.0 ? elapsed / fraction - elapsed : estimate_s_;
+        const double left = fraction >= 0.1 ? pace : std::max(estimate_s_ - elapsed, pace);
+        fraction >= 0.1 ? elapsed / fraction - elapsed : std::max(0.0, estimate_s_ - elapsed);
+        const int filled = static_cast<int>(fraction * kBarWidth);
+        std::string line = "[" + std::string(filled, '=') + std::string(kBarWidth - filled, ' ') + "] " +
+                           std::to_string(done_) + "/" + std::to_string(total_) + ", " +
+                           seconds_text(elapsed) + ", about " + seconds_text(left) + " left";
+        if (terminal_) {
+            out_ << "\r" << line << "  " << name.substr(0, 40) << "\x1b[K";
+        } else {
+            out_ << "trainsim-calibrate run: " << line << "\n";
+        }
+        out_.flush();
+    }
+
+    std::size_t total_;
+    double estimate_s_;
+    std::ostream& out_;
+    bool terminal_;
+    std::size_t done_ = 0;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::vector<std::string> failed_;
+};
+
+}  // namespace
+
+RunEstimate estimate_run(Backend& backend, const BenchPlan& plan) {
+    RunEstimate e;
+    const GemmCase g{{kProbeDim, kProbeDim, kProbeDim, 1}, cost::GemmClass::Dense};
+    const double flops_per_s = g.shape.flops().value / probe(*backend.gemm(g));
+    const KernelCase copy{KernelKind::Copy, kProbeElements, 1};
+    const double copy_s = probe(*backend.kernel(copy));
+    const double bytes_per_s = static_cast<double>(backend.bytes_moved(copy)) / copy_s;
+    for (const GemmCase& c : plan.gemms) {
+        e.seconds += case_seconds(c.shape.flops().value / flops_per_s, plan.timing);
+    }
+    for (const KernelCase& k : plan.kernels) {
+        e.seconds += case_seconds(static_cast<double>(backend.bytes_moved(k)) / bytes_per_s, plan.timing);
+    }
+    char buffer[160];
+    std::snprintf(buffer, sizeof buffer, "GEMM %.3g GFLOP/s, copy %.3g GB/s", flops_per_s / 1e9,
+                  bytes_per_s / 1e9);
+    e.how = buffer;
+    if (plan.collectives.empty()) {
+        return e;
+    }
+    // Collectives: latency + size / bandwidth from two all-reduces over the largest group. Every rank of a
+    // multi-process run reaches this point, so the probe's collectives match across processes.
+    int ranks = 2;
+    for (const CollectiveCase& c : plan.collectives) {
+        ranks = std::max(ranks, c.ranks);
+    }
+    const std::int64_t unit = 4 * std::int64_t{ranks};  // whole 4-byte elements on every rank, as the plan
+    const std::int64_t small = kProbeSmallBytes / unit * unit;
+    const std::int64_t large = kProbeLargeBytes / unit * unit;
+    const double small_s = probe(*backend.collective({cost::CollectiveKind::AllReduce, ranks, small}));
+    const double large_s = probe(*backend.collective({cost::CollectiveKind::AllReduce, ranks, large}));
+    const double per_byte = std::max(0.0, (large_s - small_s) / static_cast<double>(large - small));
+    for (const CollectiveCase& c : plan.collectives) {
+        e.seconds += case_seconds(small_s + per_byte * static_cast<double>(c.bytes), plan.collective_timing);
+    }
+    std::snprintf(buffer, sizeof buffer, ", all_reduce over %d: %.3g us at 1 KiB, %.3g us at 1 MiB", ranks,
+                  small_s * 1e6, large_s * 1e6);
+    e.how += buffer;
+    return e;
+}
+
+std::unique_ptr<benchmark::BenchmarkReporter> make_progress_reporter(std::size_t total, double estimate_s,
+                                                                     std::ostream& out, bool terminal) {
+    return std::make_unique<ProgressReporter>(total, estimate_s, out, terminal);
+}
+
+}  // namespace trainsim::calibrate
