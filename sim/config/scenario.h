@@ -45,6 +45,13 @@ struct ParallelConfig {
 enum class RecomputeGranularity { None, Full, Selective, Overlapped };
 enum class RecomputeMethod { Uniform, Block };
 enum class RecomputeScheduler { Heuristic, Optimal };
+/// Transformer Engine's FP8 formats (Megatron --fp8-format): e4m3 everywhere, or hybrid (e4m3 forward,
+/// e5m2 gradients). Both run at the same rate; the format is recorded, not priced differently.
+enum class Fp8Format { E4m3, Hybrid };
+/// How FP8 scaling factors are found (Megatron --fp8-recipe): from the amax history of earlier steps
+/// (delayed), from the tensor itself (tensorwise "current scaling"), per 1x128/128x128 block
+/// (blockwise), or per 32-element block in E8M0 (mxfp8, Blackwell only).
+enum class Fp8Recipe { Delayed, Tensorwise, Blockwise, Mxfp8 };
 
 struct TrainingConfig {
     std::int64_t micro_batch_size = 0;
@@ -68,6 +75,15 @@ struct TrainingConfig {
     /// Appendix B of Korthikanti: a stage frees its output tensor's data once sent (it duplicates the
     /// next stage's input); false keeps it until the backward.
     bool deallocate_pipeline_outputs = true;
+    /// FP8 training with Transformer Engine; unset means BF16 everywhere (today's behaviour).
+    std::optional<Fp8Format> fp8_format;
+    /// Only with fp8_format; Megatron's default is delayed.
+    std::optional<Fp8Recipe> fp8_recipe;
+
+    /// The recipe FP8 runs with, or nullopt for BF16 training.
+    [[nodiscard]] std::optional<Fp8Recipe> fp8() const {
+        return fp8_format ? std::optional<Fp8Recipe>(fp8_recipe.value_or(Fp8Recipe::Delayed)) : std::nullopt;
+    }
 };
 
 enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst };
@@ -112,6 +128,8 @@ struct Scenario {
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
+[[nodiscard]] const char* to_string(Fp8Format f);
+[[nodiscard]] const char* to_string(Fp8Recipe r);
 
 /// Largest value accepted for any size or count in a scenario (2^40). Anything larger is a typo, and
 /// would overflow the byte and element counts computed downstream.

@@ -28,6 +28,12 @@ const char* to_string(RecomputeScheduler s) {
 const char* to_string(ScheduleKind s) {
     return name_of(kScheduleNames, s);
 }
+const char* to_string(Fp8Format f) {
+    return name_of(kFp8FormatNames, f);
+}
+const char* to_string(Fp8Recipe r) {
+    return name_of(kFp8RecipeNames, r);
+}
 
 ScheduleKind Scenario::resolved_schedule() const {
     if (schedule != ScheduleKind::Auto) {

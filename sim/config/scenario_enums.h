@@ -42,6 +42,18 @@ inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{{
     {ScheduleKind::BreadthFirst, "breadth_first"},
 }};
 
+inline constexpr std::array<EnumName<Fp8Format>, 2> kFp8FormatNames{{
+    {Fp8Format::E4m3, "e4m3"},
+    {Fp8Format::Hybrid, "hybrid"},
+}};
+
+inline constexpr std::array<EnumName<Fp8Recipe>, 4> kFp8RecipeNames{{
+    {Fp8Recipe::Delayed, "delayed"},
+    {Fp8Recipe::Tensorwise, "tensorwise"},
+    {Fp8Recipe::Blockwise, "blockwise"},
+    {Fp8Recipe::Mxfp8, "mxfp8"},
+}};
+
 /// The value spelled `name` in `table`, or nullopt.
 template <class E, std::size_t N>
 [[nodiscard]] std::optional<E> enum_from_name(const std::array<EnumName<E>, N>& table,

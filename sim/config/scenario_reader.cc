@@ -83,6 +83,8 @@ TrainingConfig read_training(const Json& document) {
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");
     t.deallocate_pipeline_outputs = r.boolean("deallocate_pipeline_outputs", true);
+    t.fp8_format = r.enumeration("fp8_format", kFp8FormatNames, /*nullable=*/true);
+    t.fp8_recipe = r.enumeration("fp8_recipe", kFp8RecipeNames, /*nullable=*/true);
     t.num_microbatches_with_partial_activation_checkpoints =
         r.nullable_positive_integer("num_microbatches_with_partial_activation_checkpoints");
     // `full` alone means what Korthikanti's "full recompute" baseline does: checkpoint every layer's

@@ -49,7 +49,8 @@ const std::vector<SectionSchema>& scenario_sections() {
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
           "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
           "recompute_scheduler", "recompute_memory_budget", "use_distributed_optimizer",
-          "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs"}},
+          "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs", "fp8_format",
+          "fp8_recipe"}},
         {"hardware", {"profile", "gpus_per_node"}},
     };
     return sections;

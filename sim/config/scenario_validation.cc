@@ -349,6 +349,14 @@ void check_hardware(const Scenario& s) {
     }
 }
 
+void check_fp8(const Scenario& s) {
+    const TrainingConfig& t = s.training;
+    if (t.fp8_recipe && !t.fp8_format) {
+        fail("training.fp8_recipe=" + quoted(to_string(*t.fp8_recipe)) +
+             " requires training.fp8_format (\"e4m3\" or \"hybrid\"); without it training runs in BF16");
+    }
+}
+
 }  // namespace
 
 void validate_scenario(const Scenario& scenario) {
@@ -364,6 +372,7 @@ void validate_scenario(const Scenario& scenario) {
     check_recompute(scenario);
     check_data_parallel(scenario);
     check_hardware(scenario);
+    check_fp8(scenario);
 }
 
 }  // namespace trainsim::config

@@ -7,6 +7,7 @@
 #include "sim/core/input_error.h"
 #include "sim/program/op_lowering.h"
 #include "sim/schedule/schedule.h"
+#include "sim/workload/fp8_layer.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
@@ -214,7 +215,21 @@ private:
         // One end-of-iteration list per stage: its parameter count differs between stages.
         auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
         if (added) {
-            it->second = own(workload::end_of_iteration(sc_, params.total(), embedding, overlap));
+            workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, overlap);
+            if (const auto fp8 = sc_.training.fp8()) {
+                // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
+                // after the distributed optimizer's parameter all-gather when there is one.
+                const auto last = static_cast<std::int32_t>(ops.size()) - 1;
+                const bool wait_last = last >= 0 && ops.back().blocking;
+                for (workload::Op& op : workload::fp8_weight_casts(workload::layer_shape_of(sc_),
+                                                                   sc_.stage_num_layers(at.pp), *fp8)) {
+                    if (wait_last) {
+                        op.after.push_back(last);
+                    }
+                    ops.push_back(std::move(op));
+                }
+            }
+            it->second = own(std::move(ops));
         }
         low.lower(*it->second, StepContext{-1, -1, -1, Phase::Iteration});
     }

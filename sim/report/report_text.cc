@@ -33,8 +33,15 @@ void write_text(std::ostream& out, const IterationReport& r) {
         << r.num_microbatches << "\n";
     out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
     out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, Korthikanti Eq. 7)\n";
+    if (r.mfu_fp8_peak > 0.0) {
+        out << "  MFU vs FP8 peak  " << fmt("%.1f %%", 100.0 * r.mfu_fp8_peak)
+            << "   (the same model FLOPs against the profile's dense FP8 peak; MFU above is against BF16)\n";
+    }
     out << "  HFU              " << fmt("%.1f %%", 100.0 * r.hfu) << "   (" << r.hardware_flops_convention
         << ")\n";
+    if (r.fp8_time) {
+        out << "  precision        " << r.precision << "\n";
+    }
     out << "  per-GPU          " << fmt("%.1f TFLOP/s", r.tflops_per_gpu) << "\n";
     out << "  throughput       " << fmt("%.0f tokens/s", r.tokens_per_s) << "\n";
     out << "  peak memory      " << gib(r.peak_memory_bytes) << " of " << gib(r.memory_capacity_bytes)
@@ -71,6 +78,11 @@ void write_text(std::ostream& out, const IterationReport& r) {
         out << "    (hidden in: pipeline warm-up " << ms(h.pipeline_warmup) << ", steady state "
             << ms(h.pipeline_steady) << ", cool-down " << ms(h.pipeline_cooldown) << "; TP collectives "
             << ms(h.tensor_parallel) << "; DP reduction " << ms(h.data_parallel) << ")\n";
+    }
+    if (r.fp8_time) {
+        out << "    (of the compute: FP8 GEMMs " << ms(r.fp8_time->fp8_gemm) << ", BF16 GEMMs "
+            << ms(r.fp8_time->bf16_gemm) << ", FP8 cast/transpose/amax kernels " << ms(r.fp8_time->overhead)
+            << ")\n";
     }
     out << "  per stage:\n";
     out << "    stage  layers      busy ms    bubble ms   exp.comm ms  recompute ms  weights+optim   "

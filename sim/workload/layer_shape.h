@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+
+#include "sim/config/scenario.h"
 
 namespace trainsim::workload {
 
@@ -14,6 +17,7 @@ struct LayerShape {
     std::int64_t vocab = 0;        // v (padded)
     std::int64_t tp = 1;           // t
     bool sequence_parallel = false;
+    std::optional<config::Fp8Recipe> fp8;  // FP8 training (sim/workload/fp8_layer.h); unset: BF16
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b
     [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }

@@ -1,5 +1,6 @@
 #include "sim/workload/transformer_layer.h"
 
+#include "sim/workload/fp8_layer.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
 
@@ -116,12 +117,17 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
     return first;
 }
 
+// The hook for FP8 training: the BF16 op list, rewritten by fp8_layer.h when the layer runs in FP8.
+OpList finish(OpListBuilder& ops, const LayerShape& x) {
+    return x.fp8 ? fp8_layer_ops(ops.take(), x, *x.fp8) : ops.take();
+}
+
 }  // namespace
 
 OpList layer_forward(const LayerShape& shape, RecomputeGranularity recompute) {
     OpListBuilder ops(OpRole::Layer);
     forward_into(ops, shape, recompute);
-    return ops.take();
+    return finish(ops, shape);
 }
 
 OpList layer_forward_unsaved(const LayerShape& shape) {
@@ -136,7 +142,7 @@ OpList layer_full_recompute(const LayerShape& shape, bool input_is_checkpoint) {
     // The recomputed forward keeps what a forward without recompute keeps, until its backward frees it.
     OpListBuilder ops(OpRole::Layer, /*is_recompute=*/true);
     forward_into(ops, shape, RecomputeGranularity::None);
-    OpList out = ops.take();
+    OpList out = finish(ops, shape);
     if (input_is_checkpoint) {
         out.front().saved_bytes = Bytes{0};  // LayerNorm's saved input is the checkpoint itself
     }
@@ -184,7 +190,7 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     column_parallel_backward(ops, x, z.sb, z.h, z.qkv_out, "qkv");
     ops.memory("ln1.bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
     ops.memory("attn.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
-    return ops.take();
+    return finish(ops, x);
 }
 
 OpList layer_selective_recompute(const LayerShape& shape) {
