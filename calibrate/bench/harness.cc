@@ -30,8 +30,8 @@ void add_context(const Backend& backend) {
     const DeviceFacts f = backend.facts();
     benchmark::AddCustomContext(std::string(run_context::kBackend), backend.name());
     benchmark::AddCustomContext(std::string(run_context::kDevice), f.name);
-    const std::optional<DeviceFact>* facts[] = {&f.peak_tflops, &f.hbm_GBps, &f.memory_bytes, &f.num_sms,
-                                                &f.gpus_per_node};
+    const std::optional<DeviceFact>* facts[] = {&f.peak_tflops, &f.hbm_GBps,      &f.memory_bytes,
+                                                &f.num_sms,     &f.gpus_per_node, &f.compute_capability};
     for (std::size_t i = 0; i < run_context::kFacts.size(); ++i) {
         if (*facts[i]) {
             const std::string key = std::string(run_context::kPrefix) + std::string(run_context::kFacts[i]);

@@ -110,6 +110,7 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
                     (device->hbm_GBps || (device->hbm_is_best_measured && any_kernel(m, KernelKind::Copy)));
          }},
         {"gpu.memory_visible_bytes", [&] { return device && device->memory_bytes.has_value(); }},
+        {"gpu.compute_capability", [&] { return device && device->compute_capability.has_value(); }},
         {"node.gpus_per_node", [&] { return device && device->gpus_per_node.has_value(); }},
         {"compute.gemm.wave_quantization.num_sms", [&] { return device && device->num_sms.has_value(); }},
         {"compute.gemm.efficiency_vs_flops", [&] { return any_gemm(m, cost::GemmClass::Dense); }},

@@ -62,6 +62,7 @@ const std::vector<std::string>& fittable_paths() {
         "gpu.peak_tflops",
         "gpu.hbm_GBps",
         "gpu.memory_visible_bytes",
+        "gpu.compute_capability",
         "node.gpus_per_node",
         "compute.gemm.wave_quantization.num_sms",
         "compute.gemm.efficiency_vs_flops",

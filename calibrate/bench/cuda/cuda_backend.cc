@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "calibrate/bench/cuda/cublaslt_gemm.h"
 #include "calibrate/bench/cuda/cuda_check.h"
 #include "calibrate/bench/cuda/cuda_kernels.h"
@@ -20,6 +22,25 @@ int device_count() {
                          (e != cudaSuccess ? cudaGetErrorString(e) : "none visible") + ")");
     }
     return count;
+}
+
+// The generation a compute capability belongs to, as NVIDIA names it (CUDA programming guide, compute
+// capabilities table): what a fitted profile says it describes.
+const char* generation(int major, int minor) {
+    switch (major) {
+    case 7:
+        return minor >= 5 ? "Turing" : "Volta";
+    case 8:
+        return minor == 9 ? "Ada" : "Ampere";
+    case 9:
+        return "Hopper";
+    case 10:
+    case 11:
+    case 12:
+        return "Blackwell";
+    default:
+        return "unknown generation";
+    }
 }
 
 int attribute(cudaDeviceAttr what, int device) {
@@ -68,7 +89,12 @@ public:
         f.backend = name();
         cudaDeviceProp prop{};
         TRAINSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
-        f.name = prop.name;
+        const std::string arch = "sm_" + std::to_string(prop.major * 10 + prop.minor);
+        f.name = std::string(prop.name) + " (" + arch + ", " + generation(prop.major, prop.minor) + ")";
+        f.compute_capability = DeviceFact{prop.major + prop.minor / 10.0, "measured",
+                                          "cudaDeviceProp major.minor " + std::to_string(prop.major) + "." +
+                                              std::to_string(prop.minor) + " (" + arch + ", " +
+                                              generation(prop.major, prop.minor) + ")"};
         std::size_t free = 0;
         std::size_t total = 0;
         TRAINSIM_CUDA_CHECK(cudaSetDevice(device_));
