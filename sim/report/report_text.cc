@@ -32,7 +32,8 @@ void write_text(std::ostream& out, const IterationReport& r) {
     out << "  GPUs " << r.num_gpus << " (simulated " << r.simulated_gpus << "), micro-batches per pipeline "
         << r.num_microbatches << "\n";
     out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
-    out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, Korthikanti Eq. 7)\n";
+    out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, "
+        << r.model_flops_convention << ")\n";
     out << "  HFU              " << fmt("%.1f %%", 100.0 * r.hfu) << "   (" << r.hardware_flops_convention
         << ")\n";
     out << "  per-GPU          " << fmt("%.1f TFLOP/s", r.tflops_per_gpu) << "\n";
