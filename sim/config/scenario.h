@@ -10,14 +10,36 @@
 
 namespace trainsim::config {
 
+enum class Normalization { LayerNorm, RMSNorm };
+enum class PositionEmbeddingType { LearnedAbsolute, Rope };
+
+/// The model, with Megatron-Core's defaults for everything a GPT-3 layer leaves out (DESIGN.md §8):
+/// multi-head attention, a GeLU MLP, LayerNorm, learned absolute positions, tied embeddings and biases.
 struct ModelConfig {
     std::string preset;  // the preset it came from, "" when given explicitly
     std::int64_t num_layers = 0;
     std::int64_t hidden_size = 0;
     std::int64_t num_attention_heads = 0;
-    std::int64_t ffn_hidden_size = 0;  // default 4 × hidden_size
+    /// Default 4 × hidden_size, or with swiglu Megatron's int(4h·2/3 / 64)·64 (the gated MLP's fc1 is
+    /// then 2 × ffn_hidden_size wide).
+    std::int64_t ffn_hidden_size = 0;
     std::int64_t seq_length = 0;
     std::int64_t padded_vocab_size = 0;
+    /// Grouped-query attention: K and V heads; absent means one group per head (multi-head attention).
+    std::optional<std::int64_t> num_query_groups;
+    /// Channels per attention head (Megatron's kv_channels); absent means hidden_size / heads.
+    std::optional<std::int64_t> kv_channels;
+    bool swiglu = false;
+    Normalization normalization = Normalization::LayerNorm;
+    PositionEmbeddingType position_embedding_type = PositionEmbeddingType::LearnedAbsolute;
+    bool untie_embeddings_and_output_weights = false;
+    /// Biases in the linear layers (Megatron's add_bias_linear; --disable-bias-linear sets it false).
+    bool add_bias_linear = true;
+
+    [[nodiscard]] std::int64_t query_groups() const { return num_query_groups.value_or(num_attention_heads); }
+    [[nodiscard]] std::int64_t head_dim() const {
+        return kv_channels.value_or(hidden_size / num_attention_heads);
+    }
 };
 
 struct ParallelConfig {
@@ -125,6 +147,8 @@ struct Scenario {
 /// A split as the scenario file writes it: "[12,13,13,10]".
 [[nodiscard]] std::string split_text(const std::vector<std::int64_t>& split);
 
+[[nodiscard]] const char* to_string(Normalization n);
+[[nodiscard]] const char* to_string(PositionEmbeddingType t);
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);

@@ -16,6 +16,12 @@ template <class E, std::size_t N> const char* name_of(const std::array<EnumName<
 
 }  // namespace
 
+const char* to_string(Normalization n) {
+    return name_of(kNormalizationNames, n);
+}
+const char* to_string(PositionEmbeddingType t) {
+    return name_of(kPositionEmbeddingTypeNames, t);
+}
 const char* to_string(RecomputeGranularity g) {
     return name_of(kRecomputeGranularityNames, g);
 }

@@ -17,6 +17,16 @@ template <class E> struct EnumName {
     const char* name;
 };
 
+inline constexpr std::array<EnumName<Normalization>, 2> kNormalizationNames{{
+    {Normalization::LayerNorm, "LayerNorm"},
+    {Normalization::RMSNorm, "RMSNorm"},
+}};
+
+inline constexpr std::array<EnumName<PositionEmbeddingType>, 2> kPositionEmbeddingTypeNames{{
+    {PositionEmbeddingType::LearnedAbsolute, "learned_absolute"},
+    {PositionEmbeddingType::Rope, "rope"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeGranularity>, 4> kRecomputeGranularityNames{{
     {RecomputeGranularity::None, "none"},
     {RecomputeGranularity::Full, "full"},

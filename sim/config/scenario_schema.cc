@@ -40,7 +40,8 @@ const std::vector<SectionSchema>& scenario_sections() {
     static const std::vector<SectionSchema> sections{
         {"model",
          {"preset", "num_layers", "hidden_size", "num_attention_heads", "ffn_hidden_size", "seq_length",
-          "padded_vocab_size"}},
+          "padded_vocab_size", "num_query_groups", "kv_channels", "swiglu", "normalization",
+          "position_embedding_type", "untie_embeddings_and_output_weights", "add_bias_linear"}},
         {"parallelism",
          {"tensor_model_parallel_size", "pipeline_model_parallel_size", "data_parallel_size",
           "virtual_pipeline_model_parallel_size", "sequence_parallel", "microbatch_group_size_per_vp_stage",

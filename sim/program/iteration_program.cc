@@ -210,7 +210,7 @@ private:
             low.join_data_parallel();
         }
         const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
-        const bool tied = p_ > 1 && (at.pp == 0 || at.pp == p_ - 1);
+        const bool tied = workload::holds_tied_embedding_copy(sc_, at.pp);
         const std::int64_t embedding = tied ? workload::word_embedding_parameters_per_rank(sc_) : 0;
         // One end-of-iteration list per stage: its parameter count differs between stages.
         auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
@@ -366,11 +366,12 @@ private:
     // Parameters outside the layers, as workload::stage_parameters counts them.
     [[nodiscard]] std::int64_t embedding_parameters() const {
         return workload::word_embedding_parameters_per_rank(sc_) +
-               sc_.model.seq_length * sc_.model.hidden_size;
+               workload::position_embedding_parameters(sc_);
     }
     [[nodiscard]] std::int64_t output_layer_parameters(const parallel::Coordinates& at) const {
         const workload::StageParameters s = workload::stage_parameters(sc_, at.pp);
-        return s.final_layernorm + (at.pp == 0 ? 0 : s.embedding);
+        const bool own = workload::output_layer_has_own_weights(sc_, at.pp);
+        return s.final_layernorm + (own ? workload::word_embedding_parameters_per_rank(sc_) : 0);
     }
 
     // Whether layer `layer_in_chunk` of micro-batch `microbatch` on pipeline rank `rank` is recomputed.

@@ -62,6 +62,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
         r.hardware_flops =
             Flops{executed * static_cast<double>(r.num_gpus) / static_cast<double>(r.simulated_gpus)};
     }
+    r.model_flops_convention = workload::model_flops_convention(sc);
     r.hardware_flops_convention = workload::hardware_flops_convention(sc);
     const double peak = cost.profile().peak_tflops * 1e12;
     const double gpu_seconds = r.iteration_time.value * static_cast<double>(r.num_gpus);

@@ -66,6 +66,7 @@ struct IterationReport {
     double tokens_per_s = 0.0;
     Flops model_flops;
     Flops hardware_flops;
+    std::string model_flops_convention;
     std::string hardware_flops_convention;
     Bytes peak_memory_bytes{0};
     Bytes memory_capacity_bytes{0};  // visible to CUDA minus the profile's reservation

@@ -53,8 +53,8 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     j["model_flops"] = r.model_flops.value;
     j["hardware_flops"] = r.hardware_flops.value;
     j["flops_convention"] =
-        "GEMM FLOPs only (Megatron convention); model FLOPs: Korthikanti Eq. 7; hardware: " +
-        r.hardware_flops_convention;
+        "GEMM FLOPs only (Megatron convention); model FLOPs: " + r.model_flops_convention +
+        "; hardware: " + r.hardware_flops_convention;
     j["breakdown"] = breakdown_json(r.breakdown);
     j["breakdown"]["note"] = "mean over pipeline stages; each stage's parts add up to iteration_time_s";
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();

@@ -32,7 +32,8 @@ void write_text(std::ostream& out, const IterationReport& r) {
     out << "  GPUs " << r.num_gpus << " (simulated " << r.simulated_gpus << "), micro-batches per pipeline "
         << r.num_microbatches << "\n";
     out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
-    out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, Korthikanti Eq. 7)\n";
+    out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, "
+        << r.model_flops_convention << ")\n";
     if (r.mfu_fp8_peak > 0.0) {
         out << "  MFU vs FP8 peak  " << fmt("%.1f %%", 100.0 * r.mfu_fp8_peak)
             << "   (the same model FLOPs against the profile's dense FP8 peak; MFU above is against BF16)\n";
