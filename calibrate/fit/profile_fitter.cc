@@ -66,6 +66,7 @@ const std::vector<std::string>& fittable_paths() {
         "node.gpus_per_node",
         "compute.gemm.wave_quantization.num_sms",
         "compute.gemm.efficiency_vs_flops",
+        "compute.gemm_fp8.efficiency_vs_flops",
         "compute.gemm.min_kernel_us",
         "compute.attention.score_efficiency",
         "compute.attention.over_value_efficiency",
