@@ -98,6 +98,19 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
             gemm_benchmark_name(g.shape, g.cls, dtype).text(), [&backend, g] { return backend.gemm(g); },
             plan.timing);
     }
+    // The dense GEMMs again with FP8 inputs where the GPU has FP8 tensor cores: fit refits
+    // compute.gemm_fp8 from them (dtype fp8 in the name).
+    if (backend.supports_fp8()) {
+        for (GemmCase g : plan.gemms) {
+            if (g.cls != cost::GemmClass::Dense) {
+                continue;
+            }
+            g.fp8 = true;
+            register_case(
+                gemm_benchmark_name(g.shape, g.cls, "fp8").text(), [&backend, g] { return backend.gemm(g); },
+                plan.timing);
+        }
+    }
     for (const KernelCase& k : plan.kernels) {
         register_case(
             kernel_benchmark_name(k.kind, backend.bytes_moved(k), dtype).text(),

@@ -77,10 +77,17 @@ public:
                                      : std::make_unique<cuda::NcclGroups>(count_);
         TRAINSIM_CUDA_CHECK(cudaSetDevice(device_));
         sms_ = attribute(cudaDevAttrMultiProcessorCount, device_);
+        major_ = attribute(cudaDevAttrComputeCapabilityMajor, device_);
+        minor_ = attribute(cudaDevAttrComputeCapabilityMinor, device_);
     }
 
     std::string name() const override { return "cuda"; }
     std::string dtype() const override { return "bf16"; }
+    bool supports_fp8() const override {
+        // FP8 tensor cores: Ada (8.9), Hopper (9.0) and later.
+        constexpr int kFirstFp8 = 89;
+        return major_ * 10 + minor_ >= kFirstFp8;
+    }
     bool writes_output() const override { return process_.rank == 0; }
     int nodes() const override { return nodes_; }
 
@@ -142,6 +149,8 @@ private:
     int nodes_ = 1;
     int device_ = 0;
     int sms_ = 0;
+    int major_ = 0;
+    int minor_ = 0;
     std::unique_ptr<cuda::CublasLt> lt_;
     std::unique_ptr<cuda::NcclGroups> groups_;
 };
