@@ -94,7 +94,7 @@ TEST(Memory, UniformGroupsOfNLayersKeepOneInputPerGroup) {
     // the last group's recomputed activations. At N = 1 that is one layer less its input (the checkpoint);
     // at N = 4 it is that plus three whole layers (Table 2's TP row each), whose inputs are new tensors.
     const std::int64_t whole_layer =
-        workload::layer_activation_bytes(workload::LayerShape{2048, 4, 6144, 64, 4 * 6144, 51200, 8, false},
+        workload::layer_activation_bytes(workload::LayerShape{2048, 4, 6144, 64, 4 * 6144, 51200, 8, false, {}},
                                          config::RecomputeGranularity::None)
             .value;
     EXPECT_EQ(one - four, (48 - 12) * 2 * sbh - 3 * whole_layer);
@@ -156,7 +156,7 @@ TEST(Memory, FirstStageHoldsPMicrobatchesOfActivations) {
     const report::IterationReport r = simulate(sc);
     const std::int64_t sbh_t = 2048 * 25600 / 8;  // s·b·h/t bytes with b = 1, t = 8
     const std::int64_t per_layer = workload::layer_activation_bytes(
-                                       workload::LayerShape{2048, 1, 25600, 160, 4 * 25600, 51200, 8, true},
+                                       workload::LayerShape{2048, 1, 25600, 160, 4 * 25600, 51200, 8, true, {}},
                                        config::RecomputeGranularity::Selective)
                                        .value;
     ASSERT_EQ(per_layer, 34 * sbh_t);  // Table 2, TP + SP + selective

@@ -26,7 +26,7 @@ double gemm_flops(const OpList& ops, bool recompute_only = false) {
 }
 
 LayerShape shape(std::int64_t h, std::int64_t a, std::int64_t b, std::int64_t t, bool sp) {
-    return LayerShape{2048, b, h, a, 4 * h, 51200, t, sp};
+    return LayerShape{2048, b, h, a, 4 * h, 51200, t, sp, {}};
 }
 
 TEST(LayerFlops, ForwardIs24bsh2Plus4bs2hPerTensorRank) {

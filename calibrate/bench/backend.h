@@ -24,6 +24,8 @@ public:
 
     [[nodiscard]] virtual std::string name() const = 0;   // "cpu", "cuda"
     [[nodiscard]] virtual std::string dtype() const = 0;  // element type of its GEMMs and kernels
+    /// Whether it can also run FP8 GEMMs (GemmCase::fp8): CUDA on compute capability 8.9 and later.
+    [[nodiscard]] virtual bool supports_fp8() const { return false; }
     [[nodiscard]] virtual DeviceFacts facts() const = 0;
     /// Whether this process writes the output (rank 0 of a multi-process run).
     [[nodiscard]] virtual bool writes_output() const { return true; }

@@ -16,7 +16,7 @@ namespace {
 constexpr std::int64_t kCollectiveAlignment = 4;
 
 auto gemm_key(const GemmCase& g) {
-    return std::make_tuple(g.shape.m, g.shape.n, g.shape.k, g.shape.batch, static_cast<int>(g.cls));
+    return std::make_tuple(g.shape.m, g.shape.n, g.shape.k, g.shape.batch, static_cast<int>(g.cls), g.fp8);
 }
 
 std::string shape_text(const cost::GemmShape& s) {

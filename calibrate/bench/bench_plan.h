@@ -16,6 +16,8 @@ namespace trainsim::calibrate {
 struct GemmCase {
     cost::GemmShape shape;
     cost::GemmClass cls = cost::GemmClass::Dense;
+    bool fp8 =
+        false;  // FP8 (E4M3) inputs, BF16 output: Transformer Engine's GEMMs (compute capability >= 8.9)
 };
 
 /// A memory-bound kernel over `elements` elements; row-wise kernels (LayerNorm, softmax, bias-GeLU,

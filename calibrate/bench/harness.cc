@@ -32,8 +32,8 @@ void add_context(const Backend& backend) {
     const DeviceFacts f = backend.facts();
     benchmark::AddCustomContext(std::string(run_context::kBackend), backend.name());
     benchmark::AddCustomContext(std::string(run_context::kDevice), f.name);
-    const std::optional<DeviceFact>* facts[] = {&f.peak_tflops, &f.hbm_GBps, &f.memory_bytes, &f.num_sms,
-                                                &f.gpus_per_node};
+    const std::optional<DeviceFact>* facts[] = {&f.peak_tflops, &f.hbm_GBps,      &f.memory_bytes,
+                                                &f.num_sms,     &f.gpus_per_node, &f.compute_capability};
     for (std::size_t i = 0; i < run_context::kFacts.size(); ++i) {
         if (*facts[i]) {
             const std::string key = std::string(run_context::kPrefix) + std::string(run_context::kFacts[i]);
@@ -99,6 +99,19 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
         register_case(
             gemm_benchmark_name(g.shape, g.cls, dtype).text(), [&backend, g] { return backend.gemm(g); },
             plan.timing);
+    }
+    // The dense GEMMs again with FP8 inputs where the GPU has FP8 tensor cores: fit refits
+    // compute.gemm_fp8 from them (dtype fp8 in the name).
+    if (backend.supports_fp8()) {
+        for (GemmCase g : plan.gemms) {
+            if (g.cls != cost::GemmClass::Dense) {
+                continue;
+            }
+            g.fp8 = true;
+            register_case(
+                gemm_benchmark_name(g.shape, g.cls, "fp8").text(), [&backend, g] { return backend.gemm(g); },
+                plan.timing);
+        }
     }
     for (const KernelCase& k : plan.kernels) {
         register_case(

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "calibrate/fit/datasheet_peaks.h"
+#include "calibrate/fit/gemm_fit.h"
 #include "calibrate/fit/profile_fitter.h"
 
 namespace trainsim::calibrate {
@@ -19,9 +20,9 @@ bool any_kernel(const MeasurementSet& m, KernelKind kind) {
                        [&](const KernelMeasurement& k) { return k.kind == kind; });
 }
 
-bool any_gemm(const MeasurementSet& m, cost::GemmClass cls) {
+bool any_gemm(const MeasurementSet& m, cost::GemmClass cls, bool fp8 = false) {
     return std::any_of(m.gemms.begin(), m.gemms.end(),
-                       [&](const GemmMeasurement& g) { return g.cls == cls; });
+                       [&](const GemmMeasurement& g) { return g.cls == cls && is_fp8_gemm(g) == fp8; });
 }
 
 // The records the default (out-of-place) collective fits read.
@@ -112,9 +113,15 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
                     (device->hbm_GBps || (device->hbm_is_best_measured && any_kernel(m, KernelKind::Copy)));
          }},
         {"gpu.memory_visible_bytes", [&] { return device && device->memory_bytes.has_value(); }},
+        {"gpu.compute_capability", [&] { return device && device->compute_capability.has_value(); }},
         {"node.gpus_per_node", [&] { return device && device->gpus_per_node.has_value(); }},
         {"compute.gemm.wave_quantization.num_sms", [&] { return device && device->num_sms.has_value(); }},
         {"compute.gemm.efficiency_vs_flops", [&] { return any_gemm(m, cost::GemmClass::Dense); }},
+        // FP8 GEMMs refit the FP8 curve of a base that has one (its peak is the base's datasheet value).
+        {"compute.gemm_fp8.efficiency_vs_flops",
+         [&] {
+             return any_gemm(m, cost::GemmClass::Dense, true) && at(base, "gpu.fp8_peak_tflops") != nullptr;
+         }},
         {"compute.gemm.min_kernel_us", [&] { return !m.gemms.empty(); }},
         {"compute.attention.score_efficiency", [&] { return any_gemm(m, cost::GemmClass::AttentionScore); }},
         {"compute.attention.over_value_efficiency",

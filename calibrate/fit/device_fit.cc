@@ -123,6 +123,23 @@ void fit_hbm(FitState& state) {
                     best->origin.source_id + ": best copy-kernel rate, " + best->origin.record, r);
 }
 
+// The CUDA compute capability the run reported (its `how` names the generation, e.g. "sm_90, Hopper"):
+// what the simulator checks FP8 recipes against (MXFP8 needs 10.x).
+void fit_capability(FitState& state) {
+    const std::string path = "gpu.compute_capability";
+    const auto node = state.directive_node(path);
+    if (!node) {
+        return;
+    }
+    const Directive d(path, *node, state.json());
+    const DeviceFacts* f = facts(state);
+    if (f == nullptr || !f->compute_capability) {
+        d.fail(
+            "is not among the device facts of the inputs (a CUDA run records it); fit with --base PROFILE");
+    }
+    set_fact(state, d, *f->compute_capability, f->source_id, false);
+}
+
 void fit_integer_fact(FitState& state, const std::string& path,
                       const std::optional<DeviceFact> DeviceFacts::*member) {
     const auto node = state.directive_node(path);
@@ -143,6 +160,7 @@ void fit_device_targets(FitState& state) {
     fit_peak(state);
     fit_hbm(state);
     fit_integer_fact(state, "gpu.memory_visible_bytes", &DeviceFacts::memory_bytes);
+    fit_capability(state);
     fit_integer_fact(state, "node.gpus_per_node", &DeviceFacts::gpus_per_node);
     fit_integer_fact(state, "compute.gemm.wave_quantization.num_sms", &DeviceFacts::num_sms);
 }

@@ -14,6 +14,15 @@ namespace {
 constexpr const char* kCurvePath = "compute.gemm.efficiency_vs_flops";
 constexpr const char* kFloorPath = "compute.gemm.min_kernel_us";
 constexpr const char* kPeakPath = "gpu.peak_tflops";
+
+// The two dense-GEMM curves: 16-bit against the 16-bit peak, FP8 against the FP8 peak (the same wave model).
+struct DenseCurve {
+    const char* curve;
+    const char* peak;
+    bool fp8;
+};
+constexpr DenseCurve kBf16Curve{kCurvePath, kPeakPath, false};
+constexpr DenseCurve kFp8Curve{"compute.gemm_fp8.efficiency_vs_flops", "gpu.fp8_peak_tflops", true};
 constexpr double kMinEfficiency = 1e-4;
 constexpr double kMicrosecondsPerSecond = 1e6;
 
@@ -33,23 +42,23 @@ std::vector<std::string> ids_of(const std::vector<Sample>& samples) {
     return ids;
 }
 
-void fit_curve_target(FitState& state) {
-    const auto node = state.directive_node(kCurvePath);
+void fit_curve_target(FitState& state, const DenseCurve& spec) {
+    const auto node = state.directive_node(spec.curve);
     if (!node) {
         return;
     }
-    const Directive d(kCurvePath, *node, state.json());
-    const double peak = state.value(kPeakPath, kCurvePath);
+    const Directive d(spec.curve, *node, state.json());
+    const double peak = state.value(spec.peak, spec.curve);
     const std::string wq = "compute.gemm.wave_quantization.";
-    const int sms = static_cast<int>(state.value(wq + "num_sms", kCurvePath));
-    const int tile_m = static_cast<int>(state.value(wq + "tile_m", kCurvePath));
-    const int tile_n = static_cast<int>(state.value(wq + "tile_n", kCurvePath));
+    const int sms = static_cast<int>(state.value(wq + "num_sms", spec.curve));
+    const int tile_m = static_cast<int>(state.value(wq + "tile_m", spec.curve));
+    const int tile_n = static_cast<int>(state.value(wq + "tile_n", spec.curve));
     const std::vector<std::string> excluded = d.list("exclude_tags");
 
     std::vector<Sample> samples;
     bool any_corrected = false;
     for (const GemmMeasurement& g : state.measurements().gemms) {
-        if (g.cls != cost::GemmClass::Dense) {
+        if (g.cls != cost::GemmClass::Dense || is_fp8_gemm(g) != spec.fp8) {
             continue;
         }
         const double wave = gemm_wave_factor(g.shape, sms, tile_m, tile_n);
@@ -58,7 +67,8 @@ void fit_curve_target(FitState& state) {
                            g.achieved_tflops() / peak / wave, !has_any_tag(g, excluded)});
     }
     if (samples.empty()) {
-        d.fail("has no dense GEMM measurements in the inputs");
+        d.fail(spec.fp8 ? "has no FP8 dense GEMM measurements in the inputs (dtype fp8)"
+                        : "has no 16-bit dense GEMM measurements in the inputs");
     }
     // A curve of fractions of the peak cannot hold a GEMM faster than the peak: capping it at 1 would
     // price every such GEMM slower than measured, silently. The peak is wrong for this device.
@@ -73,9 +83,9 @@ void fit_curve_target(FitState& state) {
                "rate)");
     }
     CurveTarget target;
-    target.description = "efficiency = achieved TFLOP/s / " + short_number(peak) +
-                         " (gpu.peak_tflops) / the wave factor of the shape on " + std::to_string(sms) +
-                         " SMs with " + std::to_string(tile_m) + "x" + std::to_string(tile_n) + " tiles" +
+    target.description = "efficiency = achieved TFLOP/s / " + short_number(peak) + " (" + spec.peak +
+                         ") / the wave factor of the shape on " + std::to_string(sms) + " SMs with " +
+                         std::to_string(tile_m) + "x" + std::to_string(tile_n) + " tiles" +
                          (any_corrected ? "" : " (1 for every record)");
     if (!excluded.empty()) {
         std::string tags;
@@ -90,10 +100,11 @@ void fit_curve_target(FitState& state) {
     target.y_min = kMinEfficiency;
     target.y_max = 1.0;
     target.fallback_kind = "derived";
-    target.fallback_source = joined_ids(ids_of(samples)) + ": least-squares fit of dense GEMM timings";
+    target.fallback_source = joined_ids(ids_of(samples)) + ": least-squares fit of " +
+                             (spec.fp8 ? "FP8 " : "") + "dense GEMM timings";
     target.extra_options = {"exclude_tags"};
     FittedCurve fitted = fit_curve(d, target, samples);
-    state.set(kCurvePath, std::move(fitted.json), std::move(fitted.report));
+    state.set(spec.curve, std::move(fitted.json), std::move(fitted.report));
 }
 
 void fit_floor_target(FitState& state) {
@@ -167,6 +178,10 @@ void fit_attention_target(FitState& state, const std::string& key, cost::GemmCla
 
 }  // namespace
 
+bool is_fp8_gemm(const GemmMeasurement& g) {
+    return g.dtype.starts_with("fp8") || g.dtype == "e4m3" || g.dtype == "e5m2";
+}
+
 double gemm_wave_factor(const cost::GemmShape& shape, int num_sms, int tile_m, int tile_n) {
     const double flops = shape.flops().value;
     const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); };
@@ -179,7 +194,8 @@ double gemm_wave_factor(const cost::GemmShape& shape, int num_sms, int tile_m, i
 }
 
 void fit_gemm_targets(FitState& state) {
-    fit_curve_target(state);
+    fit_curve_target(state, kBf16Curve);
+    fit_curve_target(state, kFp8Curve);
     fit_floor_target(state);
     fit_attention_target(state, "score_efficiency", cost::GemmClass::AttentionScore);
     fit_attention_target(state, "over_value_efficiency", cost::GemmClass::AttentionOverValue);

@@ -1,10 +1,15 @@
-// GEMM targets: compute.gemm.efficiency_vs_flops (with the cost model's wave-quantization correction taken
-// out of each measurement), compute.gemm.min_kernel_us, compute.attention.*.
+// GEMM targets: compute.gemm.efficiency_vs_flops and compute.gemm_fp8.efficiency_vs_flops (with the cost
+// model's wave-quantization correction taken out of each measurement), compute.gemm.min_kernel_us,
+// compute.attention.*.
 #pragma once
 
 #include "calibrate/fit/fit_state.h"
 
 namespace trainsim::calibrate {
+
+/// Whether a GEMM record ran FP8 inputs (dtype "fp8", "fp8_e4m3", "e4m3", "e5m2"): it is fitted into
+/// compute.gemm_fp8 against gpu.fp8_peak_tflops, not into the 16-bit curve.
+[[nodiscard]] bool is_fp8_gemm(const GemmMeasurement& g);
 
 /// The cost model's wave factor for `shape` (sim/cost/cost_model.cc, README "GEMM"): the fill of the SMs
 /// by the shape's output tiles relative to a cube of the same FLOPs, capped at 1. A measured efficiency

@@ -127,6 +127,7 @@ DeviceFacts read_context(const StrictJson& json, const OrderedJson& context, con
     d.memory_bytes = context_fact(json, context, run_context::kFacts[2]);
     d.num_sms = context_fact(json, context, run_context::kFacts[3]);
     d.gpus_per_node = context_fact(json, context, run_context::kFacts[4]);
+    d.compute_capability = context_fact(json, context, run_context::kFacts[5]);
     const std::string best_key(run_context::kBestMeasured);
     if (context.contains(best_key)) {
         const std::string best = json.text(context, "context", best_key);

@@ -104,6 +104,8 @@ struct DeviceFacts {
     std::optional<DeviceFact> memory_bytes;
     std::optional<DeviceFact> num_sms;
     std::optional<DeviceFact> gpus_per_node;
+    std::optional<DeviceFact>
+        compute_capability;              // CUDA major.minor (8.0 Ampere, 9.0 Hopper, 10.0 Blackwell)
     bool peak_is_best_measured = false;  // CPU: no datasheet peak; the best GEMM rate is the peak
     bool hbm_is_best_measured = false;   // CPU: the best streaming rate is the memory bandwidth
     std::string source_id;               // the run file that recorded these

@@ -226,6 +226,7 @@ DeviceFacts read_device(const StrictJson& json, const OrderedJson& root, const s
     facts.memory_bytes = read_fact(json, d, path, "memory_bytes");
     facts.num_sms = read_fact(json, d, path, "num_sms");
     facts.gpus_per_node = read_fact(json, d, path, "gpus_per_node");
+    facts.compute_capability = read_fact(json, d, path, "compute_capability");
     if (d.contains("best_measured")) {
         for (const std::string& what : json.text_list(d, path, "best_measured")) {
             if (what == "peak_tflops") {
@@ -347,11 +348,9 @@ OrderedJson to_measurement_json(const MeasurementSet& set, const std::string& de
         device["backend"] = d.backend;
         device["name"] = d.name;
         const std::pair<const char*, const std::optional<DeviceFact>*> facts[] = {
-            {"peak_tflops", &d.peak_tflops},
-            {"hbm_GBps", &d.hbm_GBps},
-            {"memory_bytes", &d.memory_bytes},
-            {"num_sms", &d.num_sms},
-            {"gpus_per_node", &d.gpus_per_node}};
+            {"peak_tflops", &d.peak_tflops},     {"hbm_GBps", &d.hbm_GBps},
+            {"memory_bytes", &d.memory_bytes},   {"num_sms", &d.num_sms},
+            {"gpus_per_node", &d.gpus_per_node}, {"compute_capability", &d.compute_capability}};
         for (const auto& [key, fact] : facts) {
             if (*fact) {
                 device[key] = fact_json(**fact);

@@ -14,8 +14,8 @@ inline constexpr std::string_view kDevice = "trainsim_device";
 inline constexpr std::string_view kBestMeasured = "trainsim_best_measured";
 
 /// Fact names; the context keys are "trainsim_" + name, + "_kind", + "_how".
-inline constexpr std::array<std::string_view, 5> kFacts = {"peak_tflops", "hbm_GBps", "memory_bytes",
-                                                           "num_sms", "gpus_per_node"};
+inline constexpr std::array<std::string_view, 6> kFacts = {
+    "peak_tflops", "hbm_GBps", "memory_bytes", "num_sms", "gpus_per_node", "compute_capability"};
 
 inline constexpr std::string_view kPrefix = "trainsim_";
 

@@ -101,6 +101,7 @@ MeasurementSet measure(const cost::CostModel& truth) {
     facts.source_id = "S-DATA-SYNTHETIC";
     facts.peak_tflops = DeviceFact{100.0, "derived", "known"};
     facts.hbm_GBps = DeviceFact{1000.0, "derived", "known"};
+    facts.compute_capability = DeviceFact{9.0, "measured", "cudaDeviceProp major.minor 9.0 (sm_90, Hopper)"};
     m.device = facts;
     std::vector<cost::GemmShape> shapes;
     for (std::int64_t d = 64; d <= 8192; d *= 2) {
@@ -213,7 +214,7 @@ TEST(FitRecovery, EveryFittedNumberOfAKnownMachineComesBack) {
 
     OrderedJson doc = OrderedJson::parse(read_text_file(testing::source_path(kShipped)));
     const std::vector<std::string> fitted = add_base_directives(doc, m, {});
-    EXPECT_EQ(fitted.size(), 23U);  // all but memory_visible_bytes, gpus_per_node, num_sms (no such facts)
+    EXPECT_EQ(fitted.size(), 24U);  // all but memory_visible_bytes, gpus_per_node, num_sms (no such facts)
     knots_at(doc["compute"], "gemm", "efficiency_vs_flops", {1e6, 1e8, 1e10, 1e12});
     knots_at(doc, "memory_bound", "efficiency_vs_bytes", {1e4, 1e6, 1e8});
     const StrictJson json("base");
@@ -222,6 +223,10 @@ TEST(FitRecovery, EveryFittedNumberOfAKnownMachineComesBack) {
 
     EXPECT_EQ(value(p, "/gpu/peak_tflops"), 100.0);
     EXPECT_EQ(value(p, "/gpu/hbm_GBps"), 1000.0);
+    // The generation the run detected is written into the profile, with how it was read.
+    EXPECT_EQ(value(p, "/gpu/compute_capability"), 9.0);
+    EXPECT_NE(p["gpu"]["compute_capability"]["source"].get<std::string>().find("sm_90, Hopper"),
+              std::string::npos);
     EXPECT_EQ(ys(p["compute"]["gemm"]["efficiency_vs_flops"]), (std::vector<double>{0.1, 0.4, 0.7, 0.8}));
     EXPECT_EQ(value(p, "/compute/attention/score_efficiency"), 0.3);
     EXPECT_EQ(value(p, "/compute/attention/over_value_efficiency"), 0.6);

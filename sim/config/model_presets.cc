@@ -17,7 +17,58 @@ constexpr std::string_view kKorthikantiTable3 = "Korthikanti et al. 2022, arXiv 
 // with d_model 2048 (here 16 heads of 128), and 13B lists d_model 5140 for 40 heads (here 5120).
 constexpr std::string_view kBrownTable21 = "Brown et al. 2020, arXiv 2005.14165, Table 2.1";
 
-constexpr std::array<ModelPreset, 8> kPresets{{
+// Today's dense models, as their papers give the shapes and Megatron-Core / NeMo configure the layer:
+// grouped-query attention, SwiGLU (Llama) or squared-ReLU (Nemotron-4, modelled as the same
+// memory-bound kernel as GeLU: same bytes, same GEMMs), RMSNorm (Llama) or LayerNorm (Nemotron-4), RoPE,
+// untied embeddings and no linear biases. The vocabulary is the tokenizer's; Megatron pads it further to
+// a multiple of 128·TP where that does not divide it.
+constexpr std::string_view kLlama2 =
+    "Touvron et al. 2023, arXiv 2307.09288, Table 1 and §2.2; sizes from the released params (HF config)";
+constexpr std::string_view kLlama3 = "Llama Team 2024, The Llama 3 Herd of Models, arXiv 2407.21783, Table 3";
+constexpr std::string_view kNemotron15 = "Parmar et al. 2024, Nemotron-4 15B, arXiv 2402.16819, Table 1";
+constexpr std::string_view kNemotron340 = "NVIDIA 2024, Nemotron-4 340B, arXiv 2406.11704, Table 1";
+constexpr std::string_view kNemoGpt3 =
+    "NeMo GPTConfig5B / GPTConfig20B (nemo/collections/llm/gpt/model/base.py); vocabulary 51200 as in "
+    "the Megatron papers";
+
+constexpr ModelPreset llama(std::string_view name, std::string_view source, std::int64_t layers,
+                            std::int64_t hidden, std::int64_t heads, std::int64_t seq, std::int64_t vocab,
+                            std::int64_t ffn, std::optional<std::int64_t> groups) {
+    return {name,
+            source,
+            layers,
+            hidden,
+            heads,
+            seq,
+            vocab,
+            ffn,
+            groups,
+            /*swiglu=*/true,
+            /*rmsnorm=*/true,
+            /*rope=*/true,
+            /*untie=*/true,
+            /*add_bias_linear=*/false};
+}
+
+constexpr ModelPreset nemotron4(std::string_view name, std::string_view source, std::int64_t layers,
+                                std::int64_t hidden, std::int64_t heads, std::int64_t groups) {
+    return {name,
+            source,
+            layers,
+            hidden,
+            heads,
+            4096,
+            256000,
+            4 * hidden,
+            groups,
+            /*swiglu=*/false,
+            /*rmsnorm=*/false,
+            /*rope=*/true,
+            /*untie=*/true,
+            /*add_bias_linear=*/false};
+}
+
+constexpr std::array<ModelPreset, 18> kPresets{{
     // 22B: 48 layers, h 6144, 64 heads.
     {"gpt-22b", kKorthikantiTable3, 48, 6144, 64, 2048, 51200, std::nullopt},
     // 175B (GPT-3): 96 layers, h 12288, 96 heads.
@@ -30,6 +81,16 @@ constexpr std::array<ModelPreset, 8> kPresets{{
     {"gpt3-2.7b", kBrownTable21, 32, 2560, 32, 2048, 51200, std::nullopt},
     {"gpt3-6.7b", kBrownTable21, 32, 4096, 32, 2048, 51200, std::nullopt},
     {"gpt3-13b", kBrownTable21, 40, 5120, 40, 2048, 51200, std::nullopt},
+    {"gpt3-5b", kNemoGpt3, 24, 4096, 32, 2048, 51200, std::nullopt},
+    {"gpt3-20b", kNemoGpt3, 44, 6144, 48, 2048, 51200, std::nullopt},
+    llama("llama2-7b", kLlama2, 32, 4096, 32, 4096, 32000, 11008, std::nullopt),
+    llama("llama2-13b", kLlama2, 40, 5120, 40, 4096, 32000, 13824, std::nullopt),
+    llama("llama2-70b", kLlama2, 80, 8192, 64, 4096, 32000, 28672, 8),
+    llama("llama3-8b", kLlama3, 32, 4096, 32, 8192, 128256, 14336, 8),
+    llama("llama3-70b", kLlama3, 80, 8192, 64, 8192, 128256, 28672, 8),
+    llama("llama3.1-405b", kLlama3, 126, 16384, 128, 8192, 128256, 53248, 8),
+    nemotron4("nemotron4-15b", kNemotron15, 32, 6144, 48, 8),
+    nemotron4("nemotron4-340b", kNemotron340, 96, 18432, 96, 8),
 }};
 
 }  // namespace

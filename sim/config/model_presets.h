@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/config/scenario.h"
+
 namespace trainsim::config {
 
 struct ModelPreset {
@@ -21,6 +23,13 @@ struct ModelPreset {
     std::int64_t padded_vocab_size = 0;
     /// nullopt: 4 × hidden_size, recomputed from the final hidden size when a scenario overrides it.
     std::optional<std::int64_t> ffn_hidden_size;
+    /// The layer's style, as the preset's source configures it (defaults: the GPT-3 layer).
+    std::optional<std::int64_t> num_query_groups = std::nullopt;
+    bool swiglu = false;
+    bool rmsnorm = false;
+    bool rope = false;
+    bool untie_embeddings_and_output_weights = false;
+    bool add_bias_linear = true;
 };
 
 /// All presets, in a fixed order.

@@ -10,14 +10,36 @@
 
 namespace trainsim::config {
 
+enum class Normalization { LayerNorm, RMSNorm };
+enum class PositionEmbeddingType { LearnedAbsolute, Rope };
+
+/// The model, with Megatron-Core's defaults for everything a GPT-3 layer leaves out (DESIGN.md §8):
+/// multi-head attention, a GeLU MLP, LayerNorm, learned absolute positions, tied embeddings and biases.
 struct ModelConfig {
     std::string preset;  // the preset it came from, "" when given explicitly
     std::int64_t num_layers = 0;
     std::int64_t hidden_size = 0;
     std::int64_t num_attention_heads = 0;
-    std::int64_t ffn_hidden_size = 0;  // default 4 × hidden_size
+    /// Default 4 × hidden_size, or with swiglu Megatron's int(4h·2/3 / 64)·64 (the gated MLP's fc1 is
+    /// then 2 × ffn_hidden_size wide).
+    std::int64_t ffn_hidden_size = 0;
     std::int64_t seq_length = 0;
     std::int64_t padded_vocab_size = 0;
+    /// Grouped-query attention: K and V heads; absent means one group per head (multi-head attention).
+    std::optional<std::int64_t> num_query_groups;
+    /// Channels per attention head (Megatron's kv_channels); absent means hidden_size / heads.
+    std::optional<std::int64_t> kv_channels;
+    bool swiglu = false;
+    Normalization normalization = Normalization::LayerNorm;
+    PositionEmbeddingType position_embedding_type = PositionEmbeddingType::LearnedAbsolute;
+    bool untie_embeddings_and_output_weights = false;
+    /// Biases in the linear layers (Megatron's add_bias_linear; --disable-bias-linear sets it false).
+    bool add_bias_linear = true;
+
+    [[nodiscard]] std::int64_t query_groups() const { return num_query_groups.value_or(num_attention_heads); }
+    [[nodiscard]] std::int64_t head_dim() const {
+        return kv_channels.value_or(hidden_size / num_attention_heads);
+    }
 };
 
 struct ParallelConfig {
@@ -53,6 +75,13 @@ struct ParallelConfig {
 enum class RecomputeGranularity { None, Full, Selective, Overlapped };
 enum class RecomputeMethod { Uniform, Block };
 enum class RecomputeScheduler { Heuristic, Optimal };
+/// Transformer Engine's FP8 formats (Megatron --fp8-format): e4m3 everywhere, or hybrid (e4m3 forward,
+/// e5m2 gradients). Both run at the same rate; the format is recorded, not priced differently.
+enum class Fp8Format { E4m3, Hybrid };
+/// How FP8 scaling factors are found (Megatron --fp8-recipe): from the amax history of earlier steps
+/// (delayed), from the tensor itself (tensorwise "current scaling"), per 1x128/128x128 block
+/// (blockwise), or per 32-element block in E8M0 (mxfp8, Blackwell only).
+enum class Fp8Recipe { Delayed, Tensorwise, Blockwise, Mxfp8 };
 
 struct TrainingConfig {
     std::int64_t micro_batch_size = 0;
@@ -76,6 +105,15 @@ struct TrainingConfig {
     /// Appendix B of Korthikanti: a stage frees its output tensor's data once sent (it duplicates the
     /// next stage's input); false keeps it until the backward.
     bool deallocate_pipeline_outputs = true;
+    /// FP8 training with Transformer Engine; unset means BF16 everywhere (today's behaviour).
+    std::optional<Fp8Format> fp8_format;
+    /// Only with fp8_format; Megatron's default is delayed.
+    std::optional<Fp8Recipe> fp8_recipe;
+
+    /// The recipe FP8 runs with, or nullopt for BF16 training.
+    [[nodiscard]] std::optional<Fp8Recipe> fp8() const {
+        return fp8_format ? std::optional<Fp8Recipe>(fp8_recipe.value_or(Fp8Recipe::Delayed)) : std::nullopt;
+    }
 };
 
 /// Per-GPU slowdowns (DESIGN.md §8 "Variability"): off; the expected slowest of the GPUs each simulated
@@ -147,10 +185,14 @@ struct Scenario {
 /// A split as the scenario file writes it: "[12,13,13,10]".
 [[nodiscard]] std::string split_text(const std::vector<std::int64_t>& split);
 
+[[nodiscard]] const char* to_string(Normalization n);
+[[nodiscard]] const char* to_string(PositionEmbeddingType t);
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
 [[nodiscard]] const char* to_string(VariabilityMode m);
+[[nodiscard]] const char* to_string(Fp8Format f);
+[[nodiscard]] const char* to_string(Fp8Recipe r);
 
 /// Largest value accepted for any size or count in a scenario (2^40). Anything larger is a typo, and
 /// would overflow the byte and element counts computed downstream.

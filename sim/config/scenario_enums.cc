@@ -16,6 +16,12 @@ template <class E, std::size_t N> const char* name_of(const std::array<EnumName<
 
 }  // namespace
 
+const char* to_string(Normalization n) {
+    return name_of(kNormalizationNames, n);
+}
+const char* to_string(PositionEmbeddingType t) {
+    return name_of(kPositionEmbeddingTypeNames, t);
+}
 const char* to_string(RecomputeGranularity g) {
     return name_of(kRecomputeGranularityNames, g);
 }
@@ -27,6 +33,12 @@ const char* to_string(RecomputeScheduler s) {
 }
 const char* to_string(ScheduleKind s) {
     return name_of(kScheduleNames, s);
+}
+const char* to_string(Fp8Format f) {
+    return name_of(kFp8FormatNames, f);
+}
+const char* to_string(Fp8Recipe r) {
+    return name_of(kFp8RecipeNames, r);
 }
 
 const char* to_string(VariabilityMode m) {

@@ -17,6 +17,16 @@ template <class E> struct EnumName {
     const char* name;
 };
 
+inline constexpr std::array<EnumName<Normalization>, 2> kNormalizationNames{{
+    {Normalization::LayerNorm, "LayerNorm"},
+    {Normalization::RMSNorm, "RMSNorm"},
+}};
+
+inline constexpr std::array<EnumName<PositionEmbeddingType>, 2> kPositionEmbeddingTypeNames{{
+    {PositionEmbeddingType::LearnedAbsolute, "learned_absolute"},
+    {PositionEmbeddingType::Rope, "rope"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeGranularity>, 4> kRecomputeGranularityNames{{
     {RecomputeGranularity::None, "none"},
     {RecomputeGranularity::Full, "full"},
@@ -56,6 +66,18 @@ inline constexpr std::array<EnumName<VariabilityMode>, 3> kVariabilityModeNames{
     {VariabilityMode::Off, "off"},
     {VariabilityMode::Expected, "expected"},
     {VariabilityMode::Sampled, "sampled"},
+}};
+
+inline constexpr std::array<EnumName<Fp8Format>, 2> kFp8FormatNames{{
+    {Fp8Format::E4m3, "e4m3"},
+    {Fp8Format::Hybrid, "hybrid"},
+}};
+
+inline constexpr std::array<EnumName<Fp8Recipe>, 4> kFp8RecipeNames{{
+    {Fp8Recipe::Delayed, "delayed"},
+    {Fp8Recipe::Tensorwise, "tensorwise"},
+    {Fp8Recipe::Blockwise, "blockwise"},
+    {Fp8Recipe::Mxfp8, "mxfp8"},
 }};
 
 /// The value spelled `name` in `table`, or nullopt.

@@ -26,8 +26,10 @@ ModelConfig read_model(const Json& document) {
     const SectionReader r(document, "model");
     ModelConfig m;
     std::optional<std::int64_t> preset_ffn;
+    const ModelPreset* preset = nullptr;
     if (const auto preset_name = r.string("preset")) {
         const ModelPreset& p = lookup_preset(r, *preset_name);
+        preset = &p;
         m.preset = *preset_name;
         m.num_layers = r.positive_integer("num_layers").value_or(p.num_layers);
         m.hidden_size = r.positive_integer("hidden_size").value_or(p.hidden_size);
@@ -43,10 +45,28 @@ ModelConfig read_model(const Json& document) {
         m.seq_length = r.required_positive_integer("seq_length", hint);
         m.padded_vocab_size = r.required_positive_integer("padded_vocab_size", hint);
     }
+    m.num_query_groups = r.nullable_positive_integer("num_query_groups");
+    m.kv_channels = r.nullable_positive_integer("kv_channels");
+    m.swiglu = r.boolean("swiglu", preset != nullptr && preset->swiglu);
+    m.normalization = r.enumeration("normalization", kNormalizationNames, /*nullable=*/false)
+                          .value_or(preset != nullptr && preset->rmsnorm ? Normalization::RMSNorm
+                                                                         : Normalization::LayerNorm);
+    m.position_embedding_type =
+        r.enumeration("position_embedding_type", kPositionEmbeddingTypeNames, /*nullable=*/false)
+            .value_or(preset != nullptr && preset->rope ? PositionEmbeddingType::Rope
+                                                        : PositionEmbeddingType::LearnedAbsolute);
+    m.untie_embeddings_and_output_weights =
+        r.boolean("untie_embeddings_and_output_weights",
+                  preset != nullptr && preset->untie_embeddings_and_output_weights);
+    m.add_bias_linear = r.boolean("add_bias_linear", preset == nullptr || preset->add_bias_linear);
+    if (!r.has("num_query_groups") && preset != nullptr) {
+        m.num_query_groups = preset->num_query_groups;
+    }
     // 4h unless given (or fixed by the preset): derived from the final hidden size, so that overriding
-    // a preset's hidden_size scales its MLP with it.
-    m.ffn_hidden_size =
-        r.positive_integer("ffn_hidden_size").value_or(preset_ffn.value_or(4 * m.hidden_size));
+    // a preset's hidden_size scales its MLP with it. With SwiGLU, Megatron's arguments.py shrinks the
+    // default to int(4h·2/3 / 64)·64 so that the two up-projections hold about as many weights as 4h.
+    const std::int64_t default_ffn = m.swiglu ? (4 * m.hidden_size * 2 / 3) / 64 * 64 : 4 * m.hidden_size;
+    m.ffn_hidden_size = r.positive_integer("ffn_hidden_size").value_or(preset_ffn.value_or(default_ffn));
     return m;
 }
 
@@ -86,6 +106,8 @@ TrainingConfig read_training(const Json& document) {
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");
     t.deallocate_pipeline_outputs = r.boolean("deallocate_pipeline_outputs", true);
+    t.fp8_format = r.enumeration("fp8_format", kFp8FormatNames, /*nullable=*/true);
+    t.fp8_recipe = r.enumeration("fp8_recipe", kFp8RecipeNames, /*nullable=*/true);
     t.num_microbatches_with_partial_activation_checkpoints =
         r.nullable_positive_integer("num_microbatches_with_partial_activation_checkpoints");
     // `full` alone means what Korthikanti's "full recompute" baseline does: checkpoint every layer's

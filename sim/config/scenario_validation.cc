@@ -1,5 +1,6 @@
 // validate_scenario: the rules between keys (Megatron-LM's argument checks) and the size caps that keep
 // downstream arithmetic in int64. Each failure is one InputError naming the keys and the rule.
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,12 @@ void check_sizes(const Scenario& s) {
     if (s.training.recompute_num_layers) {
         check_size("training.recompute_num_layers", *s.training.recompute_num_layers);
     }
+    if (s.model.num_query_groups) {
+        check_size("model.num_query_groups", *s.model.num_query_groups);
+    }
+    if (s.model.kv_channels) {
+        check_size("model.kv_channels", *s.model.kv_channels);
+    }
 }
 
 // Every product of sizes that this file or the simulator forms is capped, so none can overflow int64
@@ -104,6 +111,8 @@ void check_products(const Scenario& s) {
     const Factor L{"model.num_layers", s.model.num_layers};
     const Factor h{"model.hidden_size", s.model.hidden_size};
     const Factor a{"model.num_attention_heads", s.model.num_attention_heads};
+    // At least 1: hidden_size < heads is reported by check_model_shape, after this.
+    const Factor dk{"model.kv_channels", std::max<std::int64_t>(1, s.model.head_dim())};
     const Factor f{"model.ffn_hidden_size", s.model.ffn_hidden_size};
     const Factor seq{"model.seq_length", s.model.seq_length};
     const Factor V{"model.padded_vocab_size", s.model.padded_vocab_size};
@@ -125,6 +134,7 @@ void check_products(const Scenario& s) {
         {"attention-score elements of all layers", {L, b, a, seq, seq}},
         {"logit elements", {b, seq, V}},
         {"attention weights", {L, h, h}, 52},
+        {"query and output projection weights", {L, h, a, dk}, 52},
         {"MLP weights", {L, h, f}, 52},
         {"embedding weights", {V, h}, 52},
         {"GPUs", {t, p, d}},
@@ -148,9 +158,20 @@ void check_products(const Scenario& s) {
 }
 
 void check_model_shape(const Scenario& s) {
-    if (s.model.hidden_size % s.model.num_attention_heads != 0) {
-        fail(show("model.hidden_size", s.model.hidden_size) + " must be divisible by " +
-             show("model.num_attention_heads", s.model.num_attention_heads));
+    const ModelConfig& m = s.model;
+    if (m.num_query_groups) {
+        if (m.num_attention_heads % *m.num_query_groups != 0) {
+            fail(show("model.num_query_groups", *m.num_query_groups) + " must divide " +
+                 show("model.num_attention_heads", m.num_attention_heads) +
+                 " (each group of query heads shares one key and value head)");
+        }
+    }
+    if (m.kv_channels) {
+        return;  // Megatron allows heads × kv_channels ≠ hidden_size (the projections map between them)
+    }
+    if (m.hidden_size % m.num_attention_heads != 0) {
+        fail(show("model.hidden_size", m.hidden_size) + " must be divisible by " +
+             show("model.num_attention_heads", m.num_attention_heads) + " (or give model.kv_channels)");
     }
 }
 
@@ -167,6 +188,12 @@ void check_tensor_parallel(const Scenario& s) {
         if (f.value % t != 0) {
             fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " + show(f.path, f.value));
         }
+    }
+    // Megatron-Core splits the key and value heads across the ranks too (num_query_groups_per_partition).
+    if (s.model.num_query_groups && *s.model.num_query_groups % t != 0) {
+        fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " +
+             show("model.num_query_groups", *s.model.num_query_groups) +
+             " (each rank holds whole key and value heads)");
     }
 }
 
@@ -362,6 +389,14 @@ void check_hardware(const Scenario& s) {
     }
 }
 
+void check_fp8(const Scenario& s) {
+    const TrainingConfig& t = s.training;
+    if (t.fp8_recipe && !t.fp8_format) {
+        fail("training.fp8_recipe=" + quoted(to_string(*t.fp8_recipe)) +
+             " requires training.fp8_format (\"e4m3\" or \"hybrid\"); without it training runs in BF16");
+    }
+}
+
 }  // namespace
 
 void validate_scenario(const Scenario& scenario) {
@@ -377,6 +412,7 @@ void validate_scenario(const Scenario& scenario) {
     check_recompute(scenario);
     check_data_parallel(scenario);
     check_hardware(scenario);
+    check_fp8(scenario);
 }
 
 }  // namespace trainsim::config

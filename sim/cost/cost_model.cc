@@ -154,13 +154,26 @@ void CostModel::warn(const std::string& key, const std::string& message) const {
     }
 }
 
-Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls) const {
+Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls, GemmPrecision precision) const {
     if (shape.m < 0 || shape.n < 0 || shape.k < 0 || shape.batch < 1) {
         throw std::invalid_argument("CostModel::gemm: dimensions must be >= 0 and batch >= 1");
     }
     const double flops = shape.flops().value;
     if (flops == 0.0) {
         return Seconds{0.0};  // no work, no kernel
+    }
+    if (precision == GemmPrecision::Fp8) {
+        if (cls != GemmClass::Dense || !profile_.has_fp8()) {
+            throw std::invalid_argument("CostModel::gemm: FP8 is for dense GEMMs on a profile with FP8");
+        }
+        const Curve& curve = profile_.fp8_gemm_efficiency_vs_flops;
+        const CurveRead eff = read_curve(curve, flops);
+        if (eff.range != CurveRange::Inside) {
+            warn(clamp_warning("fp8 gemm efficiency", "FLOPs", curve, eff.range));
+        }
+        const double rate =
+            profile_.fp8_peak_tflops * kFlopsPerTflop * eff.y * wave_factor(shape, flops, profile_);
+        return Seconds{std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond, flops / rate)};
     }
     const double peak = profile_.peak_tflops * kFlopsPerTflop;
     double rate = 0.0;

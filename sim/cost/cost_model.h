@@ -27,6 +27,10 @@ struct GemmShape {
 /// (QKᵀ has a small k = head dim and reads far below the dense curve; see the profile's sources).
 enum class GemmClass { Dense, AttentionScore, AttentionOverValue };
 
+/// The input precision of a dense GEMM: BF16/FP16, or FP8 (Transformer Engine, Hopper and later), which
+/// reads the profile's FP8 peak and curve.
+enum class GemmPrecision : std::uint8_t { Bf16, Fp8 };
+
 /// Memory-bound kernels of a Megatron layer; each may have its own achieved-bandwidth factor.
 enum class MemoryBoundKind {
     LayerNorm,
@@ -52,8 +56,10 @@ class CostModel {
 public:
     explicit CostModel(HardwareProfile profile);
 
-    /// Time of one (batched) GEMM in 16-bit precision.
-    [[nodiscard]] Seconds gemm(const GemmShape& shape, GemmClass cls = GemmClass::Dense) const;
+    /// Time of one (batched) GEMM, 16-bit unless `precision` says FP8 (dense GEMMs only; the profile
+    /// must have FP8, HardwareProfile::has_fp8).
+    [[nodiscard]] Seconds gemm(const GemmShape& shape, GemmClass cls = GemmClass::Dense,
+                               GemmPrecision precision = GemmPrecision::Bf16) const;
 
     /// Time of a memory-bound kernel that reads and writes `bytes_moved` bytes in total.
     [[nodiscard]] Seconds memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const;

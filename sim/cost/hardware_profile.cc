@@ -66,6 +66,23 @@ void read_gemm(const ProfileReader& r, const ProfileJson& compute, HardwareProfi
     p.tile_n = to_int(r, r.positive_integer(wq, wq_path, "tile_n"), wq_path + ".tile_n.value");
     r.assumptions(gemm, path);
 
+    // FP8 GEMMs (Hopper and later): their own curve against their own peak, since an FP8 GEMM reaches a
+    // different fraction of a peak twice as high (hardware.md §2.4: 0.71 of 1979 at best on H100, BF16
+    // 0.80 of 989). Optional: a profile without it cannot run training.fp8_format.
+    const bool fp8_curve = compute.contains("gemm_fp8");
+    if (fp8_curve != p.has_fp8()) {
+        r.fail(fp8_curve ? "compute.gemm_fp8" : "gpu.fp8_peak_tflops",
+               fp8_curve ? "requires gpu.fp8_peak_tflops (the peak its efficiencies are fractions of)"
+                         : "requires compute.gemm_fp8 (the FP8 GEMM efficiency curve)");
+    }
+    if (fp8_curve) {
+        const std::string f_path = "compute.gemm_fp8";
+        const ProfileJson& fp8 = r.section(compute, "compute", "gemm_fp8");
+        r.expect_keys(fp8, f_path, {"efficiency_vs_flops"}, {"assumptions"});
+        p.fp8_gemm_efficiency_vs_flops = r.curve(fp8, f_path, "efficiency_vs_flops", YRule::Efficiency);
+        r.assumptions(fp8, f_path);
+    }
+
     const std::string a_path = "compute.attention";
     const ProfileJson& attention = r.section(compute, "compute", "attention");
     r.expect_keys(attention, a_path, {"score_efficiency", "over_value_efficiency"});
@@ -215,8 +232,15 @@ HardwareProfile read_profile(const std::string& label, const ProfileJson& root) 
     p.description = r.text(root, "", "description");
 
     const ProfileJson& gpu = r.section(root, "", "gpu");
-    r.expect_keys(gpu, "gpu", {"peak_tflops", "hbm_GBps", "memory_visible_bytes", "memory_reserved_bytes"});
+    r.expect_keys(gpu, "gpu", {"peak_tflops", "hbm_GBps", "memory_visible_bytes", "memory_reserved_bytes"},
+                  {"fp8_peak_tflops", "compute_capability"});
     p.peak_tflops = r.positive(gpu, "gpu", "peak_tflops");
+    if (gpu.contains("fp8_peak_tflops")) {
+        p.fp8_peak_tflops = r.positive(gpu, "gpu", "fp8_peak_tflops");
+    }
+    if (gpu.contains("compute_capability")) {
+        p.compute_capability = r.positive(gpu, "gpu", "compute_capability");
+    }
     p.hbm_GBps = r.positive(gpu, "gpu", "hbm_GBps");
     p.memory_visible = Bytes{r.positive_integer(gpu, "gpu", "memory_visible_bytes")};
     p.memory_reserved = Bytes{r.positive_integer(gpu, "gpu", "memory_reserved_bytes")};
@@ -232,7 +256,7 @@ HardwareProfile read_profile(const std::string& label, const ProfileJson& root) 
         to_int(r, r.positive_integer(node, "node", "gpus_per_node"), "node.gpus_per_node.value");
 
     const ProfileJson& compute = r.section(root, "", "compute");
-    r.expect_keys(compute, "compute", {"gemm", "attention"});
+    r.expect_keys(compute, "compute", {"gemm", "attention"}, {"gemm_fp8"});
     read_gemm(r, compute, p);
     read_memory_bound(r, root, p);
 

@@ -57,7 +57,9 @@ struct GpuVariability {
 struct HardwareProfile {
     std::string name;
     std::string description;
-    double peak_tflops = 0.0;  // dense 16-bit tensor-core peak, the MFU denominator
+    double peak_tflops = 0.0;         // dense 16-bit tensor-core peak, the MFU denominator
+    double fp8_peak_tflops = 0.0;     // dense FP8 tensor-core peak; 0: the GPU has no FP8 tensor cores
+    double compute_capability = 0.0;  // CUDA compute capability (8.0, 9.0, 10.0); 0: not given
     double hbm_GBps = 0.0;
     Bytes memory_visible{0};   // what CUDA reports as total global memory
     Bytes memory_reserved{0};  // CUDA context, NCCL buffers, fragmentation
@@ -68,6 +70,7 @@ struct HardwareProfile {
     int num_sms = 0;  // for wave quantization
     int tile_m = 0;
     int tile_n = 0;
+    Curve fp8_gemm_efficiency_vs_flops;       // fraction of fp8_peak_tflops; read only when has_fp8()
     double attention_score_efficiency = 0.0;  // QKᵀ batched GEMM, fraction of peak_tflops
     double attention_over_value_efficiency = 0.0;
 
@@ -81,6 +84,7 @@ struct HardwareProfile {
 
     std::optional<HostCosts> host;              // optional section: needed by parallelism.batch_p2p_sync
     std::optional<GpuVariability> variability;  // optional section: needed by variability.mode
+    [[nodiscard]] bool has_fp8() const { return fp8_peak_tflops > 0.0; }
 };
 
 /// Loads and validates a profile. A name without '/' or ".json" is looked up in `search_dir`.

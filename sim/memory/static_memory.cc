@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "sim/workload/fp8_layer.h"
 #include "sim/workload/parameter_count.h"
 
 namespace trainsim::memory {
@@ -17,7 +18,13 @@ double bytes_per_parameter(const config::Scenario& sc) {
 
 Bytes static_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
     const auto params = static_cast<double>(workload::stage_parameters(sc, pipeline_rank).total());
-    return Bytes{static_cast<std::int64_t>(std::ceil(params * bytes_per_parameter(sc)))};
+    const Bytes bytes{static_cast<std::int64_t>(std::ceil(params * bytes_per_parameter(sc)))};
+    if (!sc.training.fp8()) {
+        return bytes;
+    }
+    // Transformer Engine keeps FP8 copies of the layers' weights beside the BF16 ones.
+    return bytes + Bytes{workload::fp8_weight_copy_bytes(workload::layer_shape_of(sc),
+                                                         sc.stage_num_layers(pipeline_rank))};
 }
 
 }  // namespace trainsim::memory

@@ -128,7 +128,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
                 last_backward = b;
             }
         }
-        const bool tied = p > 1 && (r == 0 || r == p - 1);
+        const bool tied = workload::holds_tied_embedding_copy(sc, r);
         const SimTime end = price.compute(
             workload::end_of_iteration(sc, workload::stage_parameters(sc, r).total(),
                                        tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap));

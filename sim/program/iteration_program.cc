@@ -9,6 +9,7 @@
 #include "sim/program/op_lowering.h"
 #include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
+#include "sim/workload/fp8_layer.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
@@ -304,12 +305,26 @@ private:
             low.join_data_parallel();
         }
         const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
-        const bool tied = p_ > 1 && (at.pp == 0 || at.pp == p_ - 1);
+        const bool tied = workload::holds_tied_embedding_copy(sc_, at.pp);
         const std::int64_t embedding = tied ? workload::word_embedding_parameters_per_rank(sc_) : 0;
         // One end-of-iteration list per stage: its parameter count differs between stages.
         auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
         if (added) {
-            it->second = own(workload::end_of_iteration(sc_, params.total(), embedding, overlap));
+            workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, overlap);
+            if (const auto fp8 = sc_.training.fp8()) {
+                // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
+                // after the distributed optimizer's parameter all-gather when there is one.
+                const auto last = static_cast<std::int32_t>(ops.size()) - 1;
+                const bool wait_last = last >= 0 && ops.back().blocking;
+                for (workload::Op& op : workload::fp8_weight_casts(workload::layer_shape_of(sc_),
+                                                                   sc_.stage_num_layers(at.pp), *fp8)) {
+                    if (wait_last) {
+                        op.after.push_back(last);
+                    }
+                    ops.push_back(std::move(op));
+                }
+            }
+            it->second = own(std::move(ops));
         }
         low.lower(*it->second, StepContext{-1, -1, -1, Phase::Iteration});
     }
@@ -446,11 +461,12 @@ private:
     // Parameters outside the layers, as workload::stage_parameters counts them.
     [[nodiscard]] std::int64_t embedding_parameters() const {
         return workload::word_embedding_parameters_per_rank(sc_) +
-               sc_.model.seq_length * sc_.model.hidden_size;
+               workload::position_embedding_parameters(sc_);
     }
     [[nodiscard]] std::int64_t output_layer_parameters(const parallel::Coordinates& at) const {
         const workload::StageParameters s = workload::stage_parameters(sc_, at.pp);
-        return s.final_layernorm + (at.pp == 0 ? 0 : s.embedding);
+        const bool own = workload::output_layer_has_own_weights(sc_, at.pp);
+        return s.final_layernorm + (own ? workload::word_embedding_parameters_per_rank(sc_) : 0);
     }
 
     // Whether layer `layer_in_chunk` of micro-batch `microbatch` on pipeline rank `rank` is recomputed.

@@ -1,10 +1,23 @@
 #include "sim/program/op_pricing.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <string>
 
 #include "sim/core/input_error.h"
 
 namespace trainsim::program {
+
+namespace {
+
+std::string format_capability(double capability) {
+    char text[16];
+    std::snprintf(text, sizeof text, "%.1f", capability);
+    return text;
+}
+
+}  // namespace
 
 void check_fits_profile(const config::Scenario& scenario, const cost::HardwareProfile& profile) {
     if (scenario.hardware.gpus_per_node > profile.gpus_per_node) {
@@ -13,6 +26,23 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
                          " GPUs per node of profile " + profile.name +
                          "; pass --set hardware.gpus_per_node=" + std::to_string(profile.gpus_per_node) +
                          " to simulate nodes of that size");
+    }
+    const std::optional<config::Fp8Recipe> fp8 = scenario.training.fp8();
+    if (fp8 && !profile.has_fp8()) {
+        throw InputError("training.fp8_format=\"" +
+                         std::string(config::to_string(*scenario.training.fp8_format)) +
+                         "\" needs FP8 tensor cores, and profile " + profile.name +
+                         " has none (no gpu.fp8_peak_tflops and compute.gemm_fp8)");
+    }
+    // MXFP8's E8M0 block scales are a Blackwell tensor-core format (compute capability 10.x).
+    constexpr double kFirstMxfp8Capability = 10.0;
+    if (fp8 == config::Fp8Recipe::Mxfp8 && profile.compute_capability < kFirstMxfp8Capability) {
+        throw InputError(
+            "training.fp8_recipe=\"mxfp8\" needs a Blackwell GPU (gpu.compute_capability >= 10), and "
+            "profile " +
+            profile.name + " has " +
+            (profile.compute_capability > 0.0 ? format_capability(profile.compute_capability)
+                                              : std::string("no compute_capability")));
     }
 }
 
@@ -54,7 +84,7 @@ std::pair<std::int32_t, bool> OpPricing::shared_index(const workload::OpList& op
 Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates& at) const {
     switch (op.kind) {
     case workload::OpKind::Gemm:
-        return cost_.gemm(op.gemm, op.gemm_class);
+        return cost_.gemm(op.gemm, op.gemm_class, op.gemm_precision);
     case workload::OpKind::MemoryBound:
         return cost_.memory_bound(op.bytes_moved, op.memory_kind);
     case workload::OpKind::Collective: {

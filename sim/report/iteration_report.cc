@@ -64,12 +64,22 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
         r.hardware_flops =
             Flops{executed * static_cast<double>(r.num_gpus) / static_cast<double>(r.simulated_gpus)};
     }
+    r.model_flops_convention = workload::model_flops_convention(sc);
     r.hardware_flops_convention = workload::hardware_flops_convention(sc);
     const double peak = cost.profile().peak_tflops * 1e12;
     const double gpu_seconds = r.iteration_time.value * static_cast<double>(r.num_gpus);
     r.mfu = r.model_flops.value / (gpu_seconds * peak);
     r.hfu = r.hardware_flops.value / (gpu_seconds * peak);
     r.tflops_per_gpu = r.model_flops.value / gpu_seconds / 1e12;
+    if (cost.profile().has_fp8()) {
+        r.mfu_fp8_peak = r.model_flops.value / (gpu_seconds * cost.profile().fp8_peak_tflops * 1e12);
+    }
+    r.precision = "bf16";
+    if (const auto fp8 = sc.training.fp8()) {
+        r.precision = std::string("fp8 (") + config::to_string(*sc.training.fp8_format) + ", " +
+                      config::to_string(*fp8) + "; attention, norms, embedding and output layer in bf16)";
+        r.fp8_time = fp8_time(prog);
+    }
     r.tokens_per_s =
         static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
 

@@ -2,6 +2,7 @@
 // from the simulated timeline (DESIGN.md §5).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "sim/engine/simulator.h"
 #include "sim/program/iteration_program.h"
 #include "sim/report/network_report.h"
+#include "sim/report/fp8_time.h"
 
 namespace trainsim::report {
 
@@ -62,12 +64,16 @@ struct IterationReport {
     std::string profile;
     std::string schedule;
     Seconds iteration_time;
-    double mfu = 0.0;
+    double mfu = 0.0;  // against the profile's BF16 peak (gpu.peak_tflops), as NeMo reports FP8 runs too
     double hfu = 0.0;
+    std::string precision;            // "bf16", or "fp8" with its format and recipe
+    double mfu_fp8_peak = 0.0;        // the same model FLOPs against gpu.fp8_peak_tflops; 0 without FP8 peak
+    std::optional<Fp8Time> fp8_time;  // with training.fp8_format: where FP8's GEMMs and kernels went
     double tflops_per_gpu = 0.0;
     double tokens_per_s = 0.0;
     Flops model_flops;
     Flops hardware_flops;
+    std::string model_flops_convention;
     std::string hardware_flops_convention;
     Bytes peak_memory_bytes{0};
     Bytes memory_capacity_bytes{0};  // visible to CUDA minus the profile's reservation

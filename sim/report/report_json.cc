@@ -37,6 +37,11 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     j["iteration_time_s"] = r.iteration_time.value;
     j["mfu"] = r.mfu;
     j["hfu"] = r.hfu;
+    j["precision"] = r.precision;
+    // MFU per precision: `mfu` against the BF16 peak (NeMo's convention for FP8 runs too), this one against
+    // the FP8 peak; null where the profile has no FP8 tensor cores.
+    j["mfu_fp8_peak"] =
+        r.mfu_fp8_peak > 0.0 ? nlohmann::ordered_json(r.mfu_fp8_peak) : nlohmann::ordered_json();
     j["tflops_per_gpu"] = r.tflops_per_gpu;
     j["tokens_per_s"] = r.tokens_per_s;
     j["peak_memory_bytes"] = r.peak_memory_bytes.value;
@@ -50,8 +55,8 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     j["model_flops"] = r.model_flops.value;
     j["hardware_flops"] = r.hardware_flops.value;
     j["flops_convention"] =
-        "GEMM FLOPs only (Megatron convention); model FLOPs: Korthikanti Eq. 7; hardware: " +
-        r.hardware_flops_convention;
+        "GEMM FLOPs only (Megatron convention); model FLOPs: " + r.model_flops_convention +
+        "; hardware: " + r.hardware_flops_convention;
     j["breakdown"] = breakdown_json(r.breakdown);
     j["breakdown"]["note"] = "mean over pipeline stages; each stage's parts add up to iteration_time_s";
     nlohmann::ordered_json stages = nlohmann::ordered_json::array();
@@ -73,6 +78,15 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
         stages.push_back(js);
     }
     j["stages"] = stages;
+    if (r.fp8_time) {
+        j["fp8"] = {{"fp8_gemm_s", r.fp8_time->fp8_gemm.value},
+                    {"bf16_gemm_s", r.fp8_time->bf16_gemm.value},
+                    {"cast_transpose_amax_s", r.fp8_time->overhead.value},
+                    {"note",
+                     "busy time of one GPU per iteration, mean over stages, inside breakdown.compute_s and "
+                     "recompute_s: the linear layers' FP8 GEMMs, the GEMMs that stay BF16, and Transformer "
+                     "Engine's cast/transpose/amax kernels (ops named fp8.* in the trace)"}};
+    }
     if (!r.recompute_scheduler.empty()) {
         j["recompute_plan"] = {{"scheduler", r.recompute_scheduler},
                                {"plan", r.recompute_plan},

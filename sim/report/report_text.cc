@@ -33,9 +33,17 @@ void write_text(std::ostream& out, const IterationReport& r) {
     out << "  GPUs " << r.num_gpus << " (simulated " << r.simulated_gpus << "), micro-batches per pipeline "
         << r.num_microbatches << "\n";
     out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
-    out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, Korthikanti Eq. 7)\n";
+    out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, "
+        << r.model_flops_convention << ")\n";
+    if (r.mfu_fp8_peak > 0.0) {
+        out << "  MFU vs FP8 peak  " << fmt("%.1f %%", 100.0 * r.mfu_fp8_peak)
+            << "   (the same model FLOPs against the profile's dense FP8 peak; MFU above is against BF16)\n";
+    }
     out << "  HFU              " << fmt("%.1f %%", 100.0 * r.hfu) << "   (" << r.hardware_flops_convention
         << ")\n";
+    if (r.fp8_time) {
+        out << "  precision        " << r.precision << "\n";
+    }
     // Below 1 TFLOP/s (a CPU-fitted profile) one decimal would print 0.0 beside a large MFU: keep 3 digits.
     out << "  per-GPU          "
         << fmt(r.tflops_per_gpu >= 1.0 ? "%.1f TFLOP/s" : "%.3g TFLOP/s", r.tflops_per_gpu) << "\n";
@@ -81,6 +89,11 @@ void write_text(std::ostream& out, const IterationReport& r) {
         out << "    (hidden in: pipeline warm-up " << ms(h.pipeline_warmup) << ", steady state "
             << ms(h.pipeline_steady) << ", cool-down " << ms(h.pipeline_cooldown) << "; TP collectives "
             << ms(h.tensor_parallel) << "; DP reduction " << ms(h.data_parallel) << ")\n";
+    }
+    if (r.fp8_time) {
+        out << "    (of the compute: FP8 GEMMs " << ms(r.fp8_time->fp8_gemm) << ", BF16 GEMMs "
+            << ms(r.fp8_time->bf16_gemm) << ", FP8 cast/transpose/amax kernels " << ms(r.fp8_time->overhead)
+            << ")\n";
     }
     if (r.network.model == "flow") {
         const NetworkReport& n = r.network;

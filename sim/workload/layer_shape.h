@@ -2,6 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+
+#include "sim/config/scenario.h"
 
 namespace trainsim::workload {
 
@@ -14,10 +17,22 @@ struct LayerShape {
     std::int64_t vocab = 0;        // v (padded)
     std::int64_t tp = 1;           // t
     bool sequence_parallel = false;
+    // The layer's style (DESIGN.md §8); the defaults are the GPT-3 layer.
+    std::int64_t query_groups = 0;  // g, key/value heads (grouped-query attention); 0: one per head
+    std::int64_t kv_channels = 0;   // d, channels per head; 0: hidden / heads
+    bool swiglu = false;            // gated MLP: fc1 is 2·ffn wide, SwiGLU instead of GeLU
+    bool rmsnorm = false;           // RMSNorm instead of LayerNorm (a weight, no bias)
+    bool rope = false;              // rotary embedding on Q and K instead of learned positions
+    bool bias = true;               // biases in the linear layers (Megatron's add_bias_linear)
+    std::optional<config::Fp8Recipe> fp8;  // FP8 training (sim/workload/fp8_layer.h); unset: BF16
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b
-    [[nodiscard]] std::int64_t head_dim() const { return hidden / heads; }
+    [[nodiscard]] std::int64_t head_dim() const { return kv_channels > 0 ? kv_channels : hidden / heads; }
+    [[nodiscard]] std::int64_t groups() const { return query_groups > 0 ? query_groups : heads; }
     [[nodiscard]] std::int64_t local_heads() const { return heads / tp; }
+    [[nodiscard]] std::int64_t local_groups() const { return groups() / tp; }
+    /// Width of fc1's output on one rank: ffn/t, twice that for the gated MLP's two up-projections.
+    [[nodiscard]] std::int64_t fc1_local_width() const { return (swiglu ? 2 : 1) * ffn / tp; }
     /// Elements of one [s, b, h] activation as held by one rank: s·b·h, or s·b·h/t with sequence
     /// parallelism (LayerNorm, dropout and residual run on a 1/t shard of the sequence).
     [[nodiscard]] std::int64_t sequence_sharded_elements() const {

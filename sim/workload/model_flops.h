@@ -19,6 +19,11 @@ namespace trainsim::workload {
 /// checkpoints) hardware FLOPs are what the simulation executed.
 [[nodiscard]] bool hardware_flops_formula_applies(const config::Scenario& scenario);
 
+/// Which convention model_flops_per_iteration follows, for the report: Korthikanti Eq. 7 for the GPT-3
+/// layer, Megatron-LM's num_floating_point_operations (NeMo's "Model TFLOP/s/GPU") otherwise. The two
+/// agree wherever both apply.
+[[nodiscard]] const char* model_flops_convention(const config::Scenario& scenario);
+
 /// Which convention hardware_flops_per_iteration used, for the report.
 [[nodiscard]] const char* hardware_flops_convention(const config::Scenario& scenario);
 

@@ -37,6 +37,7 @@ struct Op {
     // Gemm
     cost::GemmShape gemm;
     cost::GemmClass gemm_class = cost::GemmClass::Dense;
+    cost::GemmPrecision gemm_precision = cost::GemmPrecision::Bf16;  // FP8: sim/workload/fp8_layer.h
     // MemoryBound: bytes read plus bytes written
     Bytes bytes_moved{0};
     cost::MemoryBoundKind memory_kind = cost::MemoryBoundKind::Generic;

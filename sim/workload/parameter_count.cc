@@ -12,41 +12,76 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.vocab = sc.model.padded_vocab_size;
     x.tp = sc.parallelism.tensor_model_parallel_size;
     x.sequence_parallel = sc.parallelism.sequence_parallel;
+    x.fp8 = sc.training.fp8();
+    x.query_groups = sc.model.query_groups();
+    x.kv_channels = sc.model.head_dim();
+    x.swiglu = sc.model.swiglu;
+    x.rmsnorm = sc.model.normalization == config::Normalization::RMSNorm;
+    x.rope = sc.model.position_embedding_type == config::PositionEmbeddingType::Rope;
+    x.bias = sc.model.add_bias_linear;
     return x;
+}
+
+std::int64_t norm_parameters(const LayerShape& x) {
+    return x.rmsnorm ? x.hidden : 2 * x.hidden;  // RMSNorm has a weight; LayerNorm a weight and a bias
 }
 
 std::int64_t layer_parameters_per_rank(const LayerShape& x) {
     const std::int64_t h = x.hidden;
-    const std::int64_t f = x.ffn;
     const std::int64_t t = x.tp;
-    const std::int64_t qkv = (3 * h * h + 3 * h) / t;
-    const std::int64_t proj = h * h / t + h;
-    const std::int64_t fc1 = (h * f + f) / t;
-    const std::int64_t fc2 = f * h / t + h;
-    const std::int64_t layernorms = 2 * 2 * h;
-    return qkv + proj + fc1 + fc2 + layernorms;
+    const std::int64_t bias = x.bias ? 1 : 0;
+    // Column-parallel outputs are split over the t ranks (t divides heads, groups and ffn); the
+    // row-parallel biases are replicated.
+    const std::int64_t qkv_out = (x.heads + 2 * x.groups()) * x.head_dim() / t;
+    const std::int64_t attn_out = x.local_heads() * x.head_dim();
+    const std::int64_t fc1_out = x.fc1_local_width();
+    const std::int64_t qkv = (h + bias) * qkv_out;
+    const std::int64_t proj = attn_out * h + bias * h;
+    const std::int64_t fc1 = (h + bias) * fc1_out;
+    const std::int64_t fc2 = x.ffn / t * h + bias * h;
+    return qkv + proj + fc1 + fc2 + 2 * norm_parameters(x);
 }
 
 std::int64_t word_embedding_parameters_per_rank(const config::Scenario& sc) {
     return sc.model.padded_vocab_size / sc.parallelism.tensor_model_parallel_size * sc.model.hidden_size;
 }
 
+std::int64_t position_embedding_parameters(const config::Scenario& sc) {
+    return sc.model.position_embedding_type == config::PositionEmbeddingType::LearnedAbsolute
+               ? sc.model.seq_length * sc.model.hidden_size
+               : 0;  // RoPE has no weights
+}
+
+bool output_layer_has_own_weights(const config::Scenario& sc, std::int64_t pipeline_rank) {
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    if (pipeline_rank != p - 1) {
+        return false;
+    }
+    // Untied: the output layer always has its own weights. Tied: Megatron keeps a copy of the word
+    // embedding on the last stage when it is not also the first, and all-reduces its gradient with the
+    // first stage's.
+    return sc.model.untie_embeddings_and_output_weights || p > 1;
+}
+
+bool holds_tied_embedding_copy(const config::Scenario& sc, std::int64_t pipeline_rank) {
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    return !sc.model.untie_embeddings_and_output_weights && p > 1 &&
+           (pipeline_rank == 0 || pipeline_rank == p - 1);
+}
+
 StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    const LayerShape shape = layer_shape_of(sc);
     StageParameters out;
-    out.transformer = sc.stage_num_layers(pipeline_rank) * layer_parameters_per_rank(layer_shape_of(sc));
-    const bool first = pipeline_rank == 0;
-    const bool last = pipeline_rank == p - 1;
-    if (first) {
-        out.embedding += word_embedding_parameters_per_rank(sc) + sc.model.seq_length * sc.model.hidden_size;
+    out.transformer = sc.stage_num_layers(pipeline_rank) * layer_parameters_per_rank(shape);
+    if (pipeline_rank == 0) {
+        out.embedding += word_embedding_parameters_per_rank(sc) + position_embedding_parameters(sc);
     }
-    if (last) {
-        out.final_layernorm = 2 * sc.model.hidden_size;
-        if (!first) {
-            // Megatron keeps a copy of the word embedding on the last stage and all-reduces its gradient
-            // with the first stage's (the weights are tied).
-            out.embedding += word_embedding_parameters_per_rank(sc);
-        }
+    if (pipeline_rank == p - 1) {
+        out.final_layernorm = norm_parameters(shape);
+    }
+    if (output_layer_has_own_weights(sc, pipeline_rank)) {
+        out.embedding += word_embedding_parameters_per_rank(sc);
     }
     return out;
 }

@@ -9,13 +9,29 @@
 namespace trainsim::workload {
 
 /// One transformer layer's parameters on one TP rank: QKV and fc1 split by columns (with their
-/// biases), projection and fc2 split by rows (their biases and both LayerNorms replicated).
+/// biases), projection and fc2 split by rows (their biases and both norms replicated). QKV is
+/// (a + 2g)·d wide, fc1 2·ffn with SwiGLU; without add_bias_linear there are no biases.
 [[nodiscard]] std::int64_t layer_parameters_per_rank(const LayerShape& shape);
+
+/// One LayerNorm (weight and bias, 2h) or RMSNorm (weight, h).
+[[nodiscard]] std::int64_t norm_parameters(const LayerShape& shape);
+
+/// Learned absolute position embedding (s·h) on the first stage; none with RoPE.
+[[nodiscard]] std::int64_t position_embedding_parameters(const config::Scenario& scenario);
+
+/// Whether pipeline rank `pipeline_rank` holds output-layer weights of its own (untied, or the last
+/// stage's copy of a tied word embedding when p > 1).
+[[nodiscard]] bool output_layer_has_own_weights(const config::Scenario& scenario, std::int64_t pipeline_rank);
+
+/// Whether the rank holds one of the two copies of a tied word embedding whose gradients are
+/// all-reduced between the first and last stage (tied weights and p > 1).
+[[nodiscard]] bool holds_tied_embedding_copy(const config::Scenario& scenario, std::int64_t pipeline_rank);
 
 struct StageParameters {
     std::int64_t transformer = 0;  // the stage's layers
     std::int64_t embedding = 0;    // word (v/t·h) and position (s·h) embeddings on the first stage;
-                                   // the output layer's copy of the word embedding on the last (p > 1)
+                                   // the output layer's weights on the last (untied, or a tied copy
+                                   // when p > 1)
     std::int64_t final_layernorm = 0;
     [[nodiscard]] std::int64_t total() const { return transformer + embedding + final_layernorm; }
 };

@@ -28,8 +28,11 @@ OpList embedding_forward(const LayerShape& x) {
         ops.sync_collective("embedding.allreduce", CollectiveKind::AllReduce, full * kAct);
     }
     // Position-embedding add on the whole sequence (read two tensors, write one); with SP the result is
-    // then split along the sequence (no communication) and the dropout runs on the 1/t shard.
-    ops.memory("embedding.position_add", MemoryBoundKind::Generic, 3 * full * kAct);
+    // then split along the sequence (no communication) and the dropout runs on the 1/t shard. RoPE has
+    // no position embedding here: it rotates Q and K inside each layer.
+    if (!x.rope) {
+        ops.memory("embedding.position_add", MemoryBoundKind::Generic, 3 * full * kAct);
+    }
     ops.memory("embedding.dropout", MemoryBoundKind::Dropout, 2 * E * kAct + E * kMask, Bytes{E * kMask});
     return ops.take();
 }
@@ -52,7 +55,8 @@ OpList output_forward(const LayerShape& x) {
     const std::int64_t E = x.sequence_sharded_elements();
     const std::int64_t local_vocab = x.vocab / x.tp;
     const std::int64_t logits = x.tokens() * local_vocab;
-    ops.memory("final_ln", MemoryBoundKind::LayerNorm, 2 * E * kAct, Bytes{E * kAct});
+    ops.memory(x.rmsnorm ? "final_rmsnorm" : "final_ln", MemoryBoundKind::LayerNorm, 2 * E * kAct,
+               Bytes{E * kAct});
     if (x.sequence_parallel) {
         ops.sync_collective("output.input_allgather", CollectiveKind::AllGather,
                             x.tokens() * x.hidden * kAct);
@@ -77,7 +81,7 @@ OpList output_backward(const LayerShape& x) {
     // Softmax minus one-hot: read the fp32 softmax, write the 16-bit logits gradient.
     ops.memory("loss.cross_entropy.bwd", MemoryBoundKind::Generic, logits * (kFp32 + kAct));
     column_parallel_backward(ops, x, x.tokens(), x.hidden, local_vocab, "output.logits");
-    ops.memory("final_ln.bwd", MemoryBoundKind::LayerNorm, 3 * E * kAct);
+    ops.memory(x.rmsnorm ? "final_rmsnorm.bwd" : "final_ln.bwd", MemoryBoundKind::LayerNorm, 3 * E * kAct);
     return ops.take();
 }
 

@@ -1,5 +1,8 @@
 #include "sim/workload/transformer_layer.h"
 
+#include <string>
+
+#include "sim/workload/fp8_layer.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
 
@@ -14,12 +17,14 @@ using cost::MemoryBoundKind;
 // Element counts per rank for one micro-batch. Activations are 2 bytes (bf16/fp16), dropout masks 1.
 struct Sizes {
     std::int64_t sb, h, d, s, local_heads, b;
-    std::int64_t E;       // LayerNorm/dropout/residual tensor: s·b·h, or s·b·h/t with SP
-    std::int64_t full;    // s·b·h, the tensor a TP collective moves
-    std::int64_t per_tp;  // s·b·h/t: Q, K, V, projection input
-    std::int64_t F;       // s·b·ffn/t: MLP hidden per rank
-    std::int64_t S;       // b·(a/t)·s²: attention scores per rank
-    std::int64_t qkv_out, ffn_local;
+    std::int64_t E;     // norm/dropout/residual tensor: s·b·h, or s·b·h/t with SP
+    std::int64_t full;  // s·b·h, the tensor a TP collective moves
+    std::int64_t q;     // s·b·a·d/t: Q, the attention output and projection input (s·b·h/t for GPT)
+    std::int64_t kv;    // s·b·g·d/t: K, and V (equal to q without grouped-query attention)
+    std::int64_t F;     // s·b·ffn/t: MLP hidden per rank (the GeLU/SwiGLU output)
+    std::int64_t F_in;  // s·b·fc1 width/t: fc1's output (2F with SwiGLU)
+    std::int64_t S;     // b·(a/t)·s²: attention scores per rank
+    std::int64_t qkv_out, ffn_local, fc1_local, attn_out;
 };
 
 Sizes sizes_of(const LayerShape& x) {
@@ -32,30 +37,58 @@ Sizes sizes_of(const LayerShape& x) {
     z.local_heads = x.local_heads();
     z.E = x.sequence_sharded_elements();
     z.full = x.tokens() * x.hidden;
-    z.per_tp = z.full / x.tp;
+    z.attn_out = z.local_heads * z.d;  // a·d/t
+    z.q = z.sb * z.attn_out;
+    z.kv = z.sb * x.local_groups() * z.d;
     z.ffn_local = x.ffn / x.tp;
+    z.fc1_local = x.fc1_local_width();
     z.F = x.tokens() * z.ffn_local;
+    z.F_in = x.tokens() * z.fc1_local;
     z.S = x.micro_batch * z.local_heads * x.seq * x.seq;
-    z.qkv_out = 3 * x.hidden / x.tp;
+    // Megatron-Core's fused QKV projection: a query heads and g key and value heads of d channels each.
+    z.qkv_out = (x.heads + 2 * x.groups()) * z.d / x.tp;
     return z;
+}
+
+// Names that depend on the layer's style; the GPT-3 layer keeps the names it always had.
+std::string norm_name(const LayerShape& x, int which) {
+    return (x.rmsnorm ? "rmsnorm" : "ln") + std::to_string(which);
+}
+std::string dropout_add_name(const LayerShape& x, const std::string& block) {
+    return block + (x.bias ? ".bias_dropout_add" : ".dropout_add");
+}
+std::string activation_name(const LayerShape& x) {
+    if (x.swiglu) {
+        return x.bias ? "bias_swiglu" : "swiglu";
+    }
+    return x.bias ? "bias_gelu" : "gelu";
 }
 
 constexpr std::int64_t kAct = 2;   // bytes per activation element
 constexpr std::int64_t kMask = 1;  // bytes per dropout-mask element
 
 // Core attention forward: QKᵀ, scale-mask-softmax, dropout, attention over V. `keep_scores` is false
-// under selective recompute, which drops the b·a·s² tensors (Korthikanti §5).
+// under selective recompute, which drops the b·a·s² tensors (Korthikanti §5). With grouped-query
+// attention the g key and value heads are expanded to the a query heads before the batched GEMMs.
 void core_attention_forward(OpListBuilder& ops, const Sizes& z, bool keep_scores, bool keep_any) {
     const std::int64_t batch = z.b * z.local_heads;
-    const Bytes qk_saved{keep_any ? 2 * z.per_tp * kAct : 0};  // Q and K
+    const Bytes qk_saved{keep_any ? (z.q + z.kv) * kAct : 0};  // Q and K
     ops.gemm("attn.qk", {z.s, z.s, z.d, batch}, qk_saved, GemmClass::AttentionScore);
     ops.memory("attn.softmax", MemoryBoundKind::ScaleMaskSoftmax, 2 * z.S * kAct,
                Bytes{keep_scores ? z.S * kAct : 0});
     ops.memory("attn.dropout", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask,
                Bytes{keep_scores ? z.S * kMask : 0});
     // Saves the dropout output (when scores are kept) and V.
-    const Bytes av_saved{(keep_scores ? z.S * kAct : 0) + (keep_any ? z.per_tp * kAct : 0)};
+    const Bytes av_saved{(keep_scores ? z.S * kAct : 0) + (keep_any ? z.kv * kAct : 0)};
     ops.gemm("attn.av", {z.s, z.d, z.s, batch}, av_saved, GemmClass::AttentionOverValue);
+}
+
+// Rotary position embedding on Q and K after the QKV projection (Megatron-Core's fused RoPE): read and
+// write both. It keeps nothing beyond the small cos/sin table; its backward rotates dQ and dK back.
+void rope(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const char* name) {
+    if (x.rope) {
+        ops.memory(name, MemoryBoundKind::Generic, 2 * (z.q + z.kv) * kAct);
+    }
 }
 
 // A row-parallel linear's backward (projection, fc2): the gradient of g is an all-gather with SP and
@@ -94,26 +127,37 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
     const bool keep = !full;  // full recompute keeps only the layer input
     const bool keep_scores = recompute == RecomputeGranularity::None;
     auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    const std::string ln1 = norm_name(x, 1);
+    const std::string ln2 = norm_name(x, 2);
 
     // Full recompute keeps only the layer input: 2sbh (Table 2), or its sequence shard 2sbh/t with SP,
-    // because with SP the tensor passed between layers is already [s/t, b, h].
-    ops.memory("ln1", MemoryBoundKind::LayerNorm, 2 * z.E * kAct, Bytes{z.E * kAct});
-    tp_input_gather(ops, x, z, "ln1");
+    // because with SP the tensor passed between layers is already [s/t, b, h]. RMSNorm moves the same
+    // bytes as LayerNorm (read x, write y) and also keeps its input.
+    ops.memory(ln1, MemoryBoundKind::LayerNorm, 2 * z.E * kAct, Bytes{z.E * kAct});
+    tp_input_gather(ops, x, z, ln1);
     ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kAct));
+    rope(ops, x, z, "rope");
     core_attention_forward(ops, z, keep_scores, keep);
-    ops.gemm("proj", {z.sb, z.h, z.h / x.tp}, saved(z.per_tp * kAct));
+    ops.gemm("proj", {z.sb, z.h, z.attn_out}, saved(z.q * kAct));
     tp_output_reduction(ops, x, z, "proj");
-    ops.memory("attn.bias_dropout_add", MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
+    ops.memory(dropout_add_name(x, "attn"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
                saved(z.E * kMask));
-    ops.memory("ln2", MemoryBoundKind::LayerNorm, 2 * z.E * kAct, saved(z.E * kAct));
-    tp_input_gather(ops, x, z, "ln2");
-    ops.gemm("fc1", {z.sb, z.ffn_local, z.h}, saved(z.E * kAct));
-    ops.memory("bias_gelu", MemoryBoundKind::BiasGelu, 2 * z.F * kAct, saved(z.F * kAct));
+    ops.memory(ln2, MemoryBoundKind::LayerNorm, 2 * z.E * kAct, saved(z.E * kAct));
+    tp_input_gather(ops, x, z, ln2);
+    ops.gemm("fc1", {z.sb, z.fc1_local, z.h}, saved(z.E * kAct));
+    // GeLU reads fc1's output and writes its own; SwiGLU reads both halves (2F) and writes F. Each keeps
+    // its input for the backward, and fc2 keeps its own input (the activation's output).
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, (z.F_in + z.F) * kAct, saved(z.F_in * kAct));
     ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kAct));
     tp_output_reduction(ops, x, z, "fc2");
-    ops.memory("mlp.bias_dropout_add", MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
+    ops.memory(dropout_add_name(x, "mlp"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
                saved(z.E * kMask));
     return first;
+}
+
+// The hook for FP8 training: the BF16 op list, rewritten by fp8_layer.h when the layer runs in FP8.
+OpList finish(OpListBuilder& ops, const LayerShape& x) {
+    return x.fp8 ? fp8_layer_ops(ops.take(), x, *x.fp8) : ops.take();
 }
 
 }  // namespace
@@ -121,7 +165,7 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
 OpList layer_forward(const LayerShape& shape, RecomputeGranularity recompute) {
     OpListBuilder ops(OpRole::Layer);
     forward_into(ops, shape, recompute);
-    return ops.take();
+    return finish(ops, shape);
 }
 
 OpList layer_forward_unsaved(const LayerShape& shape) {
@@ -136,7 +180,7 @@ OpList layer_full_recompute(const LayerShape& shape, bool input_is_checkpoint) {
     // The recomputed forward keeps what a forward without recompute keeps, until its backward frees it.
     OpListBuilder ops(OpRole::Layer, /*is_recompute=*/true);
     forward_into(ops, shape, RecomputeGranularity::None);
-    OpList out = ops.take();
+    OpList out = finish(ops, shape);
     if (input_is_checkpoint) {
         out.front().saved_bytes = Bytes{0};  // LayerNorm's saved input is the checkpoint itself
     }
@@ -155,18 +199,27 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     // MLP block, in reverse. Autograd sums the two gradients that meet at each residual connection
     // (read both, write one), and each bias gradient is a reduction over the tokens of its output
     // gradient (for projection and fc2 inside the fused bias-dropout-add's backward).
-    ops.memory("mlp.bias_dropout_add.bwd", MemoryBoundKind::BiasDropoutAdd, 2 * z.E * kAct + z.E * kMask);
-    ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+    ops.memory(dropout_add_name(x, "mlp") + ".bwd", MemoryBoundKind::BiasDropoutAdd,
+               2 * z.E * kAct + z.E * kMask);
+    if (x.bias) {
+        ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+    }
     row_parallel_backward(ops, x, z, "fc2", z.ffn_local);
-    ops.memory("bias_gelu.bwd", MemoryBoundKind::BiasGelu, 3 * z.F * kAct);
-    ops.memory("fc1.bias_grad", MemoryBoundKind::Generic, z.F * kAct);
-    column_parallel_backward(ops, x, z.sb, z.h, z.ffn_local, "fc1");
-    ops.memory("ln2.bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
+    // Read the output gradient (F) and the saved input (F_in), write the input gradient (F_in).
+    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, (z.F + 2 * z.F_in) * kAct);
+    if (x.bias) {
+        ops.memory("fc1.bias_grad", MemoryBoundKind::Generic, z.F_in * kAct);
+    }
+    column_parallel_backward(ops, x, z.sb, z.h, z.fc1_local, "fc1");
+    ops.memory(norm_name(x, 2) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
     ops.memory("mlp.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
     // Attention block, in reverse.
-    ops.memory("attn.bias_dropout_add.bwd", MemoryBoundKind::BiasDropoutAdd, 2 * z.E * kAct + z.E * kMask);
-    ops.memory("proj.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
-    row_parallel_backward(ops, x, z, "proj", z.h / x.tp);
+    ops.memory(dropout_add_name(x, "attn") + ".bwd", MemoryBoundKind::BiasDropoutAdd,
+               2 * z.E * kAct + z.E * kMask);
+    if (x.bias) {
+        ops.memory("proj.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+    }
+    row_parallel_backward(ops, x, z, "proj", z.attn_out);
     if (recompute == RecomputeGranularity::Selective) {
         // Megatron's checkpointed core attention re-runs its forward when its backward is reached.
         ops.set_recompute(true);
@@ -180,11 +233,14 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kAct);
     ops.gemm("attn.qk.dgrad_q", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
     ops.gemm("attn.qk.dgrad_k", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
-    ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kAct);
+    rope(ops, x, z, "rope.bwd");
+    if (x.bias) {
+        ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kAct);
+    }
     column_parallel_backward(ops, x, z.sb, z.h, z.qkv_out, "qkv");
-    ops.memory("ln1.bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
+    ops.memory(norm_name(x, 1) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
     ops.memory("attn.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
-    return ops.take();
+    return finish(ops, x);
 }
 
 OpList layer_selective_recompute(const LayerShape& shape) {

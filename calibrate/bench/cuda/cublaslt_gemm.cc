@@ -13,6 +13,8 @@ namespace {
 
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20U;
 constexpr std::int64_t kBf16Bytes = 2;
+constexpr std::int64_t kFp8Bytes = 1;
+constexpr int kFp8One = 0x38;  // 1.0 in E4M3 (sign 0, exponent 0111, mantissa 000)
 
 cublasLtHandle_t as_handle(void* h) {
     return static_cast<cublasLtHandle_t>(h);
@@ -21,8 +23,9 @@ cublasLtHandle_t as_handle(void* h) {
 // Owned cuBLASLt descriptors.
 struct Layout {
     cublasLtMatrixLayout_t desc = nullptr;
-    Layout(std::uint64_t rows, std::uint64_t cols, std::int64_t ld, std::int64_t batch) {
-        TRAINSIM_CUDA_CHECK(cublasLtMatrixLayoutCreate(&desc, CUDA_R_16BF, rows, cols, ld));
+    Layout(std::uint64_t rows, std::uint64_t cols, std::int64_t ld, std::int64_t batch,
+           cudaDataType_t type = CUDA_R_16BF) {
+        TRAINSIM_CUDA_CHECK(cublasLtMatrixLayoutCreate(&desc, type, rows, cols, ld));
         if (batch > 1) {
             const auto count = static_cast<std::int32_t>(batch);
             const auto offset = static_cast<std::int64_t>(rows * cols);
@@ -59,22 +62,35 @@ struct Preference {
 };
 
 // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: cuBLASLt multiplies B's buffer (n×k, ld n) by A's
-// (k×m, ld k) into C's (n×m, ld n), with no transposes.
+// (k×m, ld k) into C's (n×m, ld n), with no transposes. FP8 GEMMs must be "TN" (cuBLASLt's FP8 rule, as
+// Transformer Engine calls them): B's buffer is stored k×n (ld k) and transposed, D is BF16.
 class LtGemm : public TimedOp {
 public:
     LtGemm(const CublasLt& lt, const GemmCase& g)
-        : lt_(lt), shape_(g.shape), first_(static_cast<std::uint64_t>(g.shape.n),
-                                           static_cast<std::uint64_t>(g.shape.k), g.shape.n, g.shape.batch),
+        : lt_(lt), shape_(g.shape),
+          first_(static_cast<std::uint64_t>(g.fp8 ? g.shape.k : g.shape.n),
+                 static_cast<std::uint64_t>(g.fp8 ? g.shape.n : g.shape.k), g.fp8 ? g.shape.k : g.shape.n,
+                 g.shape.batch, g.fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF),
           second_(static_cast<std::uint64_t>(g.shape.k), static_cast<std::uint64_t>(g.shape.m), g.shape.k,
-                  g.shape.batch),
+                  g.shape.batch, g.fp8 ? CUDA_R_8F_E4M3 : CUDA_R_16BF),
           out_(static_cast<std::uint64_t>(g.shape.n), static_cast<std::uint64_t>(g.shape.m), g.shape.n,
                g.shape.batch),
-          a_(static_cast<std::size_t>(g.shape.m * g.shape.k * g.shape.batch * kBf16Bytes)),
-          b_(static_cast<std::size_t>(g.shape.k * g.shape.n * g.shape.batch * kBf16Bytes)),
+          a_(static_cast<std::size_t>(g.shape.m * g.shape.k * g.shape.batch *
+                                      (g.fp8 ? kFp8Bytes : kBf16Bytes))),
+          b_(static_cast<std::size_t>(g.shape.k * g.shape.n * g.shape.batch *
+                                      (g.fp8 ? kFp8Bytes : kBf16Bytes))),
           c_(static_cast<std::size_t>(g.shape.m * g.shape.n * g.shape.batch * kBf16Bytes)),
           workspace_(kWorkspaceBytes) {
-        fill_bf16(a_.get(), g.shape.m * g.shape.k * g.shape.batch, 1.0F, 11, stream_.get());
-        fill_bf16(b_.get(), g.shape.k * g.shape.n * g.shape.batch, 1.0F, 12, stream_.get());
+        if (g.fp8) {
+            const cublasOperation_t transpose = CUBLAS_OP_T;
+            TRAINSIM_CUDA_CHECK(cublasLtMatmulDescSetAttribute(op_.desc, CUBLASLT_MATMUL_DESC_TRANSA,
+                                                               &transpose, sizeof(transpose)));
+            TRAINSIM_CUDA_CHECK(cudaMemsetAsync(a_.get(), kFp8One, a_.bytes(), stream_.get()));
+            TRAINSIM_CUDA_CHECK(cudaMemsetAsync(b_.get(), kFp8One, b_.bytes(), stream_.get()));
+        } else {
+            fill_bf16(a_.get(), g.shape.m * g.shape.k * g.shape.batch, 1.0F, 11, stream_.get());
+            fill_bf16(b_.get(), g.shape.k * g.shape.n * g.shape.batch, 1.0F, 12, stream_.get());
+        }
         int returned = 0;
         TRAINSIM_CUDA_CHECK(cublasLtMatmulAlgoGetHeuristic(as_handle(lt_.handle()), op_.desc, first_.desc,
                                                            second_.desc, out_.desc, out_.desc,

@@ -2,6 +2,8 @@
 
 #include <cuda_runtime.h>
 
+#include <string>
+
 #include "calibrate/bench/cuda/cublaslt_gemm.h"
 #include "calibrate/bench/cuda/cuda_check.h"
 #include "calibrate/bench/cuda/cuda_kernels.h"
@@ -20,6 +22,25 @@ int device_count() {
                          (e != cudaSuccess ? cudaGetErrorString(e) : "none visible") + ")");
     }
     return count;
+}
+
+// The generation a compute capability belongs to, as NVIDIA names it (CUDA programming guide, compute
+// capabilities table): what a fitted profile says it describes.
+const char* generation(int major, int minor) {
+    switch (major) {
+    case 7:
+        return minor >= 5 ? "Turing" : "Volta";
+    case 8:
+        return minor == 9 ? "Ada" : "Ampere";
+    case 9:
+        return "Hopper";
+    case 10:
+    case 11:
+    case 12:
+        return "Blackwell";
+    default:
+        return "unknown generation";
+    }
 }
 
 int attribute(cudaDeviceAttr what, int device) {
@@ -56,10 +77,17 @@ public:
                                      : std::make_unique<cuda::NcclGroups>(count_);
         TRAINSIM_CUDA_CHECK(cudaSetDevice(device_));
         sms_ = attribute(cudaDevAttrMultiProcessorCount, device_);
+        major_ = attribute(cudaDevAttrComputeCapabilityMajor, device_);
+        minor_ = attribute(cudaDevAttrComputeCapabilityMinor, device_);
     }
 
     std::string name() const override { return "cuda"; }
     std::string dtype() const override { return "bf16"; }
+    bool supports_fp8() const override {
+        // FP8 tensor cores: Ada (8.9), Hopper (9.0) and later.
+        constexpr int kFirstFp8 = 89;
+        return major_ * 10 + minor_ >= kFirstFp8;
+    }
     bool writes_output() const override { return process_.rank == 0; }
     int nodes() const override { return nodes_; }
 
@@ -68,7 +96,12 @@ public:
         f.backend = name();
         cudaDeviceProp prop{};
         TRAINSIM_CUDA_CHECK(cudaGetDeviceProperties(&prop, device_));
-        f.name = prop.name;
+        const std::string arch = "sm_" + std::to_string(prop.major * 10 + prop.minor);
+        f.name = std::string(prop.name) + " (" + arch + ", " + generation(prop.major, prop.minor) + ")";
+        f.compute_capability = DeviceFact{prop.major + prop.minor / 10.0, "measured",
+                                          "cudaDeviceProp major.minor " + std::to_string(prop.major) + "." +
+                                              std::to_string(prop.minor) + " (" + arch + ", " +
+                                              generation(prop.major, prop.minor) + ")"};
         std::size_t free = 0;
         std::size_t total = 0;
         TRAINSIM_CUDA_CHECK(cudaSetDevice(device_));
@@ -116,6 +149,8 @@ private:
     int nodes_ = 1;
     int device_ = 0;
     int sms_ = 0;
+    int major_ = 0;
+    int minor_ = 0;
     std::unique_ptr<cuda::CublasLt> lt_;
     std::unique_ptr<cuda::NcclGroups> groups_;
 };
