@@ -65,6 +65,10 @@ struct ParallelConfig {
 };
 
 enum class RecomputeGranularity { None, Full, Selective, Overlapped };
+/// Megatron-Core's attention_backend. `unfused` is the 2022 layer (batched GEMMs and a fused softmax,
+/// keeping the s×s tensors); `flash` and `fused` (cuDNN's fused attention, a FlashAttention-style kernel)
+/// keep no s×s tensor and read their time from the profile's FlashAttention curves.
+enum class AttentionBackend { Flash, Fused, Unfused };
 enum class RecomputeMethod { Uniform, Block };
 enum class RecomputeScheduler { Heuristic, Optimal };
 
@@ -82,6 +86,7 @@ struct TrainingConfig {
     /// respect (bytes; unset: the profile's usable memory).
     RecomputeScheduler recompute_scheduler = RecomputeScheduler::Heuristic;
     std::optional<std::int64_t> recompute_memory_budget;
+    AttentionBackend attention_backend = AttentionBackend::Unfused;
     bool use_distributed_optimizer = false;
     bool overlap_grad_reduce = false;
     /// Parameters per gradient bucket with overlap_grad_reduce; unset means Megatron's default,
@@ -134,6 +139,7 @@ struct Scenario {
 [[nodiscard]] const char* to_string(Normalization n);
 [[nodiscard]] const char* to_string(PositionEmbeddingType t);
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
+[[nodiscard]] const char* to_string(AttentionBackend b);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
 

@@ -34,6 +34,12 @@ inline constexpr std::array<EnumName<RecomputeGranularity>, 4> kRecomputeGranula
     {RecomputeGranularity::Overlapped, "overlapped"},
 }};
 
+inline constexpr std::array<EnumName<AttentionBackend>, 3> kAttentionBackendNames{{
+    {AttentionBackend::Flash, "flash"},
+    {AttentionBackend::Fused, "fused"},
+    {AttentionBackend::Unfused, "unfused"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{{
     {RecomputeMethod::Uniform, "uniform"},
     {RecomputeMethod::Block, "block"},

@@ -99,6 +99,8 @@ TrainingConfig read_training(const Json& document) {
     t.recompute_scheduler = r.enumeration("recompute_scheduler", kRecomputeSchedulerNames, /*nullable=*/true)
                                 .value_or(RecomputeScheduler::Heuristic);
     t.recompute_memory_budget = r.nullable_positive_integer("recompute_memory_budget");
+    t.attention_backend = r.enumeration("attention_backend", kAttentionBackendNames, /*nullable=*/false)
+                              .value_or(AttentionBackend::Unfused);
     t.use_distributed_optimizer = r.boolean("use_distributed_optimizer", false);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");

@@ -49,7 +49,7 @@ const std::vector<SectionSchema>& scenario_sections() {
         {"training",
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
           "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
-          "recompute_scheduler", "recompute_memory_budget", "use_distributed_optimizer",
+          "recompute_scheduler", "recompute_memory_budget", "attention_backend", "use_distributed_optimizer",
           "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs"}},
         {"hardware", {"profile", "gpus_per_node"}},
     };

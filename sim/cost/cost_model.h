@@ -25,10 +25,22 @@ struct GemmShape {
 
 /// Which efficiency curve a GEMM reads: dense projections, or core attention's batched GEMMs
 /// (QKᵀ has a small k = head dim and reads far below the dense curve; see the profile's sources).
-enum class GemmClass { Dense, AttentionScore, AttentionOverValue };
+/// FlashForward/FlashBackward are whole causal FlashAttention kernels described as a batched GEMM
+/// {m = n = s, k = head dim, batch = passes × b·heads} whose FLOPs are the non-causal count (FA2 §4.1:
+/// 4·s²·d per head forward, 2.5 × that backward); the kernel skips the masked half, and its time
+/// reads the profile's causal FlashAttention efficiency against s (= m).
+enum class GemmClass { Dense, AttentionScore, AttentionOverValue, FlashForward, FlashBackward };
 
 /// Memory-bound kernels of a Megatron layer; each may have its own achieved-bandwidth factor.
-enum class MemoryBoundKind { LayerNorm, BiasGelu, BiasDropoutAdd, ScaleMaskSoftmax, Dropout, Optimizer, Generic };
+enum class MemoryBoundKind {
+    LayerNorm,
+    BiasGelu,
+    BiasDropoutAdd,
+    ScaleMaskSoftmax,
+    Dropout,
+    Optimizer,
+    Generic
+};
 
 /// NCCL collectives, with nccl-tests' bus-bandwidth factors (DESIGN.md §6).
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv };
@@ -47,6 +59,10 @@ public:
     /// Time of one (batched) GEMM in 16-bit precision.
     [[nodiscard]] Seconds gemm(const GemmShape& shape, GemmClass cls = GemmClass::Dense) const;
 
+    /// Time of a causal FlashAttention kernel (GemmClass::FlashForward/FlashBackward). Throws InputError
+    /// when the profile has no FlashAttention curve.
+    [[nodiscard]] Seconds flash_attention(const GemmShape& shape, bool backward) const;
+
     /// Time of a memory-bound kernel that reads and writes `bytes_moved` bytes in total.
     [[nodiscard]] Seconds memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const;
 
@@ -55,8 +71,8 @@ public:
     /// `nodes` is how many nodes the group spans (1 for IntraNode). `busy_ranks_per_node` is how many
     /// GPUs of each node drive the network at the same time, this group's and other groups' (0: only
     /// this group's): beyond the node's NICs they share them.
-    [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope, int nodes = 1,
-                                     int busy_ranks_per_node = 0) const;
+    [[nodiscard]] Seconds collective(CollectiveKind kind, Bytes bytes, int group_size, Scope scope,
+                                     int nodes = 1, int busy_ranks_per_node = 0) const;
 
     /// How much longer a compute kernel takes while a collective of `scope` runs beside it: NCCL's
     /// kernels occupy SMs and memory bandwidth, 1 / (1 − the profile's compute share).

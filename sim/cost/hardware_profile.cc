@@ -68,9 +68,17 @@ void read_gemm(const ProfileReader& r, const ProfileJson& compute, HardwareProfi
 
     const std::string a_path = "compute.attention";
     const ProfileJson& attention = r.section(compute, "compute", "attention");
-    r.expect_keys(attention, a_path, {"score_efficiency", "over_value_efficiency"});
+    r.expect_keys(attention, a_path, {"score_efficiency", "over_value_efficiency"},
+                  {"flash_forward_efficiency_vs_seq_length", "flash_backward_efficiency_vs_seq_length"});
     p.attention_score_efficiency = r.efficiency(attention, a_path, "score_efficiency");
     p.attention_over_value_efficiency = r.efficiency(attention, a_path, "over_value_efficiency");
+    if (attention.contains("flash_forward_efficiency_vs_seq_length") ||
+        attention.contains("flash_backward_efficiency_vs_seq_length")) {
+        p.flash_forward_efficiency_vs_seq_length =
+            r.curve(attention, a_path, "flash_forward_efficiency_vs_seq_length", YRule::Efficiency);
+        p.flash_backward_efficiency_vs_seq_length =
+            r.curve(attention, a_path, "flash_backward_efficiency_vs_seq_length", YRule::Efficiency);
+    }
 }
 
 void read_memory_bound(const ProfileReader& r, const ProfileJson& root, HardwareProfile& p) {
@@ -97,7 +105,8 @@ void read_memory_bound(const ProfileReader& r, const ProfileJson& root, Hardware
 double read_share(const ProfileReader& r, const ProfileJson& s, const std::string& path) {
     const double share = r.positive(s, path, "compute_share_while_overlapped");
     if (share >= 1.0) {
-        r.fail(path + ".compute_share_while_overlapped.value", "must be less than 1, got " + format_number(share));
+        r.fail(path + ".compute_share_while_overlapped.value",
+               "must be less than 1, got " + format_number(share));
     }
     return share;
 }
@@ -149,7 +158,8 @@ void read_inter_node(const ProfileReader& r, const ProfileJson& network, Hardwar
     const ProfileJson& s = r.section(network, "network", "inter_node");
     r.expect_keys(s, path,
                   {"nic_GBps", "nics_per_node", "busbw_efficiency_vs_bytes", "latency_base_us",
-                   "ring_hop_latency_us", "tree_hop_latency_us", "p2p_latency_us", "compute_share_while_overlapped"},
+                   "ring_hop_latency_us", "tree_hop_latency_us", "p2p_latency_us",
+                   "compute_share_while_overlapped"},
                   {"assumptions"});
     InterNodeLinks& l = p.inter_node;
     l.compute_share_while_overlapped = read_share(r, s, path);
