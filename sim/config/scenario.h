@@ -42,6 +42,11 @@ struct ModelConfig {
     }
 };
 
+/// Megatron-Core's data_parallel_sharding_strategy: what the d replicas shard among themselves. `optim`
+/// is the distributed optimizer (ZeRO-1), `optim_grads` adds the gradients (ZeRO-2),
+/// `optim_grads_params` the weights too (FSDP / ZeRO-3: gathered layer by layer when used).
+enum class DataParallelSharding { NoShard, Optim, OptimGrads, OptimGradsParams };
+
 struct ParallelConfig {
     std::int64_t tensor_model_parallel_size = 1;
     std::int64_t pipeline_model_parallel_size = 1;
@@ -58,6 +63,7 @@ struct ParallelConfig {
     /// decoder_first/last_pipeline_num_layers but for every stage); empty means num_layers / p each.
     /// With interleaving each rank's layers are split evenly among its v model chunks.
     std::vector<std::int64_t> layers_per_pipeline_stage;
+    DataParallelSharding data_parallel_sharding_strategy = DataParallelSharding::NoShard;
 
     [[nodiscard]] std::int64_t microbatch_group_size() const {
         return microbatch_group_size_per_vp_stage.value_or(pipeline_model_parallel_size);
@@ -140,6 +146,7 @@ struct Scenario {
 [[nodiscard]] const char* to_string(PositionEmbeddingType t);
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
 [[nodiscard]] const char* to_string(AttentionBackend b);
+[[nodiscard]] const char* to_string(DataParallelSharding s);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
 

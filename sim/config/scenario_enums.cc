@@ -28,6 +28,9 @@ const char* to_string(RecomputeGranularity g) {
 const char* to_string(AttentionBackend b) {
     return name_of(kAttentionBackendNames, b);
 }
+const char* to_string(DataParallelSharding s) {
+    return name_of(kDataParallelShardingNames, s);
+}
 const char* to_string(RecomputeMethod m) {
     return name_of(kRecomputeMethodNames, m);
 }

@@ -40,6 +40,13 @@ inline constexpr std::array<EnumName<AttentionBackend>, 3> kAttentionBackendName
     {AttentionBackend::Unfused, "unfused"},
 }};
 
+inline constexpr std::array<EnumName<DataParallelSharding>, 4> kDataParallelShardingNames{{
+    {DataParallelSharding::NoShard, "no_shard"},
+    {DataParallelSharding::Optim, "optim"},
+    {DataParallelSharding::OptimGrads, "optim_grads"},
+    {DataParallelSharding::OptimGradsParams, "optim_grads_params"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{{
     {RecomputeMethod::Uniform, "uniform"},
     {RecomputeMethod::Block, "block"},

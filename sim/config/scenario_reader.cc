@@ -83,6 +83,9 @@ ParallelConfig read_parallelism(const Json& document) {
     p.microbatch_group_size_per_vp_stage = r.nullable_positive_integer("microbatch_group_size_per_vp_stage");
     p.scatter_gather_tensors_in_pipeline = r.boolean("scatter_gather_tensors_in_pipeline", true);
     p.layers_per_pipeline_stage = r.positive_integer_list("layers_per_pipeline_stage");
+    p.data_parallel_sharding_strategy =
+        r.enumeration("data_parallel_sharding_strategy", kDataParallelShardingNames, /*nullable=*/false)
+            .value_or(DataParallelSharding::NoShard);
     return p;
 }
 
