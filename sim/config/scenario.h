@@ -64,6 +64,12 @@ struct ParallelConfig {
     /// With interleaving each rank's layers are split evenly among its v model chunks.
     std::vector<std::int64_t> layers_per_pipeline_stage;
     DataParallelSharding data_parallel_sharding_strategy = DataParallelSharding::NoShard;
+    /// Megatron-Core's uneven splits; the reader turns them into layers_per_pipeline_stage
+    /// (resolve_pipeline_split) and keeps them here only to report what was asked.
+    std::optional<std::int64_t> decoder_first_pipeline_num_layers;
+    std::optional<std::int64_t> decoder_last_pipeline_num_layers;
+    bool account_for_embedding_in_pipeline_split = false;
+    bool account_for_loss_in_pipeline_split = false;
 
     [[nodiscard]] std::int64_t microbatch_group_size() const {
         return microbatch_group_size_per_vp_stage.value_or(pipeline_model_parallel_size);

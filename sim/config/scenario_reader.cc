@@ -83,6 +83,10 @@ ParallelConfig read_parallelism(const Json& document) {
     p.microbatch_group_size_per_vp_stage = r.nullable_positive_integer("microbatch_group_size_per_vp_stage");
     p.scatter_gather_tensors_in_pipeline = r.boolean("scatter_gather_tensors_in_pipeline", true);
     p.layers_per_pipeline_stage = r.positive_integer_list("layers_per_pipeline_stage");
+    p.decoder_first_pipeline_num_layers = r.nullable_positive_integer("decoder_first_pipeline_num_layers");
+    p.decoder_last_pipeline_num_layers = r.nullable_positive_integer("decoder_last_pipeline_num_layers");
+    p.account_for_embedding_in_pipeline_split = r.boolean("account_for_embedding_in_pipeline_split", false);
+    p.account_for_loss_in_pipeline_split = r.boolean("account_for_loss_in_pipeline_split", false);
     p.data_parallel_sharding_strategy =
         r.enumeration("data_parallel_sharding_strategy", kDataParallelShardingNames, /*nullable=*/false)
             .value_or(DataParallelSharding::NoShard);
@@ -147,6 +151,7 @@ Scenario read_scenario(const Json& document, const std::string& default_name) {
     s.training = read_training(document);
     s.schedule = top.enumeration("schedule", kScheduleNames, /*nullable=*/false).value_or(ScheduleKind::Auto);
     s.hardware = read_hardware(document);
+    resolve_pipeline_split(s);
     return s;
 }
 
