@@ -74,6 +74,31 @@ TEST(Fsdp, DataParallelTrafficPerIterationFollowsTheFormula) {
     EXPECT_EQ(layer_traffic, m * 4 * layer * 8);
 }
 
+// Each gather is issued one layer ahead, so it runs under the previous layer's compute: the iteration
+// grows by much less than the gathers and reduce-scatters take in total.
+TEST(Fsdp, PrefetchHidesMostOfTheLayerGathers) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const config::Scenario sharded = llama("optim_grads_params");
+    const program::IterationProgram prog = program::build_iteration(sharded, cost);
+    SimTime fsdp_comm = 0;
+    for (std::size_t t = 0; t < prog.info.size(); ++t) {
+        const program::TaskInfo task = prog.info[t];
+        if (task.priced < 0) {
+            continue;
+        }
+        const program::PricedOps& priced = prog.priced[static_cast<std::size_t>(task.priced)];
+        for (std::size_t i = task.first_op; i < std::size_t{task.first_op} + task.op_count; ++i) {
+            if ((*priced.ops)[i].name.starts_with("fsdp.")) {
+                fsdp_comm += priced.durations[i];
+            }
+        }
+    }
+    const SimTime with_fsdp = program::simulate(prog).makespan;
+    const SimTime without = program::simulate(program::build_iteration(llama("optim"), cost)).makespan;
+    ASSERT_GT(fsdp_comm, 0);
+    EXPECT_LT(with_fsdp - without, fsdp_comm / 4);
+}
+
 TEST(Fsdp, ShardingNeedsTheDistributedOptimizer) {
     try {
         (void)llama("optim_grads_params", /*distributed=*/false);
