@@ -154,6 +154,10 @@ const char* to_string(cost::GemmClass cls) {
         return "attention_score";
     case cost::GemmClass::AttentionOverValue:
         return "attention_over_value";
+    case cost::GemmClass::FlashForward:
+        return "flash_forward";
+    case cost::GemmClass::FlashBackward:
+        return "flash_backward";
     }
     return "unknown";
 }

@@ -42,6 +42,11 @@ struct ModelConfig {
     }
 };
 
+/// Megatron-Core's data_parallel_sharding_strategy: what the d replicas shard among themselves. `optim`
+/// is the distributed optimizer (ZeRO-1), `optim_grads` adds the gradients (ZeRO-2),
+/// `optim_grads_params` the weights too (FSDP / ZeRO-3: gathered layer by layer when used).
+enum class DataParallelSharding { NoShard, Optim, OptimGrads, OptimGradsParams };
+
 struct ParallelConfig {
     std::int64_t tensor_model_parallel_size = 1;
     std::int64_t pipeline_model_parallel_size = 1;
@@ -66,6 +71,13 @@ struct ParallelConfig {
     /// Megatron's batch_p2p_sync: torch.cuda.synchronize() after each batch_isend_irecv (same file),
     /// so the CPU stops running ahead and the GPU idles while it launches the next step's kernels.
     bool batch_p2p_sync = false;
+    DataParallelSharding data_parallel_sharding_strategy = DataParallelSharding::NoShard;
+    /// Megatron-Core's uneven splits; the reader turns them into layers_per_pipeline_stage
+    /// (resolve_pipeline_split) and keeps them here only to report what was asked.
+    std::optional<std::int64_t> decoder_first_pipeline_num_layers;
+    std::optional<std::int64_t> decoder_last_pipeline_num_layers;
+    bool account_for_embedding_in_pipeline_split = false;
+    bool account_for_loss_in_pipeline_split = false;
 
     [[nodiscard]] std::int64_t microbatch_group_size() const {
         return microbatch_group_size_per_vp_stage.value_or(pipeline_model_parallel_size);
@@ -73,6 +85,10 @@ struct ParallelConfig {
 };
 
 enum class RecomputeGranularity { None, Full, Selective, Overlapped };
+/// Megatron-Core's attention_backend. `unfused` is the 2022 layer (batched GEMMs and a fused softmax,
+/// keeping the s×s tensors); `flash` and `fused` (cuDNN's fused attention, a FlashAttention-style kernel)
+/// keep no s×s tensor and read their time from the profile's FlashAttention curves.
+enum class AttentionBackend { Flash, Fused, Unfused };
 enum class RecomputeMethod { Uniform, Block };
 enum class RecomputeScheduler { Heuristic, Optimal };
 /// Transformer Engine's FP8 formats (Megatron --fp8-format): e4m3 everywhere, or hybrid (e4m3 forward,
@@ -97,6 +113,7 @@ struct TrainingConfig {
     /// respect (bytes; unset: the profile's usable memory).
     RecomputeScheduler recompute_scheduler = RecomputeScheduler::Heuristic;
     std::optional<std::int64_t> recompute_memory_budget;
+    AttentionBackend attention_backend = AttentionBackend::Unfused;
     bool use_distributed_optimizer = false;
     bool overlap_grad_reduce = false;
     /// Parameters per gradient bucket with overlap_grad_reduce; unset means Megatron's default,
@@ -188,6 +205,8 @@ struct Scenario {
 [[nodiscard]] const char* to_string(Normalization n);
 [[nodiscard]] const char* to_string(PositionEmbeddingType t);
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
+[[nodiscard]] const char* to_string(AttentionBackend b);
+[[nodiscard]] const char* to_string(DataParallelSharding s);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
 [[nodiscard]] const char* to_string(VariabilityMode m);

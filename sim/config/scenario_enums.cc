@@ -25,6 +25,12 @@ const char* to_string(PositionEmbeddingType t) {
 const char* to_string(RecomputeGranularity g) {
     return name_of(kRecomputeGranularityNames, g);
 }
+const char* to_string(AttentionBackend b) {
+    return name_of(kAttentionBackendNames, b);
+}
+const char* to_string(DataParallelSharding s) {
+    return name_of(kDataParallelShardingNames, s);
+}
 const char* to_string(RecomputeMethod m) {
     return name_of(kRecomputeMethodNames, m);
 }

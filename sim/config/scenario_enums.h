@@ -34,6 +34,19 @@ inline constexpr std::array<EnumName<RecomputeGranularity>, 4> kRecomputeGranula
     {RecomputeGranularity::Overlapped, "overlapped"},
 }};
 
+inline constexpr std::array<EnumName<AttentionBackend>, 3> kAttentionBackendNames{{
+    {AttentionBackend::Flash, "flash"},
+    {AttentionBackend::Fused, "fused"},
+    {AttentionBackend::Unfused, "unfused"},
+}};
+
+inline constexpr std::array<EnumName<DataParallelSharding>, 4> kDataParallelShardingNames{{
+    {DataParallelSharding::NoShard, "no_shard"},
+    {DataParallelSharding::Optim, "optim"},
+    {DataParallelSharding::OptimGrads, "optim_grads"},
+    {DataParallelSharding::OptimGradsParams, "optim_grads_params"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{{
     {RecomputeMethod::Uniform, "uniform"},
     {RecomputeMethod::Block, "block"},

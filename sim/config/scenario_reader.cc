@@ -86,6 +86,13 @@ ParallelConfig read_parallelism(const Json& document) {
     p.layers_per_pipeline_stage = r.positive_integer_list("layers_per_pipeline_stage");
     p.overlap_p2p_comm = r.boolean("overlap_p2p_comm", ParallelConfig{}.overlap_p2p_comm);
     p.batch_p2p_sync = r.boolean("batch_p2p_sync", ParallelConfig{}.batch_p2p_sync);
+    p.decoder_first_pipeline_num_layers = r.nullable_positive_integer("decoder_first_pipeline_num_layers");
+    p.decoder_last_pipeline_num_layers = r.nullable_positive_integer("decoder_last_pipeline_num_layers");
+    p.account_for_embedding_in_pipeline_split = r.boolean("account_for_embedding_in_pipeline_split", false);
+    p.account_for_loss_in_pipeline_split = r.boolean("account_for_loss_in_pipeline_split", false);
+    p.data_parallel_sharding_strategy =
+        r.enumeration("data_parallel_sharding_strategy", kDataParallelShardingNames, /*nullable=*/false)
+            .value_or(DataParallelSharding::NoShard);
     return p;
 }
 
@@ -102,6 +109,8 @@ TrainingConfig read_training(const Json& document) {
     t.recompute_scheduler = r.enumeration("recompute_scheduler", kRecomputeSchedulerNames, /*nullable=*/true)
                                 .value_or(RecomputeScheduler::Heuristic);
     t.recompute_memory_budget = r.nullable_positive_integer("recompute_memory_budget");
+    t.attention_backend = r.enumeration("attention_backend", kAttentionBackendNames, /*nullable=*/false)
+                              .value_or(AttentionBackend::Unfused);
     t.use_distributed_optimizer = r.boolean("use_distributed_optimizer", false);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");
@@ -178,6 +187,7 @@ Scenario read_scenario(const Json& document, const std::string& default_name) {
     s.schedule = top.enumeration("schedule", kScheduleNames, /*nullable=*/false).value_or(ScheduleKind::Auto);
     s.hardware = read_hardware(document);
     s.variability = read_variability(document);
+    resolve_pipeline_split(s);
     return s;
 }
 

@@ -9,6 +9,11 @@
 
 namespace trainsim::config {
 
+/// Turns Megatron-Core's uneven-split keys (decoder_first/last_pipeline_num_layers,
+/// account_for_embedding/loss_in_pipeline_split) into parallelism.layers_per_pipeline_stage, with
+/// Megatron's rules. Throws InputError naming the keys and the rule.
+void resolve_pipeline_split(Scenario& scenario);
+
 /// Reads every section of `document`. `default_name` is the name when the document has none.
 /// Throws InputError for a missing required key, a wrong type or a size out of range.
 [[nodiscard]] Scenario read_scenario(const Json& document, const std::string& default_name);

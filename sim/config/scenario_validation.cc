@@ -365,6 +365,31 @@ void check_recompute(const Scenario& s) {
     }
 }
 
+void check_sharding(const Scenario& s) {
+    const DataParallelSharding sharding = s.parallelism.data_parallel_sharding_strategy;
+    if (sharding == DataParallelSharding::NoShard) {
+        return;
+    }
+    const std::string key =
+        std::string("parallelism.data_parallel_sharding_strategy=") + quoted(to_string(sharding));
+    if (!s.training.use_distributed_optimizer) {
+        fail(key + " requires training.use_distributed_optimizer=true (every sharding strategy shards the "
+                   "optimizer state)");
+    }
+    if (sharding != DataParallelSharding::OptimGradsParams) {
+        return;
+    }
+    // The per-layer gathers are lowered with the plain layer-by-layer backward.
+    if (s.training.recompute_granularity == RecomputeGranularity::Overlapped) {
+        fail(key + " is not modelled with training.recompute_granularity=\"overlapped\"");
+    }
+    if (s.training.recompute_granularity == RecomputeGranularity::Full && s.training.recompute_num_layers &&
+        *s.training.recompute_num_layers > 1 && s.training.recompute_method == RecomputeMethod::Uniform) {
+        fail(key + " is modelled with training.recompute_num_layers=1 only under the uniform method (each "
+                   "layer's weights are gathered for its own recompute and backward)");
+    }
+}
+
 void check_data_parallel(const Scenario& s) {
     if (s.training.ddp_bucket_size && !s.training.overlap_grad_reduce) {
         fail("training.ddp_bucket_size requires training.overlap_grad_reduce=true (buckets are how the "
@@ -411,6 +436,7 @@ void validate_scenario(const Scenario& scenario) {
     check_schedule(scenario);
     check_recompute(scenario);
     check_data_parallel(scenario);
+    check_sharding(scenario);
     check_hardware(scenario);
     check_fp8(scenario);
 }

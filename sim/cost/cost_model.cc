@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/core/input_error.h"
 #include "sim/cost/format_number.h"
 
 namespace trainsim::cost {
@@ -196,8 +197,35 @@ Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls, GemmPrecision pre
     case GemmClass::AttentionOverValue:
         rate = peak * profile_.attention_over_value_efficiency;
         break;
+    case GemmClass::FlashForward:
+    case GemmClass::FlashBackward:
+        return flash_attention(shape, cls == GemmClass::FlashBackward);
     }
     return Seconds{std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond, flops / rate)};
+}
+
+Seconds CostModel::flash_attention(const GemmShape& shape, bool backward) const {
+    const Curve& curve = backward ? profile_.flash_backward_efficiency_vs_seq_length
+                                  : profile_.flash_forward_efficiency_vs_seq_length;
+    const char* key =
+        backward ? "flash_backward_efficiency_vs_seq_length" : "flash_forward_efficiency_vs_seq_length";
+    if (curve.x.empty()) {
+        throw InputError("profile " + profile_.name + " has no compute.attention." + key +
+                         " curve, which training.attention_backend=flash or fused needs");
+    }
+    const auto seq = static_cast<double>(shape.m);
+    const CurveRead eff = read_curve(curve, seq);
+    if (eff.range != CurveRange::Inside) {
+        warn(clamp_warning(backward ? "FlashAttention backward efficiency"
+                                    : "FlashAttention forward efficiency",
+                           "tokens", curve, eff.range));
+    }
+    // Causal: only the blocks on and below the diagonal run, half the FLOPs (FA2 §4.1's convention for
+    // the causal throughputs the curve holds).
+    constexpr double kCausalShare = 0.5;
+    const double rate = profile_.peak_tflops * kFlopsPerTflop * eff.y;
+    return Seconds{std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond,
+                            kCausalShare * shape.flops().value / rate)};
 }
 
 Seconds CostModel::memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const {

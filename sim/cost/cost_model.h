@@ -25,7 +25,11 @@ struct GemmShape {
 
 /// Which efficiency curve a GEMM reads: dense projections, or core attention's batched GEMMs
 /// (QKᵀ has a small k = head dim and reads far below the dense curve; see the profile's sources).
-enum class GemmClass { Dense, AttentionScore, AttentionOverValue };
+/// FlashForward/FlashBackward are whole causal FlashAttention kernels described as a batched GEMM
+/// {m = n = s, k = head dim, batch = passes × b·heads} whose FLOPs are the non-causal count (FA2 §4.1:
+/// 4·s²·d per head forward, 2.5 × that backward); the kernel skips the masked half, and its time
+/// reads the profile's causal FlashAttention efficiency against s (= m).
+enum class GemmClass { Dense, AttentionScore, AttentionOverValue, FlashForward, FlashBackward };
 
 /// The input precision of a dense GEMM: BF16/FP16, or FP8 (Transformer Engine, Hopper and later), which
 /// reads the profile's FP8 peak and curve.
@@ -60,6 +64,10 @@ public:
     /// must have FP8, HardwareProfile::has_fp8).
     [[nodiscard]] Seconds gemm(const GemmShape& shape, GemmClass cls = GemmClass::Dense,
                                GemmPrecision precision = GemmPrecision::Bf16) const;
+
+    /// Time of a causal FlashAttention kernel (GemmClass::FlashForward/FlashBackward). Throws InputError
+    /// when the profile has no FlashAttention curve.
+    [[nodiscard]] Seconds flash_attention(const GemmShape& shape, bool backward) const;
 
     /// Time of a memory-bound kernel that reads and writes `bytes_moved` bytes in total.
     [[nodiscard]] Seconds memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const;

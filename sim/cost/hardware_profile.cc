@@ -85,9 +85,17 @@ void read_gemm(const ProfileReader& r, const ProfileJson& compute, HardwareProfi
 
     const std::string a_path = "compute.attention";
     const ProfileJson& attention = r.section(compute, "compute", "attention");
-    r.expect_keys(attention, a_path, {"score_efficiency", "over_value_efficiency"});
+    r.expect_keys(attention, a_path, {"score_efficiency", "over_value_efficiency"},
+                  {"flash_forward_efficiency_vs_seq_length", "flash_backward_efficiency_vs_seq_length"});
     p.attention_score_efficiency = r.efficiency(attention, a_path, "score_efficiency");
     p.attention_over_value_efficiency = r.efficiency(attention, a_path, "over_value_efficiency");
+    if (attention.contains("flash_forward_efficiency_vs_seq_length") ||
+        attention.contains("flash_backward_efficiency_vs_seq_length")) {
+        p.flash_forward_efficiency_vs_seq_length =
+            r.curve(attention, a_path, "flash_forward_efficiency_vs_seq_length", YRule::Efficiency);
+        p.flash_backward_efficiency_vs_seq_length =
+            r.curve(attention, a_path, "flash_backward_efficiency_vs_seq_length", YRule::Efficiency);
+    }
 }
 
 void read_memory_bound(const ProfileReader& r, const ProfileJson& root, HardwareProfile& p) {

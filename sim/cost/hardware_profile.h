@@ -73,6 +73,10 @@ struct HardwareProfile {
     Curve fp8_gemm_efficiency_vs_flops;       // fraction of fp8_peak_tflops; read only when has_fp8()
     double attention_score_efficiency = 0.0;  // QKᵀ batched GEMM, fraction of peak_tflops
     double attention_over_value_efficiency = 0.0;
+    // Causal FlashAttention efficiency (fraction of peak_tflops on the causal FLOPs) against the sequence
+    // length, forward and backward; empty when the profile has none (then attention_backend=flash fails).
+    Curve flash_forward_efficiency_vs_seq_length;
+    Curve flash_backward_efficiency_vs_seq_length;
 
     Curve memory_bound_efficiency_vs_bytes;  // fraction of hbm_GBps
     double memory_bound_launch_us = 0.0;

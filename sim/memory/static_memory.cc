@@ -1,8 +1,10 @@
 #include "sim/memory/static_memory.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/workload/fp8_layer.h"
+#include "sim/workload/fsdp_ops.h"
 #include "sim/workload/parameter_count.h"
 
 namespace trainsim::memory {
@@ -12,19 +14,39 @@ double bytes_per_parameter(const config::Scenario& sc) {
     constexpr double kGradient = 4.0;
     constexpr double kOptimizerState = 12.0;
     const double d = static_cast<double>(sc.parallelism.data_parallel_size);
+    switch (sc.parallelism.data_parallel_sharding_strategy) {
+    case config::DataParallelSharding::OptimGradsParams:
+        return (kWeight + kGradient + kOptimizerState) / d;  // 18/d: everything sharded
+    case config::DataParallelSharding::OptimGrads:
+        return kWeight + (kGradient + kOptimizerState) / d;
+    case config::DataParallelSharding::Optim:
+    case config::DataParallelSharding::NoShard:
+        break;
+    }
     return kWeight + kGradient +
            (sc.training.use_distributed_optimizer ? kOptimizerState / d : kOptimizerState);
+}
+
+Bytes gathered_layer_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
+    if (!workload::shards_parameters(sc)) {
+        return Bytes{0};
+    }
+    // The layer being computed and the one being prefetched, in 16-bit weights.
+    constexpr std::int64_t kWeight = 2;
+    const std::int64_t layers = std::min<std::int64_t>(2, sc.stage_num_layers(pipeline_rank));
+    return Bytes{layers * kWeight * workload::layer_parameters_per_rank(workload::layer_shape_of(sc))};
 }
 
 Bytes static_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
     const auto params = static_cast<double>(workload::stage_parameters(sc, pipeline_rank).total());
     const Bytes bytes{static_cast<std::int64_t>(std::ceil(params * bytes_per_parameter(sc)))};
+    const Bytes gathered = gathered_layer_bytes(sc, pipeline_rank);
     if (!sc.training.fp8()) {
-        return bytes;
+        return bytes + gathered;
     }
     // Transformer Engine keeps FP8 copies of the layers' weights beside the BF16 ones.
-    return bytes + Bytes{workload::fp8_weight_copy_bytes(workload::layer_shape_of(sc),
-                                                         sc.stage_num_layers(pipeline_rank))};
+    return bytes + gathered +
+           Bytes{workload::fp8_weight_copy_bytes(workload::layer_shape_of(sc), sc.stage_num_layers(pipeline_rank))};
 }
 
 }  // namespace trainsim::memory

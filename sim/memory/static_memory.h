@@ -8,10 +8,16 @@ namespace trainsim::memory {
 
 /// Bytes per parameter with mixed precision and Adam (Megatron-LM's distributed-optimizer guide):
 /// 16-bit weight (2) + fp32 gradient (4) + fp32 master weight, first and second moment (12).
-/// With the distributed optimizer the 12 bytes of optimizer state are sharded over the d replicas.
+/// With the distributed optimizer the 12 bytes of optimizer state are sharded over the d replicas;
+/// optim_grads shards the gradient too (2 + 16/d), optim_grads_params everything (18/d).
 [[nodiscard]] double bytes_per_parameter(const config::Scenario& scenario);
 
-/// Static bytes on one GPU of pipeline rank `pipeline_rank`.
+/// With optim_grads_params (FSDP), the full 16-bit weights of the layers gathered at any one time: the
+/// layer computing and the one prefetched, 2 × 2 × its parameters; 0 otherwise.
+[[nodiscard]] Bytes gathered_layer_bytes(const config::Scenario& scenario, std::int64_t pipeline_rank);
+
+/// Static bytes on one GPU of pipeline rank `pipeline_rank`: parameters × bytes_per_parameter, plus the
+/// gathered layers under FSDP.
 [[nodiscard]] Bytes static_bytes(const config::Scenario& scenario, std::int64_t pipeline_rank);
 
 }  // namespace trainsim::memory

@@ -10,6 +10,7 @@
 #include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/fp8_layer.h"
+#include "sim/workload/fsdp_ops.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
@@ -70,6 +71,11 @@ public:
         ops_.output_backward = own(workload::output_backward(shape));
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
         layer_parameters_ = workload::layer_parameters_per_rank(shape);
+        fsdp_ = workload::shards_parameters(sc) && sc.parallelism.data_parallel_size > 1;
+        if (fsdp_) {
+            fsdp_gather_ = own(workload::fsdp_parameter_gather(layer_parameters_));
+            fsdp_reduce_ = own(workload::fsdp_gradient_reduce_scatter(layer_parameters_));
+        }
     }
 
     IterationProgram build() {
@@ -250,8 +256,15 @@ private:
                 if (first) {
                     low.lower(*ops_.embedding_forward, ctx);
                 }
+                engine::TaskId gathered = fsdp_gather(low, ctx);
                 for (std::int64_t j = 0; j < chunk_layers; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
+                    if (fsdp_) {
+                        // Prefetch the next layer's weights while this one computes.
+                        const engine::TaskId next = j + 1 < chunk_layers ? fsdp_gather(low, ctx) : -1;
+                        low.wait_for(gathered);
+                        gathered = next;
+                    }
                     low.lower(forward_of(at.pp, step.chunk, j, step.microbatch), ctx);
                     forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] =
                         low.last_compute();
@@ -301,8 +314,8 @@ private:
                 bucketing_ = false;
             }
         }
-        if (overlap) {
-            low.join_data_parallel();
+        if (overlap || fsdp_) {
+            low.join_data_parallel();  // the optimizer waits for every gradient reduction
         }
         const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
         const bool tied = workload::holds_tied_embedding_copy(sc_, at.pp);
@@ -310,7 +323,8 @@ private:
         // One end-of-iteration list per stage: its parameter count differs between stages.
         auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
         if (added) {
-            workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, overlap);
+            workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, overlap,
+                                                                         fsdp_ ? params.transformer : 0);
             if (const auto fp8 = sc_.training.fp8()) {
                 // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
                 // after the distributed optimizer's parameter all-gather when there is one.
@@ -335,7 +349,25 @@ private:
     void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, std::int64_t pipeline_rank,
                                StepContext ctx) {
         std::int64_t j = sc_.chunk_num_layers(pipeline_rank) - 1;
+        engine::TaskId gathered = fsdp_gather(low, ctx);
         while (j >= 0) {
+            if (fsdp_) {
+                // Each layer's weights again for its (recompute and) backward, the next one prefetched;
+                // its gradients are reduce-scattered as soon as its backward is done.
+                ctx.layer = static_cast<std::int32_t>(first_layer + j);
+                const engine::TaskId next = j > 0 ? fsdp_gather(low, ctx) : -1;
+                low.wait_for(gathered);
+                gathered = next;
+                if (recomputed(j, ctx.microbatch, pipeline_rank)) {
+                    low.lower(*ops_.recompute, ctx);
+                    low.lower(*ops_.backward_plain, ctx);
+                } else {
+                    low.lower(*ops_.backward, ctx);
+                }
+                low.lower(*fsdp_reduce_, ctx);
+                --j;
+                continue;
+            }
             if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
                 low.lower(*ops_.backward, ctx);
@@ -430,6 +462,16 @@ private:
             layer_freed[static_cast<std::size_t>(j)] = low.last_compute();
             add_gradients(low, layer_parameters_, ctx);
         }
+    }
+
+    // FSDP: issues one layer's weight all-gather on the data-parallel stream and returns its task (-1
+    // without FSDP).
+    engine::TaskId fsdp_gather(OpLowering& low, const StepContext& ctx) {
+        if (!fsdp_) {
+            return -1;
+        }
+        low.lower(*fsdp_gather_, ctx);
+        return low.last_data_collective();
     }
 
     // Gradient buckets (overlap_grad_reduce): parameters whose gradients are final are added in backward
@@ -528,6 +570,9 @@ private:
     std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
     std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
     std::int64_t layer_parameters_ = 0;
+    bool fsdp_ = false;  // optim_grads_params with d > 1
+    const OpList* fsdp_gather_ = nullptr;
+    const OpList* fsdp_reduce_ = nullptr;
     bool bucketing_ = false;
     std::int64_t bucket_filled_ = 0;
     IterationProgram out_;

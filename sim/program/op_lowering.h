@@ -76,6 +76,12 @@ public:
     engine::TaskId lower_background(const workload::OpList& ops, const StepContext& ctx,
                                     std::vector<engine::TaskId> start_after);
 
+    /// The most recent asynchronous data-parallel collective not yet joined (-1 if none): FSDP's
+    /// prefetched gathers are waited for one by one.
+    [[nodiscard]] engine::TaskId last_data_collective() const {
+        return unjoined_data_.empty() ? -1 : unjoined_data_.back();
+    }
+
     /// Makes the next compute op wait for `task`.
     void wait_for(engine::TaskId task) { foreground_.pending.push_back(task); }
 

@@ -25,6 +25,7 @@ struct LayerShape {
     bool rope = false;              // rotary embedding on Q and K instead of learned positions
     bool bias = true;               // biases in the linear layers (Megatron's add_bias_linear)
     std::optional<config::Fp8Recipe> fp8;  // FP8 training (sim/workload/fp8_layer.h); unset: BF16
+    bool flash_attention = false;   // one FlashAttention kernel per pass, no s×s tensors kept
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b
     [[nodiscard]] std::int64_t head_dim() const { return kv_channels > 0 ? kv_channels : hidden / heads; }

@@ -19,6 +19,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.rmsnorm = sc.model.normalization == config::Normalization::RMSNorm;
     x.rope = sc.model.position_embedding_type == config::PositionEmbeddingType::Rope;
     x.bias = sc.model.add_bias_linear;
+    x.flash_attention = sc.training.attention_backend != config::AttentionBackend::Unfused;
     return x;
 }
 

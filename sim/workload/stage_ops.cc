@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/workload/fsdp_ops.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
 
@@ -113,12 +114,17 @@ std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
 }
 
 OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
-                        std::int64_t embedding_parameters, bool gradients_reduced) {
+                        std::int64_t embedding_parameters, bool gradients_reduced,
+                        std::int64_t sharded_layer_parameters) {
     OpListBuilder ops(OpRole::GradientSync);
     const bool distributed = sc.training.use_distributed_optimizer;
     const std::int64_t d = sc.parallelism.data_parallel_size;
+    // Under FSDP the layers' gradients were reduce-scattered layer by layer and their weights stay
+    // sharded; what is left (embedding, output layer, final norm) is reduced and gathered as the
+    // distributed optimizer does it.
+    const std::int64_t unsharded = parameters - sharded_layer_parameters;
     if (d > 1 && !gradients_reduced) {
-        reduce_gradients(ops, sc, parameters, /*blocking=*/true);
+        reduce_gradients(ops, sc, unsharded, /*blocking=*/true);
     }
     if (embedding_parameters > 0) {
         ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,
@@ -131,7 +137,7 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
     ops.set_role(OpRole::GradientSync);
     if (distributed && d > 1) {
-        ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, parameters * kAct,
+        ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, unsharded * kAct,
                             CommGroup::Data);
     }
     return ops.take();

@@ -66,12 +66,26 @@ std::string activation_name(const LayerShape& x) {
 
 constexpr std::int64_t kAct = 2;   // bytes per activation element
 constexpr std::int64_t kMask = 1;  // bytes per dropout-mask element
+constexpr std::int64_t kFp32 = 4;  // FlashAttention's log-sum-exp statistics
 
 // Core attention forward: QKᵀ, scale-mask-softmax, dropout, attention over V. `keep_scores` is false
 // under selective recompute, which drops the b·a·s² tensors (Korthikanti §5). With grouped-query
 // attention the g key and value heads are expanded to the a query heads before the batched GEMMs.
-void core_attention_forward(OpListBuilder& ops, const Sizes& z, bool keep_scores, bool keep_any) {
+//
+// With FlashAttention (Dao 2022, 2023) the same work is one kernel that keeps no s×s tensor: it saves its
+// inputs Q, K and V, and the fp32 log-sum-exp of each row's softmax (b·(a/t)·s × 4 bytes) in place of
+// the scores; its output is the projection's input, kept there. Dropout, if any, runs inside it from a
+// saved RNG seed. Selective recompute drops the log-sum-exp and runs the kernel again.
+void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, bool keep_scores,
+                            bool keep_any) {
     const std::int64_t batch = z.b * z.local_heads;
+    if (x.flash_attention) {
+        const std::int64_t lse = batch * z.s * kFp32;
+        const Bytes saved{(keep_any ? (z.q + 2 * z.kv) * kAct : 0) + (keep_scores ? lse : 0)};
+        // Two GEMMs' worth of FLOPs: QKᵀ and attention over V (the cost model halves them for the mask).
+        ops.gemm("attn.flash", {z.s, z.s, z.d, 2 * batch}, saved, GemmClass::FlashForward);
+        return;
+    }
     const Bytes qk_saved{keep_any ? (z.q + z.kv) * kAct : 0};  // Q and K
     ops.gemm("attn.qk", {z.s, z.s, z.d, batch}, qk_saved, GemmClass::AttentionScore);
     ops.memory("attn.softmax", MemoryBoundKind::ScaleMaskSoftmax, 2 * z.S * kAct,
@@ -137,7 +151,7 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
     tp_input_gather(ops, x, z, ln1);
     ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kAct));
     rope(ops, x, z, "rope");
-    core_attention_forward(ops, z, keep_scores, keep);
+    core_attention_forward(ops, x, z, keep_scores, keep);
     ops.gemm("proj", {z.sb, z.h, z.attn_out}, saved(z.q * kAct));
     tp_output_reduction(ops, x, z, "proj");
     ops.memory(dropout_add_name(x, "attn"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
@@ -158,6 +172,22 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
 // The hook for FP8 training: the BF16 op list, rewritten by fp8_layer.h when the layer runs in FP8.
 OpList finish(OpListBuilder& ops, const LayerShape& x) {
     return x.fp8 ? fp8_layer_ops(ops.take(), x, *x.fp8) : ops.take();
+}
+
+// Core attention backward: the input gradients of attention over V and of QKᵀ, through dropout and
+// softmax; or FlashAttention's one backward kernel.
+void core_attention_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch) {
+    if (x.flash_attention) {
+        // FA2's backward: five GEMMs' worth (it recomputes QKᵀ), 2.5 × the forward (FA2 §4.1).
+        ops.gemm("attn.flash.bwd", {z.s, z.s, z.d, 5 * batch}, Bytes{0}, GemmClass::FlashBackward);
+        return;
+    }
+    ops.gemm("attn.av.dgrad_probs", {z.s, z.s, z.d, batch}, Bytes{0}, GemmClass::AttentionScore);
+    ops.gemm("attn.av.dgrad_v", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
+    ops.memory("attn.dropout.bwd", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask);
+    ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kAct);
+    ops.gemm("attn.qk.dgrad_q", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
+    ops.gemm("attn.qk.dgrad_k", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
 }
 
 }  // namespace
@@ -223,16 +253,11 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     if (recompute == RecomputeGranularity::Selective) {
         // Megatron's checkpointed core attention re-runs its forward when its backward is reached.
         ops.set_recompute(true);
-        core_attention_forward(ops, z, /*keep_scores=*/true, /*keep_any=*/false);
+        core_attention_forward(ops, x, z, /*keep_scores=*/true, /*keep_any=*/false);
         ops.set_recompute(false);
     }
     const std::int64_t batch = z.b * z.local_heads;
-    ops.gemm("attn.av.dgrad_probs", {z.s, z.s, z.d, batch}, Bytes{0}, GemmClass::AttentionScore);
-    ops.gemm("attn.av.dgrad_v", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
-    ops.memory("attn.dropout.bwd", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask);
-    ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kAct);
-    ops.gemm("attn.qk.dgrad_q", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
-    ops.gemm("attn.qk.dgrad_k", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
+    core_attention_backward(ops, x, z, batch);
     rope(ops, x, z, "rope.bwd");
     if (x.bias) {
         ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kAct);
@@ -245,7 +270,7 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
 
 OpList layer_selective_recompute(const LayerShape& shape) {
     OpListBuilder ops(OpRole::Layer, /*is_recompute=*/true);
-    core_attention_forward(ops, sizes_of(shape), /*keep_scores=*/true, /*keep_any=*/false);
+    core_attention_forward(ops, shape, sizes_of(shape), /*keep_scores=*/true, /*keep_any=*/false);
     return ops.take();
 }
 
