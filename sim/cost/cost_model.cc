@@ -170,7 +170,10 @@ Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls, GemmPrecision pre
         const Curve& curve = profile_.fp8_gemm_efficiency_vs_flops;
         const CurveRead eff = read_curve(curve, flops);
         if (eff.range != CurveRange::Inside) {
-            warn(clamp_warning("fp8 gemm efficiency", "FLOPs", curve, eff.range));
+            warn(warning_key("fp8 gemm efficiency", eff.range),
+                 clamp_warning("fp8 gemm efficiency", "FLOPs", curve, eff.range, flops,
+                               "fp8 gemm " + std::to_string(shape.m) + "x" + std::to_string(shape.n) + "x" +
+                                   std::to_string(shape.k) + " batch " + std::to_string(shape.batch)));
         }
         const double rate =
             profile_.fp8_peak_tflops * kFlopsPerTflop * eff.y * wave_factor(shape, flops, profile_);
@@ -216,9 +219,11 @@ Seconds CostModel::flash_attention(const GemmShape& shape, bool backward) const 
     const auto seq = static_cast<double>(shape.m);
     const CurveRead eff = read_curve(curve, seq);
     if (eff.range != CurveRange::Inside) {
-        warn(clamp_warning(backward ? "FlashAttention backward efficiency"
-                                    : "FlashAttention forward efficiency",
-                           "tokens", curve, eff.range));
+        const char* what = backward ? "FlashAttention backward efficiency" : "FlashAttention forward efficiency";
+        warn(warning_key(what, eff.range),
+             clamp_warning(what, "tokens", curve, eff.range, seq,
+                           std::string(backward ? "flash attention backward" : "flash attention forward") +
+                               " at sequence length " + std::to_string(shape.m)));
     }
     // Causal: only the blocks on and below the diagonal run, half the FLOPs (FA2 §4.1's convention for
     // the causal throughputs the curve holds).
