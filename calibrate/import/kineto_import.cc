@@ -46,28 +46,6 @@ std::string citation_of(const std::string& id, const kineto::Trace& trace, const
            " us (device " + std::to_string(e.device) + ", stream " + std::to_string(e.stream) + ")";
 }
 
-std::optional<cost::CollectiveKind> collective_kind(const std::string& name) {
-    std::string n;
-    for (const char c : name) {
-        if (c != '_') {
-            n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-    }
-    if (n.rfind("allreduce", 0) == 0) {
-        return cost::CollectiveKind::AllReduce;
-    }
-    if (n.rfind("allgather", 0) == 0) {
-        return cost::CollectiveKind::AllGather;
-    }
-    if (n.rfind("reducescatter", 0) == 0) {
-        return cost::CollectiveKind::ReduceScatter;
-    }
-    if (n == "send" || n == "recv" || n == "sendrecv") {
-        return cost::CollectiveKind::SendRecv;
-    }
-    return std::nullopt;
-}
-
 // "[0, 1, 8, 9]" → {0, 1, 8, 9}
 std::vector<int> parse_ranks(const std::string& text) {
     std::vector<int> ranks;
@@ -234,7 +212,7 @@ private:
                 ++bare;
                 continue;
             }
-            const std::optional<cost::CollectiveKind> kind = collective_kind(c->name);
+            const std::optional<cost::CollectiveKind> kind = cost::collective_kind_from_name(c->name);
             const int bytes_per_element = kineto::element_bytes(c->dtype);
             const std::vector<int> ranks = parse_ranks(c->group_ranks);
             const int group = c->group_size > 0 ? c->group_size : static_cast<int>(ranks.size());

@@ -28,28 +28,6 @@ Signature collective_signature(int pass, cost::CollectiveKind kind, std::int64_t
     return {pass, static_cast<int>(kind), bytes, 0, 0, 0};
 }
 
-std::optional<cost::CollectiveKind> kind_of(const std::string& name) {
-    std::string n;
-    for (const char c : name) {
-        if (c != '_') {
-            n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        }
-    }
-    if (n.rfind("allreduce", 0) == 0) {
-        return cost::CollectiveKind::AllReduce;
-    }
-    if (n.rfind("allgather", 0) == 0) {
-        return cost::CollectiveKind::AllGather;
-    }
-    if (n.rfind("reducescatter", 0) == 0) {
-        return cost::CollectiveKind::ReduceScatter;
-    }
-    if (n == "send" || n == "recv" || n == "sendrecv") {
-        return cost::CollectiveKind::SendRecv;
-    }
-    return std::nullopt;
-}
-
 struct Measured {
     std::int64_t count = 0;
     SimTime total = 0;
@@ -94,7 +72,7 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
                 continue;
             }
             const kineto::CollectiveArgs& c = trace.collectives[meta];
-            const auto kind = kind_of(c.name);
+            const auto kind = cost::collective_kind_from_name(c.name);
             const int bytes = kineto::element_bytes(c.dtype);
             std::int64_t size = 0;
             if (kind && bytes > 0 &&

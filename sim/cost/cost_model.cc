@@ -1,6 +1,7 @@
 #include "sim/cost/cost_model.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -108,6 +109,28 @@ const char* to_string(CollectiveKind k) {
         return "send_recv";
     }
     return "unknown";
+}
+
+std::optional<CollectiveKind> collective_kind_from_name(const std::string& name) {
+    std::string n;
+    for (const char c : name) {
+        if (c != '_') {
+            n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        }
+    }
+    if (n.rfind("allreduce", 0) == 0) {
+        return CollectiveKind::AllReduce;
+    }
+    if (n.rfind("allgather", 0) == 0) {
+        return CollectiveKind::AllGather;
+    }
+    if (n.rfind("reducescatter", 0) == 0) {
+        return CollectiveKind::ReduceScatter;
+    }
+    if (n == "send" || n == "recv" || n == "sendrecv") {
+        return CollectiveKind::SendRecv;
+    }
+    return std::nullopt;
 }
 
 const char* to_string(Scope s) {

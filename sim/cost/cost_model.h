@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,9 @@ enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv };
 enum class Scope { IntraNode, InterNode };
 
 [[nodiscard]] const char* to_string(CollectiveKind k);
+/// The collective a NCCL or profiler name means ("allreduce", "all_reduce", "AllGather_RING_LL",
+/// "reduce_scatter", "send"/"recv"), case and underscores ignored; nullopt for any other.
+[[nodiscard]] std::optional<CollectiveKind> collective_kind_from_name(const std::string& name);
 [[nodiscard]] const char* to_string(Scope s);
 [[nodiscard]] const char* to_string(MemoryBoundKind k);
 
