@@ -9,8 +9,16 @@ namespace trainsim::program {
 namespace {
 
 network::GpuGeneration generation_of(const cost::HardwareProfile& profile) {
-    // NCCL's tables are per compute capability; profiles name theirs by peak (A100 312 TFLOP/s dense
-    // BF16; H100/H200 989; B200 and later above that).
+    // NCCL's tables are indexed by compute capability (tuning.cc's compCapIndex: >= 10 Blackwell, >= 9
+    // Hopper, >= 8 Ampere). A profile without gpu.compute_capability is named by its dense BF16 peak
+    // instead (A100 312 TFLOP/s; H100/H200 989; B200 and later above 1500).
+    const double cc = profile.compute_capability;
+    if (cc > 0.0) {
+        return cc >= 10.0  ? network::GpuGeneration::Blackwell
+               : cc >= 9.0 ? network::GpuGeneration::Hopper
+               : cc >= 8.0 ? network::GpuGeneration::Ampere
+                           : network::GpuGeneration::Volta;
+    }
     if (profile.peak_tflops >= 1500.0) {
         return network::GpuGeneration::Blackwell;
     }
