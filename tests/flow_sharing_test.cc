@@ -38,7 +38,7 @@ TEST(MaxMinSharing, CapsAndWeights) {
 // 0.5 GB/s, so both end at 2 µs, plus the flow's 100 ns latency.
 TEST(FlowEngine, TwoFlowsOnOneLinkEndTogetherAtTwiceTheTime) {
     Program p;
-    const ResourceId link = p.add_resource(1e9, "link");
+    const ResourceId link = p.add_resource(1e9);
     const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 100, {{link, 1.0}}});
     const StreamId s0 = p.add_stream(0, "a");
     const StreamId s1 = p.add_stream(1, "b");
@@ -56,7 +56,7 @@ TEST(FlowEngine, TwoFlowsOnOneLinkEndTogetherAtTwiceTheTime) {
 // finishes alone at 2000 ns.
 TEST(FlowEngine, ASecondFlowSlowsTheFirstOnlyWhileBothRun) {
     Program p;
-    const ResourceId link = p.add_resource(1e9, "link");
+    const ResourceId link = p.add_resource(1e9);
     const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 0, {{link, 1.0}}});
     const StreamId s0 = p.add_stream(0, "a");
     const StreamId s1 = p.add_stream(1, "b");
@@ -74,7 +74,7 @@ TEST(FlowEngine, ASecondFlowSlowsTheFirstOnlyWhileBothRun) {
 // A flow rendezvous starts when its last member arrives, and all members end together.
 TEST(FlowEngine, MembersStartWithTheLastArrivalAndEndTogether) {
     Program p;
-    const ResourceId link = p.add_resource(2e9, "link");
+    const ResourceId link = p.add_resource(2e9);
     const FlowSpecId spec = p.add_flow_spec(FlowSpec{4000.0, 4e9, 10, {{link, 1.0}}});
     const RendezvousId rv = p.add_flow_rendezvous(2, spec, "ar");
     const StreamId s0 = p.add_stream(0, "a");
@@ -93,13 +93,13 @@ TEST(FlowEngine, MembersStartWithTheLastArrivalAndEndTogether) {
 
 TEST(FlowEngine, IdenticalSpecsAreInterned) {
     Program p;
-    const ResourceId link = p.add_resource(1e9, "link");
+    const ResourceId link = p.add_resource(1e9);
     const FlowSpecId a = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 1.0}}});
     const FlowSpecId b = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 1.0}}});
     const FlowSpecId c = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 2.0}}});
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
-    EXPECT_THROW((void)p.add_resource(0.0, "dead"), std::invalid_argument);
+    EXPECT_THROW((void)p.add_resource(0.0), std::invalid_argument);
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ TEST(CollectiveFlows, RingAllReduceOnTwoNodesGivesTheRailsBusBandwidth) {
     // 2 AMD hosts: (8.4 + 28·max(3.4, 3·2.0) + 2·14.0) · 1.4 = 286.16 µs.
     engine::Program p;
     for (LinkId l = 0; l < topo.num_links(); ++l) {
-        (void)p.add_resource(topo.capacity_GBps(l) * 1e9, {});
+        (void)p.add_resource(topo.capacity_GBps(l) * 1e9);
     }
     engine::FlowSpec spec{f.amount_bytes, f.max_rate_GBps * 1e9, to_sim_time(f.latency), {}};
     for (const auto& [l, w] : f.uses) {

@@ -52,12 +52,12 @@ RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std
     return static_cast<RendezvousId>(rendezvous_members_.size() - 1);
 }
 
-ResourceId Program::add_resource(double capacity, std::string name) {
+ResourceId Program::add_resource(double capacity) {
     if (!(capacity > 0.0) || capacity == std::numeric_limits<double>::infinity()) {
-        throw std::invalid_argument("resource '" + name + "' needs a finite capacity > 0");
+        throw std::invalid_argument("resource " + std::to_string(resource_capacity_.size()) +
+                                    " needs a finite capacity > 0");
     }
     resource_capacity_.push_back(capacity);
-    resource_names_.push_back(std::move(name));
     return static_cast<ResourceId>(resource_capacity_.size() - 1);
 }
 

@@ -46,8 +46,9 @@ public:
     /// receive. `name` is optional, as for tasks.
     RendezvousId add_rendezvous(std::int32_t members, SimTime duration, std::string name);
 
-    /// A resource that flows share (a link, a NIC, an NVLink port), of `capacity` units per second.
-    ResourceId add_resource(double capacity, std::string name);
+    /// A resource that flows share (a link, a NIC, an NVLink port), of `capacity` units per second. The
+    /// engine does not name it: whoever built it (sim/network's topology) does.
+    ResourceId add_resource(double capacity);
     /// Registers what a flow moves and over which resources; identical specs share one id (a layer's
     /// collectives repeat over every micro-batch).
     FlowSpecId add_flow_spec(FlowSpec spec);
@@ -103,12 +104,11 @@ public:
         const auto i = static_cast<std::size_t>(r);
         return i < rendezvous_flow_.size() ? rendezvous_flow_[i] : kNoFlow;
     }
-    [[nodiscard]] const FlowSpec& flow_spec(FlowSpecId f) const { return flow_specs_[static_cast<std::size_t>(f)]; }
+    [[nodiscard]] const FlowSpec& flow_spec(FlowSpecId f) const {
+        return flow_specs_[static_cast<std::size_t>(f)];
+    }
     [[nodiscard]] std::size_t flow_spec_count() const { return flow_specs_.size(); }
     [[nodiscard]] const std::vector<double>& resource_capacities() const { return resource_capacity_; }
-    [[nodiscard]] const std::string& resource_name(ResourceId r) const {
-        return resource_names_[static_cast<std::size_t>(r)];
-    }
 
     /// The name given to add_rendezvous, or "".
     [[nodiscard]] std::string rendezvous_name(RendezvousId r) const {
@@ -135,7 +135,6 @@ private:
     std::vector<FlowSpecId> rendezvous_flow_;        // only as long as the last flow rendezvous
     // Shared resources and interned flow specs.
     std::vector<double> resource_capacity_;
-    std::vector<std::string> resource_names_;
     std::vector<FlowSpec> flow_specs_;
     std::unordered_map<std::size_t, std::vector<FlowSpecId>> flow_spec_index_;  // by hash of the spec
     // Distinct durations.

@@ -148,7 +148,6 @@ NetworkFlow CollectiveFlows::collective(cost::CollectiveKind kind, Bytes bytes,
             add_ring(f, copy, 1.0);
         }
     } else {
-        f.across_domains = true;
         const AlgorithmChoice c = nccl_choose(kind, communicator(first), bytes);
         f.algorithm = c.algorithm;
         f.protocol = c.protocol;
@@ -179,7 +178,6 @@ NetworkFlow CollectiveFlows::transfer(Bytes bytes,
     const auto [from, to] = copies.front();
     const bool one_domain = topology_.nvlink_domain_of(from) == topology_.nvlink_domain_of(to);
     NetworkFlow f;
-    f.across_domains = !one_domain;
     const auto& profile = cost_.profile();
     f.amount_bytes = static_cast<double>(bytes.value);
     // The profile's send/recv model (cost_model.cc): one pair's bandwidth and latency.

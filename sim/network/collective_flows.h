@@ -26,11 +26,6 @@ struct NetworkFlow {
     std::vector<std::pair<LinkId, double>> uses;  // (link, bytes crossing it per byte of progress)
     Algorithm algorithm = Algorithm::Ring;
     Protocol protocol = Protocol::Simple;
-    bool across_domains = false;  // false: inside one NVLink domain (the measured curve prices it)
-    /// Its duration alone on the network.
-    [[nodiscard]] Seconds alone() const {
-        return Seconds{latency.value + (amount_bytes > 0.0 ? amount_bytes / (max_rate_GBps * 1e9) : 0.0)};
-    }
 };
 
 class CollectiveFlows {
@@ -48,8 +43,6 @@ public:
 
     /// What NCCL would know of a group spanning NVLink domains (for reports and tests).
     [[nodiscard]] Communicator communicator(std::span<const std::int64_t> members) const;
-
-    [[nodiscard]] const Topology& topology() const { return topology_; }
 
 private:
     void add_route(NetworkFlow& f, std::int64_t from, std::int64_t to, double weight) const;

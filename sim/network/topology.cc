@@ -55,11 +55,11 @@ Vertex Topology::add_vertex(VertexKind kind, std::int64_t index) {
     return boost::add_vertex(VertexProps{kind, index}, graph_);
 }
 
-void Topology::add_duplex(Vertex a, Vertex b, LinkKind kind, double capacity_GBps) {
+void Topology::add_duplex(Vertex a, Vertex b, double capacity_GBps) {
     for (const auto& [from, to] : {std::pair{a, b}, std::pair{b, a}}) {
         const auto id = static_cast<LinkId>(links_.size());
-        boost::add_edge(from, to, LinkProps{kind, capacity_GBps, id}, graph_);
-        links_.push_back({from, to, kind, capacity_GBps});
+        boost::add_edge(from, to, LinkProps{id}, graph_);
+        links_.push_back({from, to, capacity_GBps});
     }
 }
 
@@ -81,7 +81,7 @@ Topology::Topology(const TopologySpec& spec, std::int64_t num_gpus) : spec_(spec
         gpu_up_.push_back(static_cast<LinkId>(links_.size()));
         gpu_down_.push_back(static_cast<LinkId>(links_.size() + 1));
         add_duplex(gpu_vertex_.back(), nvswitch_vertex_[static_cast<std::size_t>(nvlink_domain_of(g))],
-                   LinkKind::NvLink, spec.nvlink_GBps);
+                   spec.nvlink_GBps);
     }
     // NICs, shared by gpus_per_node / nics_per_node GPUs each.
     for (std::int64_t n = 0; n < nodes; ++n) {
@@ -94,7 +94,7 @@ Topology::Topology(const TopologySpec& spec, std::int64_t num_gpus) : spec_(spec
             nic_vertex_[static_cast<std::size_t>(node_of(g) * spec.nics_per_node + rail_of(g))];
         gpu_to_nic_.push_back(static_cast<LinkId>(links_.size()));
         nic_to_gpu_.push_back(static_cast<LinkId>(links_.size() + 1));
-        add_duplex(gpu_vertex_[static_cast<std::size_t>(g)], nic, LinkKind::GpuToNic, spec.nic_GBps);
+        add_duplex(gpu_vertex_[static_cast<std::size_t>(g)], nic, spec.nic_GBps);
     }
     // Leaves: one per (scalable unit, rail) when rail-optimised, else one per scalable unit.
     const std::int64_t units = ceil_div(nodes, spec.nodes_per_leaf);
@@ -111,7 +111,7 @@ Topology::Topology(const TopologySpec& spec, std::int64_t num_gpus) : spec_(spec
             nic_down_.push_back(static_cast<LinkId>(links_.size() + 1));
             nic_leaf_.push_back(leaves[static_cast<std::size_t>(leaf)]);
             add_duplex(nic_vertex_[static_cast<std::size_t>(n * spec.nics_per_node + i)],
-                       leaves[static_cast<std::size_t>(leaf)], LinkKind::NicToLeaf, spec.nic_GBps);
+                       leaves[static_cast<std::size_t>(leaf)], spec.nic_GBps);
         }
     }
     if (units == 1) {
@@ -131,7 +131,7 @@ Topology::Topology(const TopologySpec& spec, std::int64_t num_gpus) : spec_(spec
     for (std::int64_t l = 0; l < units * leaves_per_unit; ++l) {
         const std::int64_t unit = l / leaves_per_unit;
         add_duplex(leaves[static_cast<std::size_t>(l)],
-                   spines[static_cast<std::size_t>(unit / units_per_pod)], LinkKind::LeafToSpine,
+                   spines[static_cast<std::size_t>(unit / units_per_pod)],
                    leaf_down_GBps / spec.oversubscription);
     }
     if (pods > 1) {
@@ -139,7 +139,7 @@ Topology::Topology(const TopologySpec& spec, std::int64_t num_gpus) : spec_(spec
         const double pod_down_GBps =
             static_cast<double>(units_per_pod * leaves_per_unit) * leaf_down_GBps / spec.oversubscription;
         for (const Vertex s : spines) {
-            add_duplex(s, core, LinkKind::SpineToCore, pod_down_GBps / spec.pod_oversubscription);
+            add_duplex(s, core, pod_down_GBps / spec.pod_oversubscription);
         }
     }
 }

@@ -18,17 +18,12 @@ namespace trainsim::network {
 
 enum class VertexKind : std::uint8_t { Gpu, NvSwitch, Nic, Leaf, Spine, Core };
 
-/// Which kind of hop a link is: what its capacity means, and which of NCCL's latencies it pays.
-enum class LinkKind : std::uint8_t { NvLink, GpuToNic, NicToLeaf, LeafToSpine, SpineToCore };
-
 struct VertexProps {
     VertexKind kind = VertexKind::Gpu;
     std::int64_t index = 0;  // GPU: global rank; NIC: node·nics + nic; switches: their own count
 };
 struct LinkProps {
-    LinkKind kind = LinkKind::NvLink;
-    double capacity_GBps = 0.0;
-    std::int32_t id = 0;  // dense link id, 0..num_links-1
+    std::int32_t id = 0;  // dense link id, 0..num_links-1 (its endpoints and capacity: Topology's links_)
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, VertexProps, LinkProps>;
@@ -47,7 +42,6 @@ public:
     [[nodiscard]] double capacity_GBps(LinkId l) const {
         return links_[static_cast<std::size_t>(l)].capacity_GBps;
     }
-    [[nodiscard]] LinkKind link_kind(LinkId l) const { return links_[static_cast<std::size_t>(l)].kind; }
     /// "node 3 nic 5 -> leaf 0.5" and the like.
     [[nodiscard]] std::string link_name(LinkId l) const;
 
@@ -66,13 +60,12 @@ public:
 
 private:
     Vertex add_vertex(VertexKind kind, std::int64_t index);
-    void add_duplex(Vertex a, Vertex b, LinkKind kind, double capacity_GBps);
+    void add_duplex(Vertex a, Vertex b, double capacity_GBps);
     /// The switch-to-switch links from leaf `from` to leaf `to` (a shortest path over the switches).
     [[nodiscard]] const std::vector<LinkId>& switch_path(Vertex from, Vertex to) const;
 
     struct LinkRecord {
         Vertex from, to;
-        LinkKind kind;
         double capacity_GBps;
     };
 

@@ -59,7 +59,7 @@ NetworkFlows::NetworkFlows(engine::Program& program, std::shared_ptr<const netwo
       flows_(*topology_, cost, generation_of(cost.profile())), layout_(layout), fold_tensor_(fold.tensor),
       fold_data_(fold.data) {
     for (network::LinkId l = 0; l < topology_->num_links(); ++l) {
-        const engine::ResourceId r = program_.add_resource(topology_->capacity_GBps(l) * 1e9, {});
+        const engine::ResourceId r = program_.add_resource(topology_->capacity_GBps(l) * 1e9);
         if (r != l) {
             throw std::logic_error("NetworkFlows: the program already had resources");
         }
