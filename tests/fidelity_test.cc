@@ -3,6 +3,8 @@
 // maximum of n draws, seeded draws, and a folded GPU running at its slowest member's speed).
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -46,6 +48,18 @@ config::Scenario pipeline(std::vector<Override> extra = {}) {
 
 constexpr double kUs = 1e-6;
 
+// The tasks of GPU 0's forward pipeline-send stream, in program order.
+std::vector<std::size_t> forward_sends_of_gpu0(const program::IterationProgram& prog) {
+    std::vector<std::size_t> sends;
+    for (std::size_t t = 0; t < prog.program.size(); ++t) {
+        const auto s = static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)));
+        if (prog.program.streams()[s].name == "pp_send_fwd" && prog.info[t].gpu == 0) {
+            sends.push_back(t);
+        }
+    }
+    return sends;
+}
+
 // --- Megatron's pipeline transfers -------------------------------------------------------------------
 
 TEST(MegatronP2p, ComputeAfterASendWaitsForIt) {
@@ -54,13 +68,7 @@ TEST(MegatronP2p, ComputeAfterASendWaitsForIt) {
         const program::IterationProgram prog = program::build_iteration(sc, cost_model());
         // Every compute task of stage 0 that follows a forward send on the same GPU: does it wait for it?
         int sends = 0, waited = 0;
-        for (std::size_t t = 0; t < prog.program.size(); ++t) {
-            const auto& stream =
-                prog.program
-                    .streams()[static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)))];
-            if (stream.name != "pp_send_fwd" || prog.info[t].gpu != 0) {
-                continue;
-            }
+        for (const std::size_t t : forward_sends_of_gpu0(prog)) {
             ++sends;
             for (std::size_t u = t + 1; u < prog.program.size(); ++u) {
                 if (prog.info[u].gpu == 0 && prog.info.category(u) == program::TaskCategory::Compute) {
@@ -96,13 +104,7 @@ TEST(MegatronP2p, InterleavedSteadyForwardsSendAfterTheBackwardTheyPairWith) {
                                           {"hardware.gpus_per_node", "8"}});
     const program::IterationProgram prog = program::build_iteration(sc, cost_model());
     int sends = 0, after_backward = 0;
-    for (std::size_t t = 0; t < prog.program.size(); ++t) {
-        const auto& stream =
-            prog.program
-                .streams()[static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)))];
-        if (stream.name != "pp_send_fwd" || prog.info[t].gpu != 0) {
-            continue;
-        }
+    for (const std::size_t t : forward_sends_of_gpu0(prog)) {
         ++sends;
         for (const engine::TaskId d : prog.program.dependencies(static_cast<engine::TaskId>(t))) {
             after_backward += prog.info[static_cast<std::size_t>(d)].phase == program::Phase::Backward;
