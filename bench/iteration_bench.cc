@@ -12,6 +12,7 @@
 #include "bench/allocation_counter.h"
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/program/iteration_program.h"
 #include "sim/report/iteration_report.h"
 
@@ -132,7 +133,7 @@ void report(benchmark::State& state, const Case& c) {
     allocation_counters(state, before, run.events, prog.gpus.size(), live);
 }
 
-// What `trainsim run` does after reading its files: build, simulate, report.
+// What `trainsim run` does after reading its files (simulate_scenario: build, simulate, report).
 void whole(benchmark::State& state, const Case& c) {
     const Loaded in = load(c);
     std::uint64_t events = 0;
@@ -141,12 +142,12 @@ void whole(benchmark::State& state, const Case& c) {
     reset_allocation_stats();
     const AllocationStats before = allocation_stats();
     for (auto _ : state) {
-        const program::IterationProgram prog = program::build_iteration(in.scenario, in.cost, c.fold);
-        const engine::RunResult run = program::simulate(prog);
-        report::IterationReport r = report::make_iteration_report(in.scenario, in.cost, prog, run);
-        benchmark::DoNotOptimize(r);
-        events = run.events;
-        gpus = prog.gpus.size();
+        experiment::SimulationOptions options;
+        options.fold = c.fold;
+        experiment::Simulation sim = experiment::simulate_scenario(in.scenario, in.cost, options);
+        benchmark::DoNotOptimize(sim);
+        events = sim.run.events;
+        gpus = sim.program.gpus.size();
     }
     allocation_counters(state, before, events, gpus, live);
 }

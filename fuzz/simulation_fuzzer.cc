@@ -30,7 +30,7 @@
 #include "sim/engine/fingerprint.h"
 #include "sim/engine/simulator.h"
 #include "sim/program/iteration_program.h"
-#include "sim/recompute_search/recompute_scheduler.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/report/iteration_report.h"
 
 namespace {
@@ -185,16 +185,12 @@ struct Outcome {
 
 Outcome simulate(const config::Scenario& sc, const program::Fold& fold) {
     const cost::CostModel& cost = shipped_cost();
-    std::optional<recompute_search::SearchResult> search;
-    if (sc.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
-        search = recompute_search::schedule_recompute(sc, cost, fold);
-    }
-    const program::IterationProgram prog =
-        program::build_iteration(sc, cost, fold, search ? &search->best.plan : nullptr);
-    engine::RunOptions options;
-    options.max_events = kEventBudget;
-    Outcome o{program::simulate(prog, options), {}, 0};
-    o.report = report::make_iteration_report(sc, cost, prog, o.run);
+    experiment::SimulationOptions options;
+    options.fold = fold;
+    options.engine.max_events = kEventBudget;
+    experiment::Simulation sim = experiment::simulate_scenario(sc, cost, options);
+    const program::IterationProgram& prog = sim.program;
+    Outcome o{std::move(sim.run), std::move(sim.report), 0};
     std::vector<std::size_t> per_gpu(prog.gpus.size(), 0);
     for (const program::TaskInfo& info : prog.info) {
         ++per_gpu[static_cast<std::size_t>(info.gpu)];
@@ -202,7 +198,7 @@ Outcome simulate(const config::Scenario& sc, const program::Fold& fold) {
     o.max_tasks_per_gpu = *std::max_element(per_gpu.begin(), per_gpu.end());
 
     // Same program, same answer: a second run must reproduce every task's timing.
-    const engine::RunResult again = program::simulate(prog, options);
+    const engine::RunResult again = program::simulate(prog, options.engine);
     fuzz::require(engine::fingerprint(again) == engine::fingerprint(o.run),
                   "a second run has the same fingerprint");
     return o;

@@ -8,8 +8,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "sim/program/iteration_program.h"
-#include "sim/report/iteration_report.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -36,9 +35,9 @@ TEST(Golden, ShippedScenariosReproduceTheirRecordedRuns) {
     nlohmann::ordered_json fresh = nlohmann::ordered_json::object();
     for (const std::string& name : names) {
         const config::Scenario sc = testing::shipped_scenario(name);
-        const program::IterationProgram prog = program::build_iteration(sc, cost);
-        const engine::RunResult run = program::simulate(prog);
-        const report::IterationReport r = report::make_iteration_report(sc, cost, prog, run);
+        const experiment::Simulation sim = experiment::simulate_scenario(sc, cost);
+        const engine::RunResult& run = sim.run;
+        const report::IterationReport& r = sim.report;
         fresh[name] = {{"iteration_time_ns", run.makespan},
                        {"peak_memory_bytes", r.peak_memory_bytes.value},
                        {"fingerprint", r.fingerprint}};
@@ -59,8 +58,7 @@ TEST(Golden, RunsAreIdenticalEveryTime) {
     const config::Scenario sc = testing::shipped_scenario("korthikanti-175b");
     std::string first;
     for (int i = 0; i < 3; ++i) {
-        const program::IterationProgram prog = program::build_iteration(sc, cost);
-        const report::IterationReport r = report::make_iteration_report(sc, cost, prog, program::simulate(prog));
+        const report::IterationReport r = experiment::simulate_scenario(sc, cost).report;
         if (i == 0) {
             first = r.fingerprint;
         }

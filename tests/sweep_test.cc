@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include "sim/core/input_error.h"
@@ -167,6 +168,30 @@ TEST(SweepRun, InvalidPointsAreRowsWithTheirError) {
     // Row 1 simulated: a time, no error.
     EXPECT_EQ(records[1].cells.back(), "");
     EXPECT_GT(std::stod(records[1].cells[3]), 0.0);
+}
+
+// Every point goes through simulate_scenario, as `trainsim run` does: an overlapped-recomputation
+// point runs its scheduler first instead of becoming an error row.
+TEST(SweepRun, RowsEqualWhatRunPrintsForEachRecomputePolicy) {
+    const std::string scenario = temp_path("recompute_base.json");
+    std::ofstream(scenario) << R"({"name": "small", "model": {"preset": "gpt-22b", "num_layers": 4},
+        "parallelism": {"tensor_model_parallel_size": 8, "pipeline_model_parallel_size": 2},
+        "training": {"micro_batch_size": 1, "global_batch_size": 4},
+        "hardware": {"profile": "a100-80gb-selene"}})";
+    const SweepSpec spec = spec_from(R"({"base": ")" + scenario + R"(",
+        "axes": {"training.recompute_granularity": ["selective", "overlapped"]}})");
+    const auto records = sweep::parse_csv_records(run_to_string(spec, 1));
+    ASSERT_EQ(records.size(), 3u);
+    for (std::size_t row = 1; row < records.size(); ++row) {
+        const std::string& policy = records[row].cells[0];
+        EXPECT_EQ(records[row].cells.back(), "") << policy << " is an error row";
+        const auto run = testing::run_trainsim("run " + scenario + " --format json --set training.recompute_granularity=" +
+                                               policy);
+        ASSERT_EQ(run.status, 0) << run.err;
+        const double expected = nlohmann::json::parse(run.out)["iteration_time_s"].get<double>();
+        EXPECT_NEAR(std::stod(records[row].cells[1]), expected, 1e-9 * expected) << policy;
+    }
+    std::filesystem::remove(scenario);
 }
 
 TEST(SweepRun, OneAndTwoWorkersWriteTheSameCsv) {

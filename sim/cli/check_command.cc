@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <iostream>
-#include <optional>
 
 #include "calibrate/import/kineto_trace_reader.h"
 #include "sim/check/check_output.h"
@@ -11,8 +10,7 @@
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
 #include "sim/core/input_error.h"
-#include "sim/program/iteration_program.h"
-#include "sim/recompute_search/recompute_scheduler.h"
+#include "sim/experiment/simulate_scenario.h"
 
 namespace trainsim::cli {
 
@@ -57,18 +55,13 @@ int check_command(const std::vector<std::string>& args) {
         labelled = labelled && !t.labelled.empty();
     }
 
-    const program::Fold fold;
-    std::optional<recompute_search::SearchResult> search;
-    if (scenario.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
-        search = recompute_search::schedule_recompute(scenario, cost, fold);
-    }
-    const program::IterationProgram prog =
-        program::build_iteration(scenario, cost, fold, search ? &search->best.plan : nullptr);
+    const experiment::Simulation sim = experiment::simulate_scenario(scenario, cost);
+    const program::IterationProgram& prog = sim.program;
+    const engine::RunResult& run = sim.run;
     if (gpu < 0 || gpu >= static_cast<std::int64_t>(prog.gpus.size())) {
         throw InputError("--gpu=" + std::to_string(gpu) + " must be a simulated GPU, 0 to " +
                          std::to_string(prog.gpus.size() - 1));
     }
-    const engine::RunResult run = program::simulate(prog);
     const std::vector<check::OpSample> simulated = check::simulated_ops(prog, run);
 
     check::Comparison comparison;

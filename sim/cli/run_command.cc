@@ -8,8 +8,7 @@
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
 #include "sim/core/input_error.h"
-#include "sim/program/iteration_program.h"
-#include "sim/recompute_search/recompute_scheduler.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/report/atomic_file.h"
 #include "sim/report/perfetto_trace.h"
 #include "sim/report/report_json.h"
@@ -29,7 +28,8 @@ program::Fold parse_fold(const std::string& text) {
     std::size_t start = 0;
     while (start <= text.size()) {
         const std::size_t comma = text.find(',', start);
-        const std::string part = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        const std::string part =
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         if (part == "tp") {
             fold.tensor = true;
         } else if (part == "dp") {
@@ -53,27 +53,6 @@ std::uint64_t parse_max_events(const std::string& text) {
         throw InputError("--max-events=" + text + " must be a whole number of events ≥ 1");
     }
     return n;
-}
-
-// Each layer a simulated GPU runs, forward and backward, for each micro-batch, is at least one task and
-// so at least one event. A run whose lower bound passes the budget cannot finish; building its program
-// first would only exhaust memory (a global batch of 2^30 on 48 layers is 10^11 tasks).
-void check_event_budget(const config::Scenario& sc, const program::Fold& fold, std::uint64_t max_events) {
-    const auto& par = sc.parallelism;
-    const double gpus_per_stage = static_cast<double>(fold.tensor ? 1 : par.tensor_model_parallel_size) *
-                                  static_cast<double>(fold.data ? 1 : par.data_parallel_size);
-    const double at_least = 2.0 * static_cast<double>(sc.num_microbatches()) *
-                            static_cast<double>(sc.model.num_layers) * gpus_per_stage;
-    if (at_least > static_cast<double>(max_events)) {
-        char events[32];
-        std::snprintf(events, sizeof events, "%.3g", at_least);
-        throw engine::SimulationError(
-            std::string("the iteration needs at least ") + events + " events (forward and backward of " +
-            std::to_string(sc.model.num_layers) + " layers for " + std::to_string(sc.num_microbatches()) +
-            " micro-batches on " + std::to_string(static_cast<std::int64_t>(gpus_per_stage)) +
-            " simulated GPUs per stage), more than the event budget --max-events=" +
-            std::to_string(max_events) + "; reduce training.global_batch_size or raise --max-events");
-    }
 }
 
 }  // namespace
@@ -111,31 +90,18 @@ int run_command(const std::vector<std::string>& args) {
         throw InputError("run: missing SCENARIO (a scenario JSON file)");
     }
     common.format = parse_format(format);
-    const program::Fold folding = parse_fold(fold);
-    engine::RunOptions run_options;
-    run_options.max_events = parse_max_events(max_events);
+    experiment::SimulationOptions simulation;
+    simulation.fold = parse_fold(fold);
+    simulation.engine.max_events = parse_max_events(max_events);
 
     const config::Scenario scenario = load_scenario(common);
     const cost::CostModel cost(load_profile(scenario));
-    check_event_budget(scenario, folding, run_options.max_events);
-    // Overlapped recomputation first lets its scheduler choose the plan, then simulates that plan.
-    std::optional<recompute_search::SearchResult> search;
-    if (scenario.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
-        search = recompute_search::schedule_recompute(scenario, cost, folding);
-    }
-    const program::IterationProgram prog =
-        program::build_iteration(scenario, cost, folding, search ? &search->best.plan : nullptr);
-    const engine::RunResult run = program::simulate(prog, run_options);
-    report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
-    if (search) {
-        rep.recompute_plan = search->best.plan.describe();
-        rep.recompute_scheduler = search->scheduler;
-        rep.recompute_plans_simulated = search->evaluations;
-        rep.recompute_search_time = search->search_time;
-    }
+    const experiment::Simulation sim = experiment::simulate_scenario(scenario, cost, simulation);
+    const report::IterationReport& rep = sim.report;
     if (!trace.empty()) {
-        report::write_file_atomically(trace, "--trace",
-                                      [&](std::ostream& out) { report::write_perfetto_trace(out, scenario, prog, run); });
+        report::write_file_atomically(trace, "--trace", [&](std::ostream& out) {
+            report::write_perfetto_trace(out, scenario, sim.program, sim.run);
+        });
     }
     switch (common.format) {
     case Format::Json:

@@ -3,6 +3,7 @@
 #include "sim/core/input_error.h"
 #include "sim/cost/cost_model.h"
 #include "sim/engine/simulator.h"
+#include "sim/experiment/simulate_scenario.h"
 
 namespace trainsim::sweep {
 
@@ -31,9 +32,9 @@ PointOutcome PointRunner::failure(const std::exception& e) {
 PointOutcome PointRunner::simulate(const config::Scenario& scenario) {
     try {
         const cost::CostModel cost(profile(scenario.hardware.profile));
-        const program::IterationProgram prog = program::build_iteration(scenario, cost, fold_);
-        const engine::RunResult run = program::simulate(prog);
-        return {report::make_iteration_report(scenario, cost, prog, run), {}};
+        experiment::SimulationOptions options;
+        options.fold = fold_;
+        return {experiment::simulate_scenario(scenario, cost, options).report, {}};
     } catch (const std::exception& e) {
         return failure(e);
     }

@@ -7,7 +7,7 @@
 #include "sim/core/input_error.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/layer_program.h"
-#include "sim/recompute_search/recompute_scheduler.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/report/iteration_report.h"
 #include "sim/report/layer_report.h"
 #include "sim/workload/parameter_count.h"
@@ -70,7 +70,7 @@ public:
         return it->second;
     }
 
-    // As `trainsim run` does it, folded (tp,dp): overlapped recomputation lets its scheduler choose.
+    // As `trainsim run` does it, folded (tp,dp).
     const report::IterationReport& iteration(const std::string& path,
                                              const std::vector<Override>& overrides) {
         const std::string key = cache_key(path, overrides);
@@ -78,14 +78,7 @@ public:
         if (it == iterations_.end()) {
             const config::Scenario& sc = scenario(path, overrides);
             const cost::CostModel cost(profile(sc));
-            std::optional<recompute_search::SearchResult> search;
-            if (sc.training.recompute_granularity == config::RecomputeGranularity::Overlapped) {
-                search = recompute_search::schedule_recompute(sc, cost, program::Fold{});
-            }
-            const program::IterationProgram prog =
-                program::build_iteration(sc, cost, program::Fold{}, search ? &search->best.plan : nullptr);
-            const engine::RunResult run = program::simulate(prog);
-            it = iterations_.emplace(key, report::make_iteration_report(sc, cost, prog, run)).first;
+            it = iterations_.emplace(key, experiment::simulate_scenario(sc, cost).report).first;
         }
         return it->second;
     }
