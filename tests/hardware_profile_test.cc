@@ -186,8 +186,11 @@ TEST_F(ProfileDir, ProvenanceIsChecked) {
 }
 
 TEST_F(ProfileDir, DocumentLevelRules) {
-    EXPECT_NE(error_of_text("{\"schema\": ").find("profile a100-80gb-selene: invalid JSON: "),
+    EXPECT_NE(error_of_text("{\"schema\": ").find("profile a100-80gb-selene: invalid JSON at line 1, column 12: "),
               std::string::npos);
+    // One strict reader for every input file (sim/core/strict_json): a repeated key is refused, not resolved.
+    EXPECT_EQ(error_of_text(R"({"schema": "a", "name": "b", "name": "c"})"),
+              "profile a100-80gb-selene: name: duplicate key (each key may appear only once)");
     EXPECT_EQ(error_after([](Json& j) { j["name"] = "other"; }),
               "profile a100-80gb-selene: name must match the file name 'a100-80gb-selene', got 'other'");
     EXPECT_EQ(error_after([](Json& j) { j["gpu"]["memory_reserved_bytes"]["value"] = 85198045184; }),

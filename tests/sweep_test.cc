@@ -86,9 +86,9 @@ TEST(SweepSpec, AxesExpandListsRangesAndFactors) {
                "schedule": {"values": ["1f1b", "gpipe"]}}})");
     ASSERT_EQ(s.axes.size(), 3u);
     EXPECT_EQ(s.axes[0].key, "training.micro_batch_size");
-    EXPECT_EQ(config::Json(s.axes[0].values), config::Json::parse("[1, 4, 7]"));
-    EXPECT_EQ(config::Json(s.axes[1].values), config::Json::parse("[3, 9, 27, 81]"));
-    EXPECT_EQ(config::Json(s.axes[2].values), config::Json::parse(R"(["1f1b", "gpipe"])"));
+    EXPECT_EQ(Json(s.axes[0].values), Json::parse("[1, 4, 7]"));
+    EXPECT_EQ(Json(s.axes[1].values), Json::parse("[3, 9, 27, 81]"));
+    EXPECT_EQ(Json(s.axes[2].values), Json::parse(R"(["1f1b", "gpipe"])"));
     EXPECT_EQ(s.size(), 24u);
 }
 
@@ -135,13 +135,19 @@ TEST(SweepSpec, ErrorsNameTheKeyAndTheRule) {
     EXPECT_NE(error_of(R"({"axes": {"name": ["a"]}})").find("base: missing"), std::string::npos);
 }
 
+TEST(SweepSpec, RepeatedKeysAreRefused) {
+    EXPECT_NE(error_of(std::string("{") + kSmallBase + R"(, "axes": {"training.micro_batch_size": [1], "training.micro_batch_size": [2]}})")
+                  .find("axes.training.micro_batch_size: duplicate key"),
+              std::string::npos);
+}
+
 TEST(SweepCsv, CellsQuoteWhatPandasWouldMisread) {
     EXPECT_EQ(sweep::csv_cell("plain"), "plain");
     EXPECT_EQ(sweep::csv_cell("a,b"), "\"a,b\"");
     EXPECT_EQ(sweep::csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
-    EXPECT_EQ(sweep::value_text(config::Json::parse("true")), "true");
-    EXPECT_EQ(sweep::value_text(config::Json::parse("null")), "");
-    EXPECT_EQ(sweep::value_text(config::Json::parse(R"({"preset":"gpt-22b"})")), R"({"preset":"gpt-22b"})");
+    EXPECT_EQ(sweep::value_text(Json::parse("true")), "true");
+    EXPECT_EQ(sweep::value_text(Json::parse("null")), "");
+    EXPECT_EQ(sweep::value_text(Json::parse(R"({"preset":"gpt-22b"})")), R"({"preset":"gpt-22b"})");
 }
 
 TEST(SweepCsv, RecordsStopBeforeAHalfWrittenLine) {

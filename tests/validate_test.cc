@@ -197,6 +197,7 @@ INSTANTIATE_TEST_SUITE_P(
     Catalogue, ValidateBadFiles,
     ::testing::Values(
         BadFile{"{", "cases.json: invalid JSON"}, BadFile{"[]", "top level must be an object"},
+        BadFile{R"({"cases": [], "cases": []})", "cases.json: cases: duplicate key"},
         BadFile{R"({"cases": []})", "cases: expected a non-empty list"},
         BadFile{R"({"case": []})", "case: unknown key (did you mean 'cases'?)"},
         BadFile{one_case("7.7", R"(, "tolerence": {"relative": 0.1})"),

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/source_id.h"
+
 namespace trainsim::calibrate {
 
 /// "S-DATA-" and the file name without its extension, upper-cased, every other character a '-':
@@ -15,12 +17,9 @@ namespace trainsim::calibrate {
 /// profile regenerated from the repository root cites repository paths), else as given.
 [[nodiscard]] std::string display_path(const std::string& path);
 
-/// The source ids a citation text names ("S-AZURE: ... and S-ELEUTHER ..." → S-AZURE, S-ELEUTHER), by the
-/// pattern of the profile loader: "S-" and upper-case words joined by '-', not glued to a preceding word.
-[[nodiscard]] std::vector<std::string> cited_source_ids(const std::string& text);
-
-/// Whether `id` is a well-formed source id.
-[[nodiscard]] bool is_source_id(const std::string& id);
+// cited_source_ids and is_source_id: sim/core/source_id.h, shared with the profile reader.
+using trainsim::cited_source_ids;
+using trainsim::is_source_id;
 
 /// The whole file as text. Throws InputError "PATH: cannot be read" when it cannot be opened.
 [[nodiscard]] std::string read_text_file(const std::string& path);

@@ -6,39 +6,20 @@
 
 #include "sim/core/did_you_mean.h"
 #include "sim/core/input_error.h"
+#include "sim/core/strict_json.h"
 
 namespace trainsim::calibrate {
 
-namespace {
-
-// Long enough for any number or short string, short enough to keep a message on one line.
-constexpr std::size_t kMaxDescribedLength = 48;
-
-}  // namespace
-
 std::string member_path(const std::string& parent, std::string_view key) {
-    return parent.empty() ? std::string(key) : parent + "." + std::string(key);
+    return join_path(parent, key);
 }
 
 std::string element_path(const std::string& parent, std::size_t index) {
     return parent + "[" + std::to_string(index) + "]";
 }
 
-std::string describe_json(const OrderedJson& value) {
-    std::string text = value.dump(-1, ' ', false, OrderedJson::error_handler_t::replace);
-    if (text.size() > kMaxDescribedLength) {
-        text.resize(kMaxDescribedLength - 3);
-        text += "...";
-    }
-    return text;
-}
-
 OrderedJson StrictJson::parse(const std::string& text) const {
-    try {
-        return OrderedJson::parse(text);
-    } catch (const OrderedJson::parse_error& e) {
-        throw InputError(label_ + ": invalid JSON: " + e.what());
-    }
+    return parse_strict_json(text, label_);
 }
 
 void StrictJson::fail(const std::string& path, const std::string& rule) const {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "calibrate/measure/json_writer.h"
+#include "sim/core/strict_json.h"
 
 namespace trainsim::calibrate {
 
@@ -18,7 +19,8 @@ public:
     /// `label` (usually the file path) prefixes every message.
     explicit StrictJson(std::string label) : label_(std::move(label)) {}
 
-    /// Parses `text`; a syntax error is "LABEL: invalid JSON: ...".
+    /// Parses `text` with the simulator's strict reader (parse_strict_json): a syntax error is
+    /// "LABEL: invalid JSON at line L, column C: ...", a repeated key "LABEL: PATH: duplicate key ...".
     [[nodiscard]] OrderedJson parse(const std::string& text) const;
 
     [[noreturn]] void fail(const std::string& path, const std::string& rule) const;
@@ -59,7 +61,7 @@ inline constexpr std::int64_t kMaxRanks = 1'000'000;
 [[nodiscard]] std::string member_path(const std::string& parent, std::string_view key);
 [[nodiscard]] std::string element_path(const std::string& parent, std::size_t index);
 
-/// A JSON value in at most ~48 characters, for messages.
-[[nodiscard]] std::string describe_json(const OrderedJson& value);
+// describe_json (a value in at most ~48 characters, for messages): sim/core/strict_json.h.
+using trainsim::describe_json;
 
 }  // namespace trainsim::calibrate

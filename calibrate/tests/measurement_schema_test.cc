@@ -42,6 +42,13 @@ TEST(MeasurementSchema, AnUnknownKeyListsTheValidOnes) {
         "dtype, time_us, tflops, tags)");
 }
 
+// The simulator's strict reader (sim/core/strict_json): calibration inputs refuse a repeated key too,
+// instead of keeping the last one silently.
+TEST(MeasurementSchema, ARepeatedKeyIsRefused) {
+    EXPECT_EQ(error_of(R"({"schema": "trainsim-measurements/1", "description": "d", "description": "e"})"),
+              "h100-meas.json: description: duplicate key (each key may appear only once)");
+}
+
 TEST(MeasurementSchema, EnumsAreTheReadersNames) {
     const OrderedJson& defs = measurement_schema().at("$defs");
     EXPECT_EQ(defs.at("kernel").at("properties").at("kernel").at("enum").get<std::vector<std::string>>(),

@@ -29,7 +29,7 @@ Json override_value(const Override& o) {
     }
     const std::string source = "--set " + printable_key(o.key);
     try {
-        return parse_json_document(o.value, source);
+        return parse_strict_json(o.value, source);
     } catch (const InputError& e) {
         // Errors inside the value name a path within it ("num_layers: duplicate key"); say whose value.
         const std::string message = e.what();

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 #include "sim/config/scenario.h"
 
 namespace trainsim::config {

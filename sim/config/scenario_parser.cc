@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 #include "sim/config/overrides.h"
 #include "sim/config/scenario.h"
 #include "sim/config/scenario_reader.h"
@@ -19,7 +19,7 @@ namespace {
 // `source` names the text in JSON syntax errors (the file's path, or the default name).
 Scenario parse_from(const std::string& json_text, const std::string& source, const std::string& default_name,
                     const std::vector<Override>& overrides) {
-    Json document = parse_json_document(json_text, source);
+    Json document = parse_strict_json(json_text, source);
     if (!document.is_object()) {
         throw InputError(source + ": expected a JSON object at the top level, got " +
                          describe_json(document));

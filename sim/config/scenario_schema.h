@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 
 namespace trainsim::config {
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 #include "sim/config/scenario_enums.h"
 
 namespace trainsim::config {

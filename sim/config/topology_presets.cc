@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 #include "sim/core/did_you_mean.h"
 #include "sim/core/input_error.h"
 

@@ -229,13 +229,13 @@ HardwareProfile read_profile(const std::string& label, const ProfileJson& root) 
         {"host", "variability"});
     if (r.text(root, "", "schema") != kSchema) {
         r.fail("schema", "must be \"" + std::string(kSchema) + "\", got \"" +
-                             printable(root.at("schema").get<std::string>()) + "\"");
+                             printable_key(root.at("schema").get<std::string>()) + "\"");
     }
     HardwareProfile p;
     p.name = r.text(root, "", "name");
     if (p.name != label) {
         r.fail("name",
-               "must match the file name '" + printable(label) + "', got '" + printable(p.name) + "'");
+               "must match the file name '" + printable_key(label) + "', got '" + printable_key(p.name) + "'");
     }
     p.description = r.text(root, "", "description");
 
@@ -284,18 +284,18 @@ HardwareProfile load_hardware_profile(const std::string& name_or_path, const std
     const fs::path path = bare ? fs::path(search_dir) / (name_or_path + ".json") : fs::path(name_or_path);
     std::error_code ec;
     if (bare && !fs::is_regular_file(path, ec)) {
-        throw InputError("hardware.profile: no profile named '" + printable(name_or_path) + "' in " +
+        throw InputError("hardware.profile: no profile named '" + printable_key(name_or_path) + "' in " +
                          search_dir + " (available: " + available_profiles(search_dir) + ")");
     }
     std::ifstream in(path, std::ios::binary);
     if (!in || fs::is_directory(path, ec)) {
-        throw InputError("hardware.profile: cannot open " + printable(path.string()));
+        throw InputError("hardware.profile: cannot open " + printable_key(path.string()));
     }
     std::ostringstream text;
     text << in.rdbuf();
 
     const std::string label = path.stem().string();
-    const ProfileJson root = parse_profile_json(text.str(), printable(label));
+    const ProfileJson root = parse_profile_json(text.str(), printable_key(label));
     return read_profile(label, root);
 }
 

@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <limits>
-#include <regex>
 #include <set>
 #include <string>
 #include <utility>
@@ -12,6 +11,7 @@
 
 #include "sim/core/did_you_mean.h"
 #include "sim/core/input_error.h"
+#include "sim/core/source_id.h"
 #include "sim/cost/format_number.h"
 
 namespace trainsim::cost {
@@ -23,136 +23,20 @@ constexpr std::array<std::string_view, 5> kKinds = {"datasheet", "measured", "de
                                                     "assumed"};
 constexpr std::array<std::string_view, 3> kCitingKinds = {"datasheet", "measured", "sim_config"};
 
-// Long enough for any number or short string in a message, short enough to keep the message one line.
-constexpr std::size_t kMaxDescribedLength = 48;
-
-// A source id: "S-" then upper-case words joined by '-', e.g. S-STAS-NET. Inside a "source" text it
-// must not be glued to a preceding word character.
-const std::regex& cited_id_pattern() {
-    static const std::regex pattern(R"((?:^|[^A-Za-z0-9_])(S-[A-Z0-9]+(?:-[A-Z0-9]+)*))");
-    return pattern;
-}
-const std::regex& id_pattern() {
-    static const std::regex pattern(R"(S-[A-Z0-9]+(?:-[A-Z0-9]+)*)");
-    return pattern;
-}
-
-std::string describe(const ProfileJson& value) {
-    // `replace`: the text need not be valid UTF-8, and a message must not throw.
-    std::string text = value.dump(-1, ' ', false, ProfileJson::error_handler_t::replace);
-    if (text.size() > kMaxDescribedLength) {
-        text.resize(kMaxDescribedLength - 3);
-        text += "...";
-    }
-    return text;
-}
-
 std::string index_path(const std::string& path, std::size_t i) {
     return path + "[" + std::to_string(i) + "]";
 }
 
-// A profile is seven levels deep (network.intra_node.busbw_GBps_vs_bytes.points[i].x). Far deeper text
-// is refused while it is parsed: printing it in a message recursed once per level and overflowed the
-// stack at 100000 levels.
-constexpr int kMaxNesting = 64;
-
-// The parse callback: tracks the path of the value being read, so that a repeated key (which nlohmann
-// would resolve silently, last one wins) and excessive nesting can be named.
-class StrictParse {
-public:
-    explicit StrictParse(std::string label) : label_(std::move(label)) {}
-
-    bool operator()(int depth, ProfileJson::parse_event_t event, ProfileJson& parsed) {
-        switch (event) {
-        case ProfileJson::parse_event_t::object_start:
-        case ProfileJson::parse_event_t::array_start: {
-            std::string path = child_path();
-            if (depth >= kMaxNesting) {
-                fail(path.empty() ? "the document" : path, "is nested deeper than " +
-                                                               std::to_string(kMaxNesting) +
-                                                               " levels of arrays and objects");
-            }
-            frames_.push_back({event == ProfileJson::parse_event_t::object_start, std::move(path), {}, {}});
-            break;
-        }
-        case ProfileJson::parse_event_t::object_end:
-        case ProfileJson::parse_event_t::array_end:
-            frames_.pop_back();
-            break;
-        case ProfileJson::parse_event_t::key: {
-            Frame& frame = frames_.back();
-            std::string key = parsed.get<std::string>();
-            if (!frame.keys.insert(key).second) {
-                fail(join_path(frame.path, printable(key)),
-                     "appears twice in one object (each key may appear once)");
-            }
-            frame.last_key = std::move(key);
-            break;
-        }
-        case ProfileJson::parse_event_t::value:
-            break;
-        }
-        return true;
-    }
-
-private:
-    struct Frame {
-        bool is_object = true;
-        std::string path;
-        std::set<std::string> keys;
-        std::string last_key;
-    };
-
-    [[noreturn]] void fail(const std::string& path, const std::string& rule) const {
-        throw InputError("profile " + label_ + ": " + path + " " + rule);
-    }
-
-    [[nodiscard]] std::string child_path() const {
-        if (frames_.empty()) {
-            return "";
-        }
-        const Frame& parent = frames_.back();
-        return parent.is_object ? join_path(parent.path, printable(parent.last_key)) : parent.path + "[]";
-    }
-
-    std::string label_;
-    std::vector<Frame> frames_;
-};
-
 }  // namespace
 
-std::string join_path(const std::string& parent, std::string_view key) {
-    return parent.empty() ? std::string(key) : parent + "." + std::string(key);
-}
-
-std::string printable(std::string_view text) {
-    const bool plain = std::none_of(text.begin(), text.end(),
-                                    [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
-    if (plain) {
-        return std::string(text);
-    }
-    // `replace`: the text need not be valid UTF-8, and a message must not throw.
-    const std::string quoted =
-        ProfileJson(std::string(text)).dump(-1, ' ', false, ProfileJson::error_handler_t::replace);
-    return quoted.substr(1, quoted.size() - 2);
-}
-
 ProfileJson parse_profile_json(const std::string& text, const std::string& label) {
-    StrictParse check(label);
-    try {
-        return ProfileJson::parse(text,
-                                  [&check](int depth, ProfileJson::parse_event_t event, ProfileJson& parsed) {
-                                      return check(depth, event, parsed);
-                                  });
-    } catch (const ProfileJson::exception& e) {  // syntax errors, and numbers a double cannot hold
-        throw InputError("profile " + label + ": invalid JSON: " + e.what());
-    }
+    return parse_strict_json(text, "profile " + label);
 }
 
 ProfileReader::ProfileReader(std::string profile_name, const ProfileJson& root)
-    : name_(printable(profile_name)) {
+    : name_(printable_key(profile_name)) {
     if (!root.is_object()) {
-        fail("the document", "must be a JSON object, got " + describe(root));
+        fail("the document", "must be a JSON object, got " + describe_json(root));
     }
     read_sources(root);
 }
@@ -165,7 +49,7 @@ void ProfileReader::expect_keys(const ProfileJson& object, const std::string& pa
                                 const std::vector<std::string_view>& required,
                                 const std::vector<std::string_view>& optional) const {
     if (!object.is_object()) {
-        fail(path.empty() ? "the document" : path, "must be an object, got " + describe(object));
+        fail(path.empty() ? "the document" : path, "must be an object, got " + describe_json(object));
     }
     std::vector<std::string> known(required.begin(), required.end());
     known.insert(known.end(), optional.begin(), optional.end());
@@ -173,11 +57,11 @@ void ProfileReader::expect_keys(const ProfileJson& object, const std::string& pa
     for (const auto& [key, value] : object.items()) {
         if (std::find(known.begin(), known.end(), key) == known.end()) {
             const std::string match = closest_match(key, known);
-            fail(join_path(path, printable(key)),
+            fail(join_path(path, printable_key(key)),
                  "is not a known key" + (match.empty() ? std::string{} : " (did you mean '" + match + "'?)"));
         }
         if (key == "note" && !value.is_string()) {
-            fail(join_path(path, key), "must be a string, got " + describe(value));
+            fail(join_path(path, key), "must be a string, got " + describe_json(value));
         }
     }
     for (const std::string_view key : required) {
@@ -191,7 +75,7 @@ const ProfileJson& ProfileReader::section(const ProfileJson& parent, const std::
                                           std::string_view key) const {
     const ProfileJson& s = parent.at(key);  // present: the caller's expect_keys required it
     if (!s.is_object()) {
-        fail(join_path(parent_path, key), "must be an object, got " + describe(s));
+        fail(join_path(parent_path, key), "must be an object, got " + describe_json(s));
     }
     return s;
 }
@@ -200,7 +84,7 @@ std::string ProfileReader::text(const ProfileJson& parent, const std::string& pa
                                 std::string_view key) const {
     const ProfileJson& s = parent.at(key);
     if (!s.is_string() || s.get_ref<const std::string&>().empty()) {
-        fail(join_path(parent_path, key), "must be a non-empty string, got " + describe(s));
+        fail(join_path(parent_path, key), "must be a non-empty string, got " + describe_json(s));
     }
     return s.get<std::string>();
 }
@@ -211,16 +95,16 @@ void ProfileReader::read_sources(const ProfileJson& root) {
     }
     const ProfileJson& sources = root.at("sources");
     if (!sources.is_object()) {
-        fail("sources", "must be an object mapping source ids to citations, got " + describe(sources));
+        fail("sources", "must be an object mapping source ids to citations, got " + describe_json(sources));
     }
     for (const auto& [id, citation] : sources.items()) {
-        const std::string path = join_path("sources", printable(id));
-        if (!std::regex_match(id, id_pattern())) {
+        const std::string path = join_path("sources", printable_key(id));
+        if (!is_source_id(id)) {
             fail(path,
                  "is not a source id: ids are 'S-' then upper-case words joined by '-', e.g. S-STAS-NET");
         }
         if (!citation.is_string() || citation.get_ref<const std::string&>().empty()) {
-            fail(path, "must be a non-empty citation string, got " + describe(citation));
+            fail(path, "must be a non-empty citation string, got " + describe_json(citation));
         }
         source_ids_.insert(id);
     }
@@ -231,7 +115,7 @@ std::string ProfileReader::provenance(const ProfileJson& kind, const ProfileJson
     const std::vector<std::string> kinds(kKinds.begin(), kKinds.end());
     if (!kind.is_string() || std::find(kinds.begin(), kinds.end(), kind.get<std::string>()) == kinds.end()) {
         std::string rule =
-            "must be one of datasheet, measured, derived, sim_config, assumed; got " + describe(kind);
+            "must be one of datasheet, measured, derived, sim_config, assumed; got " + describe_json(kind);
         if (kind.is_string()) {
             const std::string match = closest_match(kind.get<std::string>(), kinds);
             rule += match.empty() ? "" : " (did you mean '" + match + "'?)";
@@ -239,14 +123,12 @@ std::string ProfileReader::provenance(const ProfileJson& kind, const ProfileJson
         fail(join_path(path, "kind"), rule);
     }
     if (!source.is_string() || source.get_ref<const std::string&>().empty()) {
-        fail(join_path(path, "source"), "must be a non-empty string, got " + describe(source));
+        fail(join_path(path, "source"), "must be a non-empty string, got " + describe_json(source));
     }
     const std::string& text = source.get_ref<const std::string&>();
     const std::vector<std::string> ids(source_ids_.begin(), source_ids_.end());
     bool cites = false;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), cited_id_pattern());
-         it != std::sregex_iterator(); ++it) {
-        const std::string id = (*it)[1].str();
+    for (const std::string& id : cited_source_ids(text)) {
         if (source_ids_.count(id) == 0) {
             const std::string match = closest_match(id, ids);
             fail(join_path(path, "source"),
@@ -273,11 +155,11 @@ const ProfileJson& ProfileReader::value_of(const ProfileJson& parent, const std:
 
 double ProfileReader::number(const ProfileJson& value, const std::string& path) const {
     if (!value.is_number()) {
-        fail(path, "must be a number, got " + describe(value));
+        fail(path, "must be a number, got " + describe_json(value));
     }
     const double v = value.get<double>();
     if (!std::isfinite(v)) {
-        fail(path, "must be a finite number, got " + describe(value));
+        fail(path, "must be a finite number, got " + describe_json(value));
     }
     return v;
 }
@@ -308,10 +190,10 @@ std::int64_t ProfileReader::positive_integer(const ProfileJson& parent, const st
     const ProfileJson& v = value_of(parent, parent_path, key);
     if (v.is_number_unsigned() &&
         v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-        fail(path, "is too large, got " + describe(v));
+        fail(path, "is too large, got " + describe_json(v));
     }
     if (!v.is_number_integer()) {
-        fail(path, "must be an integer (no decimal point or exponent), got " + describe(v));
+        fail(path, "must be an integer (no decimal point or exponent), got " + describe_json(v));
     }
     const auto i = v.get<std::int64_t>();
     if (i < 1) {
@@ -337,7 +219,7 @@ Curve ProfileReader::curve(const ProfileJson& parent, const std::string& parent_
     const ProfileJson& points = c.at("points");
     const std::string points_path = join_path(path, "points");
     if (!points.is_array() || points.empty()) {
-        fail(points_path, "must be a non-empty array of {x, y} points, got " + describe(points));
+        fail(points_path, "must be a non-empty array of {x, y} points, got " + describe_json(points));
     }
     std::vector<std::string> point_sources;
     for (std::size_t i = 0; i < points.size(); ++i) {
@@ -386,7 +268,7 @@ void ProfileReader::assumptions(const ProfileJson& parent, const std::string& pa
     const std::string path = join_path(parent_path, "assumptions");
     const ProfileJson& list = parent.at("assumptions");
     if (!list.is_array()) {
-        fail(path, "must be an array of {what, kind, source}, got " + describe(list));
+        fail(path, "must be an array of {what, kind, source}, got " + describe_json(list));
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string a_path = index_path(path, i);

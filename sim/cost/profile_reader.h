@@ -9,14 +9,13 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "sim/core/strict_json.h"
 #include "sim/cost/curve.h"
 
 namespace trainsim::cost {
 
-/// Keys keep document order, so that the first error reported is the first one written.
-using ProfileJson = nlohmann::ordered_json;
+/// The strict-JSON document type (keys in document order, so the first error is the first written).
+using ProfileJson = Json;
 
 /// What a curve's y values must satisfy.
 enum class YRule { Positive, Efficiency };
@@ -76,15 +75,7 @@ private:
     std::set<std::string> source_ids_;
 };
 
-/// `parent.key`, or `key` at the root.
-[[nodiscard]] std::string join_path(const std::string& parent, std::string_view key);
-
-/// Text from the file made safe for a one-line message: control characters escaped as in JSON
-/// ("a\nb"), and at most a few dozen characters.
-[[nodiscard]] std::string printable(std::string_view text);
-
-/// Parses a profile document. Besides nlohmann's syntax rules, a key repeated in one object and nesting
-/// deeper than any profile needs are errors, each thrown as one InputError line `profile LABEL: ...`.
+/// Parses a profile document strictly (parse_strict_json, source `profile LABEL`).
 [[nodiscard]] ProfileJson parse_profile_json(const std::string& text, const std::string& label);
 
 }  // namespace trainsim::cost

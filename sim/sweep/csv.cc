@@ -17,7 +17,7 @@ std::string csv_cell(std::string_view text) {
     return out;
 }
 
-std::string value_text(const config::Json& value) {
+std::string value_text(const Json& value) {
     if (value.is_string()) {
         return value.get<std::string>();
     }

@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 
 namespace trainsim::sweep {
 
@@ -15,7 +15,7 @@ namespace trainsim::sweep {
 
 /// An axis value as it appears in its CSV column: strings bare, numbers and booleans as in JSON, null as
 /// an empty cell, objects and arrays as compact JSON (before csv_cell quoting).
-[[nodiscard]] std::string value_text(const config::Json& value);
+[[nodiscard]] std::string value_text(const Json& value);
 
 /// One complete record parsed from CSV text: its cells, and where the next record starts.
 struct CsvRecord {

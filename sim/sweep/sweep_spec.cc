@@ -15,8 +15,6 @@
 namespace trainsim::sweep {
 namespace {
 
-using config::describe_json;
-using config::Json;
 
 const std::vector<std::string>& top_level_keys() {
     static const std::vector<std::string> keys{"base", "axes", "description"};
@@ -42,8 +40,8 @@ public:
             }
             const std::string path = where.empty() ? key : where + "." + key;
             const std::string guess = closest_match(key, allowed);
-            fail(config::printable_key(path) + ": unknown key" +
-                 (guess.empty() ? " (allowed: " + config::comma_list(allowed) + ")"
+            fail(printable_key(path) + ": unknown key" +
+                 (guess.empty() ? " (allowed: " + comma_list(allowed) + ")"
                                 : " (did you mean " + guess + "?)"));
         }
     }
@@ -113,7 +111,7 @@ public:
     }
 
     [[nodiscard]] Axis axis(const std::string& key, const Json& spec) const {
-        const std::string where = "axes." + config::printable_key(key);
+        const std::string where = "axes." + printable_key(key);
         if (!config::is_known_path(key)) {
             fail("axes: " + config::unknown_key_message(key));
         }
@@ -176,7 +174,7 @@ std::size_t SweepSpec::size() const {
 
 SweepSpec parse_sweep(const std::string& json_text, const std::string& source) {
     const SpecReader reader(source);
-    const Json doc = config::parse_json_document(json_text, source);
+    const Json doc = parse_strict_json(json_text, source);
     if (!doc.is_object()) {
         reader.fail("expected a JSON object at the top level, got " + describe_json(doc));
     }
@@ -202,7 +200,7 @@ SweepSpec parse_sweep(const std::string& json_text, const std::string& source) {
         spec.default_name = std::filesystem::path(spec.base_path).stem().string();
         // Read once: every point re-parses this text with its own overrides.
         spec.base_text = read_text(spec.base_path, "scenario file");
-        const Json base_doc = config::parse_json_document(spec.base_text, spec.base_path);
+        const Json base_doc = parse_strict_json(spec.base_text, spec.base_path);
         if (!base_doc.is_object()) {
             throw InputError(spec.base_path + ": expected a JSON object at the top level, got " +
                              describe_json(base_doc));

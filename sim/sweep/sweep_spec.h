@@ -19,13 +19,13 @@
 #include <string>
 #include <vector>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 
 namespace trainsim::sweep {
 
 struct Axis {
     std::string key;                   // a dotted scenario key, e.g. parallelism.data_parallel_size
-    std::vector<config::Json> values;  // in sweep order; their CSV cells are distinct
+    std::vector<Json> values;  // in sweep order; their CSV cells are distinct
 };
 
 struct SweepSpec {

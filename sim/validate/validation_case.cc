@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 #include "sim/core/did_you_mean.h"
 #include "sim/core/input_error.h"
 
@@ -14,7 +14,6 @@ namespace trainsim::validate {
 
 namespace {
 
-using config::Json;
 
 const std::vector<std::string> kTopKeys = {"description", "cases"};
 const std::vector<std::string> kCaseKeys = {"id",   "scenario",  "set",        "metric", "value",
@@ -47,7 +46,7 @@ void reject_unknown_keys(const Json& object, const std::vector<std::string>& kno
         }
         if (!found) {
             const std::string suggestion = closest_match(key, known);
-            where.fail(config::printable_key(key),
+            where.fail(printable_key(key),
                        "unknown key" +
                            (suggestion.empty() ? std::string{} : " (did you mean '" + suggestion + "'?)"));
         }
@@ -60,7 +59,7 @@ std::string required_string(const Json& object, const std::string& key, const Wh
         where.fail(key, "missing (required)");
     }
     if (!it->is_string() || it->get_ref<const std::string&>().empty()) {
-        where.fail(key, "expected a non-empty string, got " + config::describe_json(*it));
+        where.fail(key, "expected a non-empty string, got " + describe_json(*it));
     }
     return it->get<std::string>();
 }
@@ -71,14 +70,14 @@ std::string optional_string(const Json& object, const std::string& key, const Wh
         return {};
     }
     if (!it->is_string()) {
-        where.fail(key, "expected a string, got " + config::describe_json(*it));
+        where.fail(key, "expected a string, got " + describe_json(*it));
     }
     return it->get<std::string>();
 }
 
 double finite_number(const Json& value, const std::string& key, const Where& where) {
     if (!value.is_number()) {
-        where.fail(key, "expected a number, got " + config::describe_json(value));
+        where.fail(key, "expected a number, got " + describe_json(value));
     }
     const double v = value.get<double>();
     if (!std::isfinite(v)) {
@@ -95,7 +94,7 @@ Tolerance read_tolerance(const Json& object, const Where& where) {
     }
     if (!it->is_object()) {
         where.fail("tolerance", "expected {\"relative\": FRACTION} or {\"absolute\": AMOUNT}, got " +
-                                    config::describe_json(*it));
+                                    describe_json(*it));
     }
     const Where inner(where.prefix() + ".tolerance");
     reject_unknown_keys(*it, kToleranceKeys, inner);
@@ -111,7 +110,7 @@ Tolerance read_tolerance(const Json& object, const Where& where) {
         inner.fail(key, "must be ≥ 0");
     }
     if (t.relative && t.amount >= 1.0) {
-        inner.fail_value(key, config::describe_json(it->at(key)),
+        inner.fail_value(key, describe_json(it->at(key)),
                          "must be a fraction below 1 (0.10 is 10 %)");
     }
     return t;
@@ -140,7 +139,7 @@ std::vector<config::Override> read_overrides(const Json& object, const Where& wh
         where.fail(
             "set",
             "expected an object of scenario keys, e.g. {\"parallelism.sequence_parallel\": true}, got " +
-                config::describe_json(*it));
+                describe_json(*it));
     }
     for (const auto& [key, value] : it->items()) {
         if (key.empty()) {
@@ -157,7 +156,7 @@ ValidationCase read_case(const Json& object, std::size_t index, const std::strin
                          const std::string& base_dir) {
     const std::string at = source + ": cases[" + std::to_string(index) + "]";
     if (!object.is_object()) {
-        throw InputError(at + ": expected an object, got " + config::describe_json(object));
+        throw InputError(at + ": expected an object, got " + describe_json(object));
     }
     ValidationCase c;
     c.id = required_string(object, "id", Where(at));
@@ -221,7 +220,7 @@ const char* to_string(Comparison comparison) {
 
 ValidationFile parse_validation_file(const std::string& text, const std::string& source,
                                      const std::string& base_dir) {
-    const Json document = config::parse_json_document(text, source);
+    const Json document = parse_strict_json(text, source);
     if (!document.is_object()) {
         throw InputError(source + ": the top level must be an object with \"cases\"");
     }
@@ -235,7 +234,7 @@ ValidationFile parse_validation_file(const std::string& text, const std::string&
     }
     if (!cases->is_array() || cases->empty()) {
         throw InputError(source + ": cases: expected a non-empty list of cases, got " +
-                         config::describe_json(*cases));
+                         describe_json(*cases));
     }
     std::set<std::string> ids;
     for (std::size_t i = 0; i < cases->size(); ++i) {

@@ -1,4 +1,4 @@
-#include "sim/config/json_document.h"
+#include "sim/core/strict_json.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -9,15 +9,15 @@
 
 #include "sim/core/input_error.h"
 
-namespace trainsim::config {
+namespace trainsim {
 
 namespace {
 
 constexpr std::size_t kMaxDescribedLength = 48;
 
-// A scenario is three levels deep (section, key, a preset object inside an override). Far deeper text is
-// refused while it is parsed: nlohmann builds it, but printing it in an error message, copying it or
-// comparing it recurses once per level, and 100000 levels overflowed the stack.
+// A scenario is three levels deep, a profile seven (network.intra_node.busbw_GBps_vs_bytes.points[i].x).
+// Far deeper text is refused while it is parsed: nlohmann builds it, but printing it in an error message,
+// copying it or comparing it recurses once per level, and 100000 levels overflowed the stack.
 constexpr int kMaxNesting = 64;
 
 struct TextPosition {
@@ -58,10 +58,10 @@ public:
         case Json::parse_event_t::array_start: {
             std::string path = child_path();
             if (depth >= kMaxNesting) {
-                // A path that starts at a top-level array ("[][]") reads better after the source's name.
-                throw InputError((path.empty() || path.front() == '[' ? source_ + path : path) +
-                                 ": nested deeper than " + std::to_string(kMaxNesting) +
-                                 " levels of arrays and objects");
+                // A path that starts at a top-level array ("[][]") reads better glued to the source's name.
+                const bool glued = path.empty() || path.front() == '[';
+                throw InputError(source_ + (glued ? path : ": " + path) + ": nested deeper than " +
+                                 std::to_string(kMaxNesting) + " levels of arrays and objects");
             }
             frames_.push_back({event == Json::parse_event_t::object_start, std::move(path), {}, {}});
             break;
@@ -74,7 +74,7 @@ public:
             Frame& frame = frames_.back();
             std::string key = parsed.get<std::string>();
             if (!frame.keys.insert(key).second) {
-                throw InputError(join_path(frame.path, printable_key(key)) +
+                throw InputError(source_ + ": " + join_path(frame.path, printable_key(key)) +
                                  ": duplicate key (each key may appear only once)");
             }
             frame.last_key = std::move(key);
@@ -108,7 +108,7 @@ private:
 
 }  // namespace
 
-Json parse_json_document(const std::string& text, const std::string& source) {
+Json parse_strict_json(const std::string& text, const std::string& source) {
     DuplicateKeyCheck check(source);
     try {
         // nlohmann copies the callback, so hand it a reference to the one tracker.
@@ -157,4 +157,4 @@ std::string join_path(std::string_view section, std::string_view key) {
     return section.empty() ? std::string(key) : std::string(section) + "." + std::string(key);
 }
 
-}  // namespace trainsim::config
+}  // namespace trainsim
