@@ -11,6 +11,7 @@
 #include "calibrate/fit/memory_bound_fit.h"
 #include "sim/core/input_error.h"
 #include "sim/cost/hardware_profile.h"
+#include "sim/cost/profile_writer.h"
 
 namespace trainsim::calibrate {
 
@@ -136,6 +137,14 @@ void write_profile_checked(const OrderedJson& profile, const std::string& path) 
     if (!fs::is_directory(dir, ec)) {
         throw InputError("--output=" + path + ": directory " + dir.string() + " does not exist");
     }
+    // Written through the struct the simulator reads: what does not load is never written, and the file
+    // has the loader's layout whatever order the fits left the keys in.
+    std::string text;
+    try {
+        text = to_profile_style_json(cost::profile_to_json(cost::profile_from_json(name, profile)));
+    } catch (const InputError& e) {
+        throw InputError(std::string("the fitted profile does not load, nothing written: ") + e.what());
+    }
     std::random_device random;
     const fs::path temp_dir = dir / (".trainsim-fit-" + std::to_string(random()));
     if (!fs::create_directory(temp_dir, ec)) {
@@ -146,16 +155,11 @@ void write_profile_checked(const OrderedJson& profile, const std::string& path) 
     try {
         {
             std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-            out << to_profile_style_json(profile);
+            out << text;
             out.flush();
             if (!out) {
                 throw InputError("--output=" + path + ": write failed (disk full?)");
             }
-        }
-        try {
-            (void)cost::load_hardware_profile(temp.string(), dir.string());
-        } catch (const InputError& e) {
-            throw InputError(std::string("the fitted profile does not load, nothing written: ") + e.what());
         }
         fs::rename(temp, target, ec);
         if (ec) {

@@ -2,6 +2,7 @@
 // It knows hardware, not transformers: callers describe a GEMM by its shape and a kernel by its bytes.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,13 @@ enum class MemoryBoundKind {
     Optimizer,
     Generic
 };
+
+/// Every kind in enum order: the order of a profile's memory_bound.kind_factors and of
+/// HardwareProfile::memory_bound_kind_factor.
+inline constexpr std::array<MemoryBoundKind, 7> kMemoryBoundKinds = {
+    MemoryBoundKind::LayerNorm,        MemoryBoundKind::BiasGelu, MemoryBoundKind::BiasDropoutAdd,
+    MemoryBoundKind::ScaleMaskSoftmax, MemoryBoundKind::Dropout,  MemoryBoundKind::Optimizer,
+    MemoryBoundKind::Generic};
 
 /// NCCL collectives, with nccl-tests' bus-bandwidth factors (DESIGN.md §6).
 enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv };

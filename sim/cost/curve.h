@@ -12,6 +12,7 @@ struct Curve {
     std::vector<double> x;  // strictly increasing, > 0
     std::vector<double> y;
     std::string source;  // where the points came from (the curve's or its points' "source" fields)
+    friend bool operator==(const Curve&, const Curve&) = default;
 };
 
 /// Where a read fell relative to the curve's points.

@@ -20,11 +20,6 @@ namespace fs = std::filesystem;
 // The format version this loader reads; a file written for another version fails with a clear message.
 constexpr std::string_view kSchema = "trainsim-hardware-profile/1";
 
-constexpr MemoryBoundKind kMemoryBoundKinds[] = {
-    MemoryBoundKind::LayerNorm,        MemoryBoundKind::BiasGelu, MemoryBoundKind::BiasDropoutAdd,
-    MemoryBoundKind::ScaleMaskSoftmax, MemoryBoundKind::Dropout,  MemoryBoundKind::Optimizer,
-    MemoryBoundKind::Generic};
-
 bool is_bare_name(const std::string& s) {
     return s.find('/') == std::string::npos && !s.ends_with(".json");
 }
@@ -221,8 +216,11 @@ void read_variability(const ProfileReader& r, const ProfileJson& root, HardwareP
     p.variability = v;
 }
 
-HardwareProfile read_profile(const std::string& label, const ProfileJson& root) {
-    const ProfileReader r(label, root);
+}  // namespace
+
+HardwareProfile profile_from_json(const std::string& label, const ProfileJson& root) {
+    ProfileProvenance provenance;
+    const ProfileReader r(label, root, provenance);
     r.expect_keys(
         root, "",
         {"schema", "name", "description", "sources", "gpu", "node", "compute", "memory_bound", "network"},
@@ -234,8 +232,8 @@ HardwareProfile read_profile(const std::string& label, const ProfileJson& root) 
     HardwareProfile p;
     p.name = r.text(root, "", "name");
     if (p.name != label) {
-        r.fail("name",
-               "must match the file name '" + printable_key(label) + "', got '" + printable_key(p.name) + "'");
+        r.fail("name", "must match the file name '" + printable_key(label) + "', got '" +
+                           printable_key(p.name) + "'");
     }
     p.description = r.text(root, "", "description");
 
@@ -274,10 +272,9 @@ HardwareProfile read_profile(const std::string& label, const ProfileJson& root) 
     read_inter_node(r, network, p);
     read_host(r, root, p);
     read_variability(r, root, p);
+    p.provenance = std::move(provenance);
     return p;
 }
-
-}  // namespace
 
 HardwareProfile load_hardware_profile(const std::string& name_or_path, const std::string& search_dir) {
     const bool bare = is_bare_name(name_or_path);
@@ -296,7 +293,7 @@ HardwareProfile load_hardware_profile(const std::string& name_or_path, const std
 
     const std::string label = path.stem().string();
     const ProfileJson root = parse_profile_json(text.str(), printable_key(label));
-    return read_profile(label, root);
+    return profile_from_json(label, root);
 }
 
 }  // namespace trainsim::cost

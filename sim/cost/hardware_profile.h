@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/strict_json.h"
 #include "sim/core/units.h"
 #include "sim/cost/curve.h"
+#include "sim/cost/profile_provenance.h"
 
 namespace trainsim::cost {
 
@@ -27,6 +29,7 @@ struct IntraNodeLinks {
     [[nodiscard]] double ring_latency_us(int steps) const {
         return latency_base_us + steps * latency_per_hop_us;
     }
+    friend bool operator==(const IntraNodeLinks&, const IntraNodeLinks&) = default;
 };
 
 /// Collectives across nodes (InfiniBand, one NIC per GPU, rail-aligned).
@@ -39,6 +42,7 @@ struct InterNodeLinks {
     double tree_hop_latency_us = 0.0;  // per tree level across nodes (all-reduce)
     double p2p_latency_us = 0.0;       // send/recv over one rail; bandwidth is nic_GBps
     double compute_share_while_overlapped = 0.0;
+    friend bool operator==(const InterNodeLinks&, const InterNodeLinks&) = default;
 };
 
 /// The CPU side of running a training step (README "Host"): what the GPU waits for when the CPU cannot
@@ -47,11 +51,13 @@ struct HostCosts {
     double kernel_launch_us = 0.0;        // from the CPU's launch call to the kernel starting on an idle GPU
     double op_dispatch_us = 0.0;          // CPU time per compute op (Python, PyTorch dispatch, launch call)
     double collective_dispatch_us = 0.0;  // CPU time per torch.distributed collective
+    friend bool operator==(const HostCosts&, const HostCosts&) = default;
 };
 
 /// Spread of GPU speed between GPUs of one SKU (README "Variability"; DESIGN.md §8).
 struct GpuVariability {
     double gpu_slowdown_stddev = 0.0;  // standard deviation of a GPU's kernel-time factor around 1
+    friend bool operator==(const GpuVariability&, const GpuVariability&) = default;
 };
 
 struct HardwareProfile {
@@ -88,8 +94,16 @@ struct HardwareProfile {
 
     std::optional<HostCosts> host;              // optional section: needed by parallelism.batch_p2p_sync
     std::optional<GpuVariability> variability;  // optional section: needed by variability.mode
+
+    ProfileProvenance provenance;  // where each number came from, as the file says (for writing it back)
+
     [[nodiscard]] bool has_fp8() const { return fp8_peak_tflops > 0.0; }
+    friend bool operator==(const HardwareProfile&, const HardwareProfile&) = default;
 };
+
+/// The profile in `root`, a parsed profile document, validated. `name` is the file's stem, which the
+/// document's "name" must equal. Throws trainsim::InputError naming the field and the rule.
+[[nodiscard]] HardwareProfile profile_from_json(const std::string& name, const Json& root);
 
 /// Loads and validates a profile. A name without '/' or ".json" is looked up in `search_dir`.
 /// Throws trainsim::InputError naming the field and the rule on any problem.

@@ -41,6 +41,21 @@ ProfileReader::ProfileReader(std::string profile_name, const ProfileJson& root)
     read_sources(root);
 }
 
+ProfileReader::ProfileReader(std::string profile_name, const ProfileJson& root, ProfileProvenance& record)
+    : name_(printable_key(profile_name)), record_(&record) {
+    if (!root.is_object()) {
+        fail("the document", "must be a JSON object, got " + describe_json(root));
+    }
+    read_sources(root);
+}
+
+void ProfileReader::record(const std::string& path, const ProfileJson& object) const {
+    if (record_ != nullptr) {
+        record_->values[path] = {object.at("kind").get<std::string>(),
+                                 object.at("source").get<std::string>()};
+    }
+}
+
 void ProfileReader::fail(const std::string& path, const std::string& rule) const {
     throw InputError("profile " + name_ + ": " + path + " " + rule);
 }
@@ -62,6 +77,9 @@ void ProfileReader::expect_keys(const ProfileJson& object, const std::string& pa
         }
         if (key == "note" && !value.is_string()) {
             fail(join_path(path, key), "must be a string, got " + describe_json(value));
+        }
+        if (key == "note" && record_ != nullptr) {
+            record_->notes[path] = value.get<std::string>();
         }
     }
     for (const std::string_view key : required) {
@@ -107,6 +125,9 @@ void ProfileReader::read_sources(const ProfileJson& root) {
             fail(path, "must be a non-empty citation string, got " + describe_json(citation));
         }
         source_ids_.insert(id);
+        if (record_ != nullptr) {
+            record_->sources.emplace_back(id, citation.get<std::string>());
+        }
     }
 }
 
@@ -150,12 +171,16 @@ const ProfileJson& ProfileReader::value_of(const ProfileJson& parent, const std:
     const ProfileJson& v = parent.at(key);
     expect_keys(v, path, {"value", "kind", "source"});
     provenance(v.at("kind"), v.at("source"), path);
+    record(path, v);
     return v.at("value");
 }
 
 double ProfileReader::number(const ProfileJson& value, const std::string& path) const {
     if (!value.is_number()) {
         fail(path, "must be a number, got " + describe_json(value));
+    }
+    if (value.is_number_integer() && record_ != nullptr) {
+        record_->integer_spelling.insert(path);
     }
     const double v = value.get<double>();
     if (!std::isfinite(v)) {
@@ -215,6 +240,7 @@ Curve ProfileReader::curve(const ProfileJson& parent, const std::string& parent_
     Curve out;
     if (c.contains("kind")) {
         out.source = provenance(c.at("kind"), c.at("source"), path);
+        record(path, c);
     }
     const ProfileJson& points = c.at("points");
     const std::string points_path = join_path(path, "points");
@@ -229,6 +255,7 @@ Curve ProfileReader::curve(const ProfileJson& parent, const std::string& parent_
         if (own_provenance || !c.contains("kind")) {
             expect_keys(p, p_path, {"x", "y", "kind", "source"});
             const std::string s = provenance(p.at("kind"), p.at("source"), p_path);
+            record(p_path, p);
             if (std::find(point_sources.begin(), point_sources.end(), s) == point_sources.end()) {
                 point_sources.push_back(s);
             }
@@ -273,8 +300,12 @@ void ProfileReader::assumptions(const ProfileJson& parent, const std::string& pa
     for (std::size_t i = 0; i < list.size(); ++i) {
         const std::string a_path = index_path(path, i);
         expect_keys(list[i], a_path, {"what", "kind", "source"});
-        (void)text(list[i], a_path, "what");
+        const std::string what = text(list[i], a_path, "what");
         provenance(list[i].at("kind"), list[i].at("source"), a_path);
+        if (record_ != nullptr) {
+            record_->assumptions[parent_path].push_back(
+                {what, {list[i].at("kind").get<std::string>(), list[i].at("source").get<std::string>()}});
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 
 #include "sim/core/strict_json.h"
 #include "sim/cost/curve.h"
+#include "sim/cost/profile_provenance.h"
 
 namespace trainsim::cost {
 
@@ -25,6 +26,8 @@ public:
     /// `profile_name` prefixes every message. Reads and validates the root's "sources" table, which the
     /// "source" field of every value is checked against.
     ProfileReader(std::string profile_name, const ProfileJson& root);
+    /// As above, and records every value's provenance, note and assumption into `record`.
+    ProfileReader(std::string profile_name, const ProfileJson& root, ProfileProvenance& record);
 
     [[noreturn]] void fail(const std::string& path, const std::string& rule) const;
 
@@ -70,9 +73,12 @@ private:
     // Checks a "kind" and a "source" string; returns the source.
     std::string provenance(const ProfileJson& kind, const ProfileJson& source, const std::string& path) const;
     void read_sources(const ProfileJson& root);
+    // Keeps `object`'s kind and source (already checked) as the provenance of `path`.
+    void record(const std::string& path, const ProfileJson& object) const;
 
     std::string name_;
     std::set<std::string> source_ids_;
+    ProfileProvenance* record_ = nullptr;  // where provenance goes, when the caller keeps it
 };
 
 /// Parses a profile document strictly (parse_strict_json, source `profile LABEL`).
