@@ -5,6 +5,7 @@
 #include <map>
 
 #include "calibrate/measure/measurement.h"
+#include "sim/core/units.h"
 #include "sim/cost/cost_model.h"
 #include "sim/parallel/layout.h"
 #include "sim/program/op_pricing.h"
@@ -14,8 +15,6 @@
 namespace trainsim::calibrate {
 
 namespace {
-
-constexpr double kMicrosecondsPerSecond = 1e6;
 
 std::string describe(const workload::Op& op, const parallel::GroupSpan& span) {
     switch (op.kind) {

@@ -4,12 +4,11 @@
 
 #include "calibrate/fit/datasheet_peaks.h"
 #include "calibrate/fit/memory_bound_fit.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
 namespace {
-
-constexpr double kSecondsPerMicrosecond = 1e-6;
 
 const DeviceFacts* facts(const FitState& state) {
     return state.measurements().device ? &*state.measurements().device : nullptr;

@@ -6,6 +6,7 @@
 #include "calibrate/fit/curve_fit.h"
 #include "calibrate/fit/least_squares.h"
 #include "sim/core/input_error.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
@@ -24,7 +25,6 @@ struct DenseCurve {
 constexpr DenseCurve kBf16Curve{kCurvePath, kPeakPath, false};
 constexpr DenseCurve kFp8Curve{"compute.gemm_fp8.efficiency_vs_flops", "gpu.fp8_peak_tflops", true};
 constexpr double kMinEfficiency = 1e-4;
-constexpr double kMicrosecondsPerSecond = 1e6;
 
 bool has_any_tag(const GemmMeasurement& g, const std::vector<std::string>& tags) {
     return std::any_of(g.tags.begin(), g.tags.end(), [&](const std::string& t) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "calibrate/fit/curve_fit.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
@@ -13,8 +14,6 @@ const std::string kNicPath = "network.inter_node.nic_GBps";
 const std::string kCurvePath = "network.inter_node.busbw_efficiency_vs_bytes";
 const std::string kNicsPerNodePath = "network.inter_node.nics_per_node";
 constexpr double kMinEfficiency = 1e-4;
-constexpr double kSecondsPerMicrosecond = 1e-6;
-constexpr double kBytesPerGB = 1e9;
 
 Placement placement_of(const Directive& d) {
     return d.text("placement", "out_of_place", {"out_of_place", "in_place"}) == "in_place"

@@ -7,6 +7,7 @@
 #include "calibrate/fit/curve_fit.h"
 #include "calibrate/fit/least_squares.h"
 #include "sim/core/input_error.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
@@ -19,9 +20,6 @@ const std::string kBasePath = kSection + "latency_base_us";
 const std::string kHopPath = kSection + "latency_per_hop_us";
 const std::string kP2pPath = kSection + "p2p_GBps";
 const std::string kP2pLatencyPath = kSection + "p2p_latency_us";
-
-constexpr double kMicrosecondsPerSecond = 1e6;
-constexpr double kBytesPerGB = 1e9;
 // Lower bounds of the latency terms: the loader wants them positive, and a fit that runs into them says
 // the data cannot tell them apart from zero.
 constexpr double kMinBaseUs = 0.01;

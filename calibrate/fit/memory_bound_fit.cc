@@ -4,6 +4,7 @@
 
 #include "calibrate/fit/curve_fit.h"
 #include "calibrate/fit/least_squares.h"
+#include "sim/core/units.h"
 #include "sim/cost/cost_model.h"
 
 namespace trainsim::calibrate {
@@ -14,8 +15,6 @@ constexpr const char* kLaunchPath = "memory_bound.launch_us";
 constexpr const char* kCurvePath = "memory_bound.efficiency_vs_bytes";
 constexpr const char* kHbmPath = "gpu.hbm_GBps";
 constexpr double kMinEfficiency = 1e-4;
-constexpr double kSecondsPerMicrosecond = 1e-6;
-constexpr double kBytesPerGB = 1e9;
 
 // The kernels whose records a kind factor reads: the generic factor is the streaming kernel's own.
 KernelKind kernel_for(cost::MemoryBoundKind kind) {

@@ -15,12 +15,11 @@
 #include "calibrate/import/kineto_trace_reader.h"
 #include "calibrate/measure/source_id.h"
 #include "sim/core/input_error.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
 namespace {
-
-constexpr double kSecondsPerNanosecond = 1e-9;
 // Larger groups than any cluster has are a corrupt trace (and would overflow the node arithmetic).
 constexpr int kMaxGroup = 1 << 24;
 

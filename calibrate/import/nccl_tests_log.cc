@@ -12,14 +12,13 @@
 #include "calibrate/import/nccl_log_lines.h"
 #include "calibrate/measure/source_id.h"
 #include "sim/core/input_error.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
 namespace {
 
 using nccl_log::PrintedNumber;
-
-constexpr double kSecondsPerMicrosecond = 1e-6;
 constexpr double kBytesPerMicrosecondAtOneGBps = 1e3;  // S bytes in t µs is S / (t·1e3) GB/s
 // nccl-tests computes algbw and busbw from the unrounded time and prints each rounded; a check allows
 // each printed value its own rounding plus what the time's rounding moves it, and this much more for the

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "sim/core/input_error.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
@@ -31,9 +32,6 @@ constexpr std::array<KernelName, 12> kKernelNames = {{
     {KernelKind::Dropout, "dropout"},
     {KernelKind::Optimizer, "optimizer"},
 }};
-
-constexpr double kFlopsPerTflop = 1e12;
-constexpr double kBytesPerGB = 1e9;
 
 }  // namespace
 

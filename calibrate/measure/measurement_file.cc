@@ -6,14 +6,11 @@
 #include "calibrate/measure/measurement_schema.h"
 #include "calibrate/measure/source_id.h"
 #include "calibrate/measure/strict_json.h"
+#include "sim/core/units.h"
 
 namespace trainsim::calibrate {
 
 namespace {
-
-constexpr double kSecondsPerMicrosecond = 1e-6;
-constexpr double kFlopsPerTflop = 1e12;
-constexpr double kBytesPerGB = 1e9;
 
 // The keys of one object as the schema (measurements.schema.json) gives them: unknown keys are errors that
 // suggest or list the valid ones.

@@ -8,6 +8,7 @@
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
 #include "sim/core/input_error.h"
+#include "sim/core/units.h"
 #include "sim/plan/explain.h"
 #include "sim/plan/planner.h"
 #include "sim/sweep/worker_pool.h"
@@ -20,7 +21,7 @@ namespace {
 
 std::string gib(Bytes b) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.1f", static_cast<double>(b.value) / (1024.0 * 1024.0 * 1024.0));
+    std::snprintf(text, sizeof text, "%.1f", static_cast<double>(b.value) / kBytesPerGiB);
     return text;
 }
 

@@ -54,7 +54,14 @@ struct Flops {
 /// Simulated time inside the engine: integer nanoseconds, so event order is exact and reproducible.
 using SimTime = std::int64_t;
 
+// Unit conversions, defined once (profiles give µs, GB/s and TFLOP/s; reports print GiB).
 inline constexpr double kNanosecondsPerSecond = 1e9;
+inline constexpr double kSecondsPerNanosecond = 1e-9;
+inline constexpr double kMicrosecondsPerSecond = 1e6;
+inline constexpr double kSecondsPerMicrosecond = 1e-6;
+inline constexpr double kBytesPerGB = 1e9;  // decimal, as NCCL and datasheets count bandwidth
+inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
+inline constexpr double kFlopsPerTflop = 1e12;
 
 /// Thrown by to_sim_time: an InputError naming the cost and the limit.
 [[noreturn]] void throw_beyond_sim_time(Seconds s);

@@ -6,16 +6,12 @@
 #include <stdexcept>
 
 #include "sim/core/input_error.h"
+#include "sim/core/units.h"
 #include "sim/cost/format_number.h"
 
 namespace trainsim::cost {
 
 namespace {
-
-// Unit conversions only; every rate and latency comes from the profile.
-constexpr double kSecondsPerMicrosecond = 1e-6;
-constexpr double kBytesPerGB = 1e9;
-constexpr double kFlopsPerTflop = 1e12;
 
 // One message per curve and direction, without the value read, so that the text does not depend on
 // which op happened to read first and the list stays short.
@@ -242,7 +238,8 @@ Seconds CostModel::flash_attention(const GemmShape& shape, bool backward) const 
     const auto seq = static_cast<double>(shape.m);
     const CurveRead eff = read_curve(curve, seq);
     if (eff.range != CurveRange::Inside) {
-        const char* what = backward ? "FlashAttention backward efficiency" : "FlashAttention forward efficiency";
+        const char* what =
+            backward ? "FlashAttention backward efficiency" : "FlashAttention forward efficiency";
         warn(warning_key(what, eff.range),
              clamp_warning(what, "tokens", curve, eff.range, seq,
                            std::string(backward ? "flash attention backward" : "flash attention forward") +

@@ -2,11 +2,12 @@
 
 #include <algorithm>
 
+#include "sim/core/units.h"
+
 namespace trainsim::program {
 
 HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> durations,
                           const cost::HostCosts& host, SimTime lead) {
-    constexpr double kSecondsPerMicrosecond = 1e-6;
     const SimTime launch = to_sim_time(Seconds{host.kernel_launch_us * kSecondsPerMicrosecond});
     const SimTime op_cpu = to_sim_time(Seconds{host.op_dispatch_us * kSecondsPerMicrosecond});
     const SimTime collective_cpu = to_sim_time(Seconds{host.collective_dispatch_us * kSecondsPerMicrosecond});

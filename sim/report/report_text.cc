@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <string>
 
+#include "sim/core/units.h"
+
 namespace trainsim::report {
 namespace {
 
@@ -14,7 +16,7 @@ std::string fmt(const char* format, double v) {
 }
 
 std::string gib(Bytes b) {
-    return fmt("%.2f GiB", static_cast<double>(b.value) / (1024.0 * 1024.0 * 1024.0));
+    return fmt("%.2f GiB", static_cast<double>(b.value) / kBytesPerGiB);
 }
 std::string ms(Seconds s) {
     return fmt("%.3f ms", s.value * 1e3);
@@ -97,9 +99,9 @@ void write_text(std::ostream& out, const IterationReport& r) {
     }
     if (r.network.model == "flow") {
         const NetworkReport& n = r.network;
-        out << "  network (flow model): contention added " << ms(n.contention()) << " of communication per GPU (TP "
-            << ms(n.contention_tp) << ", PP " << ms(n.contention_pp) << ", DP " << ms(n.contention_dp)
-            << "; the exposed part is in the lines above)\n";
+        out << "  network (flow model): contention added " << ms(n.contention())
+            << " of communication per GPU (TP " << ms(n.contention_tp) << ", PP " << ms(n.contention_pp)
+            << ", DP " << ms(n.contention_dp) << "; the exposed part is in the lines above)\n";
         for (std::size_t i = 0; i < std::min<std::size_t>(3, n.busiest_links.size()); ++i) {
             out << "    busiest link " << n.busiest_links[i].link << ": "
                 << fmt("%.1f %%", 100.0 * n.busiest_links[i].utilization) << " utilised\n";

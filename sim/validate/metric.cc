@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "sim/core/units.h"
+
 namespace trainsim::validate {
 
 namespace {
@@ -22,7 +24,7 @@ constexpr UnitSpec kUnits[] = {
     {Dimension::Bytes, "B", 1.0},
     {Dimension::Bytes, "KiB", 1.0 / 1024.0},
     {Dimension::Bytes, "MiB", 1.0 / (1024.0 * 1024.0)},
-    {Dimension::Bytes, "GiB", 1.0 / (1024.0 * 1024.0 * 1024.0)},
+    {Dimension::Bytes, "GiB", 1.0 / kBytesPerGiB},
     {Dimension::Bytes, "MB", 1e-6},
     {Dimension::Bytes, "GB", 1e-9},
     {Dimension::FlopRate, "TFLOP/s", 1e-12},
