@@ -47,10 +47,19 @@ struct ModelConfig {
 /// `optim_grads_params` the weights too (FSDP / ZeRO-3: gathered layer by layer when used).
 enum class DataParallelSharding { NoShard, Optim, OptimGrads, OptimGradsParams };
 
+/// How context-parallel ranks exchange keys and values (Megatron-Core's cp_comm_type, run by
+/// Transformer Engine): a ring of KV sends overlapped with attention (p2p), one KV all-gather before
+/// local attention (all_gather), or DeepSpeed-Ulysses' all-to-all from sequence to head shards (a2a).
+enum class CpCommType { P2p, AllGather, A2a };
+
 struct ParallelConfig {
     std::int64_t tensor_model_parallel_size = 1;
     std::int64_t pipeline_model_parallel_size = 1;
     std::int64_t data_parallel_size = 1;
+    /// Context parallelism: each layer's sequence split over c ranks (2·c chunks, two per rank for the
+    /// causal load balance). Megatron's rank order puts it between tp and dp (tp → cp → dp → pp).
+    std::int64_t context_parallel_size = 1;
+    CpCommType cp_comm_type = CpCommType::P2p;
     std::int64_t virtual_pipeline_model_parallel_size = 1;  // null in JSON means 1
     bool sequence_parallel = false;
     /// Interleaved schedule: micro-batches per group of the schedule table (Megatron's
@@ -78,6 +87,13 @@ struct ParallelConfig {
     std::optional<std::int64_t> decoder_last_pipeline_num_layers;
     bool account_for_embedding_in_pipeline_split = false;
     bool account_for_loss_in_pipeline_split = false;
+
+    /// The ranks that hold the same weights and reduce their gradients together: d·c (Megatron's
+    /// get_data_parallel_world_size(with_context_parallel=True)); the distributed optimizer and FSDP
+    /// shard over them too.
+    [[nodiscard]] std::int64_t data_parallel_size_with_cp() const {
+        return data_parallel_size * context_parallel_size;
+    }
 
     [[nodiscard]] std::int64_t microbatch_group_size() const {
         return microbatch_group_size_per_vp_stage.value_or(pipeline_model_parallel_size);
@@ -180,7 +196,7 @@ struct Scenario {
 
     [[nodiscard]] std::int64_t num_gpus() const {
         return parallelism.tensor_model_parallel_size * parallelism.pipeline_model_parallel_size *
-               parallelism.data_parallel_size;
+               parallelism.data_parallel_size * parallelism.context_parallel_size;
     }
     /// Micro-batches per pipeline per iteration: global / (micro × DP).
     [[nodiscard]] std::int64_t num_microbatches() const {
@@ -207,6 +223,7 @@ struct Scenario {
 [[nodiscard]] const char* to_string(RecomputeGranularity g);
 [[nodiscard]] const char* to_string(AttentionBackend b);
 [[nodiscard]] const char* to_string(DataParallelSharding s);
+[[nodiscard]] const char* to_string(CpCommType c);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
 [[nodiscard]] const char* to_string(VariabilityMode m);

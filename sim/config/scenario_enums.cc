@@ -31,6 +31,9 @@ const char* to_string(AttentionBackend b) {
 const char* to_string(DataParallelSharding s) {
     return name_of(kDataParallelShardingNames, s);
 }
+const char* to_string(CpCommType c) {
+    return name_of(kCpCommTypeNames, c);
+}
 const char* to_string(RecomputeMethod m) {
     return name_of(kRecomputeMethodNames, m);
 }

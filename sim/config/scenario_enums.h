@@ -47,6 +47,12 @@ inline constexpr std::array<EnumName<DataParallelSharding>, 4> kDataParallelShar
     {DataParallelSharding::OptimGradsParams, "optim_grads_params"},
 }};
 
+inline constexpr std::array<EnumName<CpCommType>, 3> kCpCommTypeNames{{
+    {CpCommType::P2p, "p2p"},
+    {CpCommType::AllGather, "all_gather"},
+    {CpCommType::A2a, "a2a"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{{
     {RecomputeMethod::Uniform, "uniform"},
     {RecomputeMethod::Block, "block"},

@@ -76,6 +76,9 @@ ParallelConfig read_parallelism(const Json& document) {
     p.tensor_model_parallel_size = r.required_positive_integer("tensor_model_parallel_size");
     p.pipeline_model_parallel_size = r.required_positive_integer("pipeline_model_parallel_size");
     p.data_parallel_size = r.positive_integer("data_parallel_size").value_or(1);
+    p.context_parallel_size = r.positive_integer("context_parallel_size").value_or(1);
+    p.cp_comm_type =
+        r.enumeration("cp_comm_type", kCpCommTypeNames, /*nullable=*/false).value_or(CpCommType::P2p);
     // Megatron's default is None, meaning one chunk per rank.
     p.virtual_pipeline_model_parallel_size =
         r.nullable_positive_integer("virtual_pipeline_model_parallel_size").value_or(1);
@@ -161,8 +164,8 @@ HardwareConfig read_hardware(const Json& document) {
     }
     h.profile = *profile;
     h.gpus_per_node = r.positive_integer("gpus_per_node").value_or(8);
-    h.network_model =
-        r.enumeration("network_model", kNetworkModelNames, /*nullable=*/false).value_or(NetworkModel::Analytical);
+    h.network_model = r.enumeration("network_model", kNetworkModelNames, /*nullable=*/false)
+                          .value_or(NetworkModel::Analytical);
     h.topology = read_topology(document);
     return h;
 }

@@ -85,6 +85,7 @@ void check_sizes(const Scenario& s) {
         {"parallelism.tensor_model_parallel_size", s.parallelism.tensor_model_parallel_size},
         {"parallelism.pipeline_model_parallel_size", s.parallelism.pipeline_model_parallel_size},
         {"parallelism.data_parallel_size", s.parallelism.data_parallel_size},
+        {"parallelism.context_parallel_size", s.parallelism.context_parallel_size},
         {"parallelism.virtual_pipeline_model_parallel_size",
          s.parallelism.virtual_pipeline_model_parallel_size},
         {"training.micro_batch_size", s.training.micro_batch_size},
@@ -119,6 +120,7 @@ void check_products(const Scenario& s) {
     const Factor t{"parallelism.tensor_model_parallel_size", s.parallelism.tensor_model_parallel_size};
     const Factor p{"parallelism.pipeline_model_parallel_size", s.parallelism.pipeline_model_parallel_size};
     const Factor d{"parallelism.data_parallel_size", s.parallelism.data_parallel_size};
+    const Factor c{"parallelism.context_parallel_size", s.parallelism.context_parallel_size};
     const Factor v{"parallelism.virtual_pipeline_model_parallel_size",
                    s.parallelism.virtual_pipeline_model_parallel_size};
     const Factor b{"training.micro_batch_size", s.training.micro_batch_size};
@@ -137,7 +139,7 @@ void check_products(const Scenario& s) {
         {"query and output projection weights", {L, h, a, dk}, 52},
         {"MLP weights", {L, h, f}, 52},
         {"embedding weights", {V, h}, 52},
-        {"GPUs", {t, p, d}},
+        {"GPUs", c.value > 1 ? std::vector<Factor>{t, p, d, c} : std::vector<Factor>{t, p, d}},
         {"pipeline chunks", {p, v}},
         {"samples per micro-batch step", {b, d}},
         {"tokens per iteration", {G, seq}},
@@ -210,6 +212,53 @@ void check_sequence_parallel(const Scenario& s) {
              show("model.seq_length", s.model.seq_length) +
              " with parallelism.sequence_parallel=true (the sequence is split across the tensor-parallel "
              "ranks)");
+    }
+}
+
+// Megatron-Core runs context parallelism inside Transformer Engine's attention (TEDotProductAttention):
+// the sequence is cut into 2·c chunks and rank r keeps chunks r and 2c−1−r, so that every rank holds the
+// same share of the causal mask.
+void check_context_parallel(const Scenario& s) {
+    const std::int64_t c = s.parallelism.context_parallel_size;
+    const std::string cp = show("parallelism.context_parallel_size", c);
+    if (c == 1) {
+        if (s.parallelism.cp_comm_type != CpCommType::P2p) {
+            fail("parallelism.cp_comm_type=" + quoted(to_string(s.parallelism.cp_comm_type)) +
+                 " requires parallelism.context_parallel_size > 1");
+        }
+        return;
+    }
+    const std::int64_t seq = s.model.seq_length;
+    if (seq % (2 * c) != 0) {
+        fail(show("model.seq_length", seq) + " must be divisible by 2 × " + cp +
+             " (the sequence is split into 2·c chunks, two per context-parallel rank, for the causal load "
+             "balance)");
+    }
+    const std::int64_t t = s.parallelism.tensor_model_parallel_size;
+    if (s.parallelism.sequence_parallel && (seq / c) % t != 0) {
+        fail(show("model.seq_length", seq) + " / " + cp + " = " + std::to_string(seq / c) +
+             " tokens per context-parallel rank must be divisible by " +
+             show("parallelism.tensor_model_parallel_size", t) + " with parallelism.sequence_parallel=true");
+    }
+    if (s.training.attention_backend == AttentionBackend::Unfused) {
+        fail(cp + " requires training.attention_backend=\"flash\" or \"fused\" (Megatron-Core runs context "
+                  "parallelism inside Transformer Engine's fused attention), got \"unfused\"");
+    }
+    if (s.parallelism.cp_comm_type == CpCommType::A2a) {
+        const std::int64_t heads = s.model.num_attention_heads / t;
+        const std::int64_t groups = s.model.query_groups() / t;
+        if (heads % c != 0 || groups % c != 0) {
+            fail("parallelism.cp_comm_type=\"a2a\" requires " + cp + " to divide the " +
+                 std::to_string(heads) + " query heads and " + std::to_string(groups) +
+                 " key/value heads per tensor-parallel rank (the all-to-all trades sequence shards for head "
+                 "shards)");
+        }
+        fail("parallelism.cp_comm_type=\"a2a\" is not modelled yet (the cost model has no all-to-all "
+             "collective); use \"p2p\" or \"all_gather\"");
+    }
+    if (s.hardware.network_model == NetworkModel::Flow) {
+        fail(cp + " is not modelled with hardware.network_model=flow (the flow model has no context-parallel "
+                  "groups yet); use the analytical model");
     }
 }
 
@@ -431,6 +480,7 @@ void validate_scenario(const Scenario& scenario) {
     check_model_shape(scenario);
     check_tensor_parallel(scenario);
     check_sequence_parallel(scenario);
+    check_context_parallel(scenario);
     check_pipeline(scenario);
     check_batch(scenario);
     check_schedule(scenario);

@@ -13,7 +13,8 @@ double bytes_per_parameter(const config::Scenario& sc) {
     constexpr double kWeight = 2.0;
     constexpr double kGradient = 4.0;
     constexpr double kOptimizerState = 12.0;
-    const double d = static_cast<double>(sc.parallelism.data_parallel_size);
+    // Sharded over the d·c ranks that hold the same weights (Megatron's dp×cp group).
+    const double d = static_cast<double>(sc.parallelism.data_parallel_size_with_cp());
     switch (sc.parallelism.data_parallel_sharding_strategy) {
     case config::DataParallelSharding::OptimGradsParams:
         return (kWeight + kGradient + kOptimizerState) / d;  // 18/d: everything sharded
@@ -46,7 +47,8 @@ Bytes static_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
     }
     // Transformer Engine keeps FP8 copies of the layers' weights beside the BF16 ones.
     return bytes + gathered +
-           Bytes{workload::fp8_weight_copy_bytes(workload::layer_shape_of(sc), sc.stage_num_layers(pipeline_rank))};
+           Bytes{workload::fp8_weight_copy_bytes(workload::layer_shape_of(sc),
+                                                 sc.stage_num_layers(pipeline_rank))};
 }
 
 }  // namespace trainsim::memory

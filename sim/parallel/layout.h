@@ -1,8 +1,9 @@
 // The parallel layout: Megatron-LM's rank order and where each process group's traffic goes.
 //
 // Megatron's default order (`--rank-ordering`'s default "tp-cp-ep-dp-pp", RankGenerator in
-// megatron/core/parallel_state.py) puts tensor-parallel peers innermost, then data-parallel replicas,
-// then pipeline stages: global rank = tp + t·(dp + d·pp). Nodes hold consecutive ranks.
+// megatron/core/parallel_state.py) puts tensor-parallel peers innermost, then context-parallel ranks,
+// then data-parallel replicas, then pipeline stages: global rank = tp + t·(cp + c·(dp + d·pp)). Nodes
+// hold consecutive ranks.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ struct Coordinates {
     std::int64_t tp = 0;
     std::int64_t dp = 0;
     std::int64_t pp = 0;
+    std::int64_t cp = 0;  // last, so that {tp, dp, pp} still names a GPU of a layout without CP
     friend bool operator==(const Coordinates&, const Coordinates&) = default;
 };
 
@@ -37,19 +39,26 @@ public:
     [[nodiscard]] std::int64_t tensor_size() const { return t_; }
     [[nodiscard]] std::int64_t data_size() const { return d_; }
     [[nodiscard]] std::int64_t pipeline_size() const { return p_; }
-    [[nodiscard]] std::int64_t world_size() const { return t_ * d_ * p_; }
+    [[nodiscard]] std::int64_t context_size() const { return c_; }
+    [[nodiscard]] std::int64_t world_size() const { return t_ * c_ * d_ * p_; }
     [[nodiscard]] std::int64_t gpus_per_node() const { return gpus_per_node_; }
 
     [[nodiscard]] std::int64_t global_rank(const Coordinates& c) const {
-        return c.tp + t_ * (c.dp + d_ * c.pp);
+        return c.tp + t_ * (c.cp + c_ * (c.dp + d_ * c.pp));
     }
     [[nodiscard]] Coordinates coordinates(std::int64_t rank) const;
     [[nodiscard]] std::int64_t node_of(std::int64_t rank) const { return rank / gpus_per_node_; }
 
-    /// The tensor-parallel group of `c` (varying tp), its data-parallel group (varying dp), and the
-    /// model-parallel group (varying tp and pp: the gradient-norm all-reduce).
+    /// The tensor-parallel group of `c` (varying tp), its data-parallel group (varying dp and cp: the
+    /// ranks that reduce gradients together, Megatron's data-parallel group with context parallelism),
+    /// its context-parallel group (varying cp), and the model-parallel group (varying tp and pp: the
+    /// gradient-norm all-reduce).
     [[nodiscard]] GroupSpan tensor_group(const Coordinates& c) const;
     [[nodiscard]] GroupSpan data_group(const Coordinates& c) const;
+    [[nodiscard]] GroupSpan context_group(const Coordinates& c) const;
+    /// One hop of the context-parallel ring (rank cp sends to cp + 1 mod c): the worst hop of the
+    /// ring, since every step waits for all of them (across nodes when the group spans nodes).
+    [[nodiscard]] GroupSpan context_ring_hop(const Coordinates& c) const;
     [[nodiscard]] GroupSpan model_parallel_group(const Coordinates& c) const;
     /// First and last pipeline stage at the same (tp, dp): the tied word-embedding gradient.
     [[nodiscard]] GroupSpan embedding_group(const Coordinates& c) const;
@@ -57,7 +66,7 @@ public:
     [[nodiscard]] GroupSpan pair(const Coordinates& a, const Coordinates& b) const;
 
 private:
-    std::int64_t t_, d_, p_, gpus_per_node_;
+    std::int64_t t_, c_, d_, p_, gpus_per_node_;
 };
 
 }  // namespace trainsim::parallel

@@ -102,7 +102,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     const SimTime embedding_b = price.compute(workload::embedding_backward(shape));
     const SimTime output_f = price.compute(workload::output_forward(shape));
     const SimTime output_b = price.compute(workload::output_backward(shape));
-    const bool overlap = sc.training.overlap_grad_reduce && sc.parallelism.data_parallel_size > 1;
+    const bool overlap = sc.training.overlap_grad_reduce && sc.parallelism.data_parallel_size_with_cp() > 1;
 
     const bool chains = starts_and_ends_as_assumed(sc);
     SimTime bound = 0;

@@ -71,7 +71,7 @@ public:
         ops_.output_backward = own(workload::output_backward(shape));
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
         layer_parameters_ = workload::layer_parameters_per_rank(shape);
-        fsdp_ = workload::shards_parameters(sc) && sc.parallelism.data_parallel_size > 1;
+        fsdp_ = workload::shards_parameters(sc) && sc.parallelism.data_parallel_size_with_cp() > 1;
         if (fsdp_) {
             fsdp_gather_ = own(workload::fsdp_parameter_gather(layer_parameters_));
             fsdp_reduce_ = own(workload::fsdp_gradient_reduce_scatter(layer_parameters_));
@@ -114,9 +114,10 @@ public:
                 ", gpus_per_node=" + std::to_string(g) + "), so all " + std::to_string(d) + " are simulated");
         }
         if (sc_.hardware.network_model == config::NetworkModel::Flow) {
-            out_.topology = std::make_shared<const network::Topology>(topology_spec(sc_, pricing_cost_.profile()),
-                                                                      layout_.world_size());
-            network_ = std::make_unique<NetworkFlows>(out_.program, out_.topology, pricing_cost_, layout_, fold_);
+            out_.topology = std::make_shared<const network::Topology>(
+                topology_spec(sc_, pricing_cost_.profile()), layout_.world_size());
+            network_ =
+                std::make_unique<NetworkFlows>(out_.program, out_.topology, pricing_cost_, layout_, fold_);
         }
         for (std::int64_t pp = 0; pp < p_; ++pp) {
             const std::vector<schedule::Step> steps = sched->steps(pp);
@@ -183,7 +184,8 @@ private:
                 last_backward[static_cast<std::size_t>(steps[k].chunk)] = k;
             }
         }
-        const bool overlap = sc_.training.overlap_grad_reduce && sc_.parallelism.data_parallel_size > 1;
+        const bool overlap =
+            sc_.training.overlap_grad_reduce && sc_.parallelism.data_parallel_size_with_cp() > 1;
         // For overlapped recomputation: the last compute task before each step (its completion is the
         // step's start) and the last compute task of each (micro-batch, chunk)'s forward.
         std::vector<engine::TaskId> markers(steps.size(), -1);
@@ -324,7 +326,7 @@ private:
         auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
         if (added) {
             workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, overlap,
-                                                                         fsdp_ ? params.transformer : 0);
+                                                              fsdp_ ? params.transformer : 0);
             if (const auto fp8 = sc_.training.fp8()) {
                 // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
                 // after the distributed optimizer's parameter all-gather when there is one.
@@ -566,7 +568,7 @@ private:
     LayerOps ops_;
     Bytes p2p_bytes_{0};
     RendezvousTable rendezvous_;
-    std::unique_ptr<NetworkFlows> network_;  // hardware.network_model=flow
+    std::unique_ptr<NetworkFlows> network_;                   // hardware.network_model=flow
     std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
     std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
     std::int64_t layer_parameters_ = 0;

@@ -110,6 +110,8 @@ RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
         return {k + 2, layout.global_rank({at_.tp, at_.dp, 0}), seq, 0};
     case CommGroup::ModelParallel:
         return {k + 3, at_.dp, seq, 0};
+    case CommGroup::Context:
+        return {k + 4, layout.global_rank({at_.tp, at_.dp, at_.pp, 0}), seq, 0};
     }
     return {};
 }
@@ -124,6 +126,8 @@ std::int64_t OpLowering::group_members(CommGroup group) const {
         return members_.embedding;
     case CommGroup::ModelParallel:
         return members_.model_parallel;
+    case CommGroup::Context:
+        return members_.context;
     }
     return 1;
 }
@@ -132,7 +136,10 @@ namespace {
 
 TaskCategory category_of(const Op& op) {
     if (op.kind == OpKind::Collective) {
-        return op.group == CommGroup::Tensor ? TaskCategory::TensorComm : TaskCategory::DataComm;
+        // Context parallelism's KV exchange moves activations within the model-parallel ranks, as
+        // tensor parallelism's collectives do: counted with them (exposed_tp_comm).
+        return op.group == CommGroup::Tensor || op.group == CommGroup::Context ? TaskCategory::TensorComm
+                                                                               : TaskCategory::DataComm;
     }
     if (op.role == workload::OpRole::Optimizer) {
         return TaskCategory::Optimizer;
@@ -178,6 +185,21 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
     background_.pending = std::move(start_after);
     lower_on(background_, ops, ctx);
     return background_.last_compute;
+}
+
+engine::StreamId OpLowering::stream_of(OpStream stream, const Lane& lane) {
+    switch (stream) {
+    case OpStream::TensorComm:
+        return lane.tensor_comm;
+    case OpStream::ContextComm:
+        // Created on first use, so that programs without context parallelism keep their streams.
+        if (context_comm_ < 0) {
+            context_comm_ = out_.program.add_stream(gpu_, "cp_comm");
+        }
+        return context_comm_;
+    default:
+        return data_comm_;
+    }
 }
 
 void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx) {
@@ -229,7 +251,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx)
             info.op_count = 1;
             const engine::RendezvousId r =
                 collective_rendezvous(op, group_key(op.group, lane), group_members(op.group), d[i]);
-            const engine::StreamId stream = op.stream == OpStream::TensorComm ? lane.tensor_comm : data_comm_;
+            const engine::StreamId stream = stream_of(op.stream, lane);
             ids[i] = add_task(stream, d[i], r, deps, info);
             if (op.blocking) {
                 lane.pending.push_back(ids[i]);
@@ -301,11 +323,11 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     const std::int64_t from = send ? global_rank_ : peer_rank;
     const std::int64_t to = send ? peer_rank : global_rank_;
     const RendezvousTable::Key key{10 + static_cast<std::int64_t>(di), from, to, seq};
-    const engine::RendezvousId r =
-        network_ != nullptr && duration > 0
-            ? rendezvous_.get_flow(out_.program, key, 2,
-                                   send ? network_->transfer(wire, at_, peer) : network_->transfer(wire, peer, at_))
-            : rendezvous_.get(out_.program, key, 2, duration);
+    const engine::RendezvousId r = network_ != nullptr && duration > 0
+                                       ? rendezvous_.get_flow(out_.program, key, 2,
+                                                              send ? network_->transfer(wire, at_, peer)
+                                                                   : network_->transfer(wire, peer, at_))
+                                       : rendezvous_.get(out_.program, key, 2, duration);
     // A send follows the compute that produced its tensor; a receive is posted when the program
     // reaches it, after the compute before it.
     // (The compute before it, if any: a span over a one-element array, so a transfer allocates nothing.)
@@ -337,8 +359,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     const SimTime gather_time = to_sim_time(pricing_.duration(gather, at_));
     TaskInfo gather_info = info;
     gather_info.category = TaskCategory::PipelineComm;
-    const engine::RendezvousId g =
-        collective_rendezvous(gather, group_key(CommGroup::Tensor, foreground_), members_.tensor, gather_time);
+    const engine::RendezvousId g = collective_rendezvous(gather, group_key(CommGroup::Tensor, foreground_),
+                                                         members_.tensor, gather_time);
     const std::array<engine::TaskId, 1> received{id};
     foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, received, gather_info));
 }

@@ -34,6 +34,7 @@ struct GroupMembers {
     std::int64_t data = 1;
     std::int64_t embedding = 2;
     std::int64_t model_parallel = 1;
+    std::int64_t context = 1;  // context-parallel ranks are always folded (identical under load balancing)
 };
 
 class OpLowering {
@@ -102,11 +103,12 @@ private:
         engine::TaskId last_compute = -1;
         std::vector<engine::TaskId>
             pending;  // blocking collectives and receives the next compute op waits for
-        std::array<std::int64_t, 4> collective_count{};  // by CommGroup, for rendezvous keys
+        std::array<std::int64_t, 5> collective_count{};  // by CommGroup, for rendezvous keys
         std::int64_t key_kind_offset = 0;                // keeps the lanes' rendezvous keys apart
     };
 
     void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx);
+    [[nodiscard]] engine::StreamId stream_of(workload::OpStream stream, const Lane& lane);
     engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
                             std::span<const engine::TaskId> deps, TaskInfo info);
     /// Index into out.priced of `ops` priced on this GPU (each list is priced once per GPU).
@@ -130,10 +132,12 @@ private:
     Lane foreground_;
     Lane background_;  // created on first use
     engine::StreamId data_comm_;
+    engine::StreamId context_comm_ = -1;  // context parallelism's KV exchange, created on first use
     std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction
 
     /// A collective's rendezvous: a flow on the network when there is one, else of fixed `duration`.
-    [[nodiscard]] engine::RendezvousId collective_rendezvous(const workload::Op& op, const RendezvousTable::Key& key,
+    [[nodiscard]] engine::RendezvousId collective_rendezvous(const workload::Op& op,
+                                                             const RendezvousTable::Key& key,
                                                              std::int64_t members, SimTime duration);
 
     NetworkFlows* network_ = nullptr;

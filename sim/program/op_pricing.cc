@@ -56,19 +56,21 @@ parallel::GroupSpan OpPricing::group_span(workload::CommGroup group, const paral
         return layout_.embedding_group(at);
     case workload::CommGroup::ModelParallel:
         return layout_.model_parallel_group(at);
+    case workload::CommGroup::Context:
+        return layout_.context_group(at);
     }
     return {};
 }
 
 OpPricing::Placement OpPricing::placement(const parallel::Coordinates& at) const {
     return {layout_.tensor_group(at), layout_.data_group(at), layout_.embedding_group(at),
-            layout_.model_parallel_group(at)};
+            layout_.model_parallel_group(at), layout_.context_group(at)};
 }
 
 std::size_t OpPricing::ListKeyHash::operator()(const ListKey& k) const noexcept {
     std::size_t h = std::hash<const void*>{}(k.ops);
-    for (const parallel::GroupSpan& g :
-         {k.placement.tensor, k.placement.data, k.placement.embedding, k.placement.model_parallel}) {
+    for (const parallel::GroupSpan& g : {k.placement.tensor, k.placement.data, k.placement.embedding,
+                                         k.placement.model_parallel, k.placement.context}) {
         h = (h ^ static_cast<std::size_t>(g.size * 1000003 + g.nodes)) * 0x9E3779B97F4A7C15ULL;
     }
     return h;
@@ -88,7 +90,10 @@ Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates&
     case workload::OpKind::MemoryBound:
         return cost_.memory_bound(op.bytes_moved, op.memory_kind);
     case workload::OpKind::Collective: {
-        const parallel::GroupSpan span = group_span(op.group, at);
+        // A ring step's send/recv moves between neighbours: priced as one hop of the ring.
+        const bool ring_hop =
+            op.group == workload::CommGroup::Context && op.collective == cost::CollectiveKind::SendRecv;
+        const parallel::GroupSpan span = ring_hop ? layout_.context_ring_hop(at) : group_span(op.group, at);
         return cost_.collective(op.collective, op.collective_bytes, static_cast<int>(span.size), span.scope(),
                                 static_cast<int>(span.nodes), busy_ranks_per_node());
     }

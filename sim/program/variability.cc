@@ -54,18 +54,22 @@ double compute_slowdown(const config::VariabilityConfig& variability, double std
                         const parallel::Layout& layout, const Fold& fold, const parallel::Coordinates& at) {
     const std::int64_t t = fold.tensor ? layout.tensor_size() : 1;
     const std::int64_t d = fold.data ? layout.data_size() : 1;
+    const std::int64_t c = layout.context_size();  // context-parallel ranks are always folded
     switch (variability.mode) {
     case config::VariabilityMode::Off:
         return 1.0;
     case config::VariabilityMode::Expected:
-        return 1.0 + stddev * expected_max_standard_normal(t * d);
+        return 1.0 + stddev * expected_max_standard_normal(t * d * c);
     case config::VariabilityMode::Sampled: {
         double slowest = -std::numeric_limits<double>::infinity();
         for (std::int64_t dp = 0; dp < d; ++dp) {
-            for (std::int64_t tp = 0; tp < t; ++tp) {
-                const parallel::Coordinates member{fold.tensor ? tp : at.tp, fold.data ? dp : at.dp, at.pp};
-                slowest =
-                    std::max(slowest, standard_normal_draw(variability.seed, layout.global_rank(member)));
+            for (std::int64_t cp = 0; cp < c; ++cp) {
+                for (std::int64_t tp = 0; tp < t; ++tp) {
+                    const parallel::Coordinates member{fold.tensor ? tp : at.tp, fold.data ? dp : at.dp,
+                                                       at.pp, cp};
+                    slowest =
+                        std::max(slowest, standard_normal_draw(variability.seed, layout.global_rank(member)));
+                }
             }
         }
         // A draw far in the fast tail must not make a kernel free: no GPU runs at more than twice the

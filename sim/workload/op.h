@@ -19,11 +19,13 @@ enum class CommGroup : std::uint8_t {
     Data,           // the d replicas of one model shard
     Embedding,      // first and last pipeline stage, for the shared word-embedding gradient
     ModelParallel,  // all t·p ranks of one replica (gradient-norm all-reduce before the optimizer)
+    Context,        // the c ranks that share one sequence (context parallelism's KV exchange)
 };
 
 /// Where an op runs: the compute stream, or the tensor-parallel communication stream (collectives
-/// that Megatron issues asynchronously, and the synchronous ones the compute stream waits for).
-enum class OpStream : std::uint8_t { Compute, TensorComm, DataComm };
+/// that Megatron issues asynchronously, and the synchronous ones the compute stream waits for), the
+/// data-parallel one, or the context-parallel one (Transformer Engine's KV exchange beside attention).
+enum class OpStream : std::uint8_t { Compute, TensorComm, DataComm, ContextComm };
 
 /// Why an op exists, for the time breakdown.
 enum class OpRole : std::uint8_t { Layer, Embedding, OutputLayer, Loss, Optimizer, GradientSync };

@@ -18,7 +18,17 @@ std::int32_t OpListBuilder::push_compute(Op op) {
 std::int32_t OpListBuilder::push_collective(Op op, bool blocking) {
     op.role = role_;
     op.is_recompute = is_recompute_;
-    op.stream = op.group == CommGroup::Tensor ? OpStream::TensorComm : OpStream::DataComm;
+    switch (op.group) {
+    case CommGroup::Tensor:
+        op.stream = OpStream::TensorComm;
+        break;
+    case CommGroup::Context:
+        op.stream = OpStream::ContextComm;
+        break;
+    default:
+        op.stream = OpStream::DataComm;
+        break;
+    }
     // A collective consumes what the last compute op produced.
     if (last_compute_ >= 0) {
         op.after.push_back(last_compute_);

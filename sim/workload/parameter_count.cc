@@ -4,7 +4,10 @@ namespace trainsim::workload {
 
 LayerShape layer_shape_of(const config::Scenario& sc) {
     LayerShape x;
-    x.seq = sc.model.seq_length;
+    // Every op but attention's key/value exchange sees only this rank's share of the sequence.
+    x.seq = sc.model.seq_length / sc.parallelism.context_parallel_size;
+    x.cp = sc.parallelism.context_parallel_size;
+    x.cp_comm = sc.parallelism.cp_comm_type;
     x.micro_batch = sc.training.micro_batch_size;
     x.hidden = sc.model.hidden_size;
     x.heads = sc.model.num_attention_heads;

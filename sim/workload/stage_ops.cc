@@ -110,7 +110,8 @@ OpList gradient_bucket_reduction(const config::Scenario& sc, std::int64_t parame
 
 std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
     return sc.training.ddp_bucket_size.value_or(
-        std::max<std::int64_t>(40'000'000, 1'000'000 * sc.parallelism.data_parallel_size));
+        // Megatron-Core's default over the dp×cp group (resolve_ddp_bucket_size: 1M × dp_cp size).
+        std::max<std::int64_t>(40'000'000, 1'000'000 * sc.parallelism.data_parallel_size_with_cp()));
 }
 
 OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
@@ -118,7 +119,8 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
                         std::int64_t sharded_layer_parameters) {
     OpListBuilder ops(OpRole::GradientSync);
     const bool distributed = sc.training.use_distributed_optimizer;
-    const std::int64_t d = sc.parallelism.data_parallel_size;
+    // Gradients are reduced, and the optimizer sharded, over the d·c ranks that hold the same weights.
+    const std::int64_t d = sc.parallelism.data_parallel_size_with_cp();
     // Under FSDP the layers' gradients were reduce-scattered layer by layer and their weights stay
     // sharded; what is left (embedding, output layer, final norm) is reduced and gathered as the
     // distributed optimizer does it.

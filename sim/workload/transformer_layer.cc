@@ -1,5 +1,6 @@
 #include "sim/workload/transformer_layer.h"
 
+#include <stdexcept>
 #include <string>
 
 #include "sim/workload/fp8_layer.h"
@@ -68,6 +69,65 @@ constexpr std::int64_t kAct = 2;   // bytes per activation element
 constexpr std::int64_t kMask = 1;  // bytes per dropout-mask element
 constexpr std::int64_t kFp32 = 4;  // FlashAttention's log-sum-exp statistics
 
+// Context parallelism (Megatron-Core's cp_comm_type, run by Transformer Engine's
+// attn_forward_func_with_cp). Each rank holds s/c tokens: chunks r and 2c−1−r of a 2·c split, so every
+// rank owns the same share of the causal mask. Its local attention kernels below are described as
+// FlashAttention kernels on m = s/c query tokens; the cost model charges a kernel half its non-causal
+// FLOPs (the causal share), so a kernel {s/c, n, d} costs the real work of s/c × n/2 score blocks.
+//
+// p2p (ring attention): c steps. Step 0 attends the rank's own two chunks under the causal mask
+// (s/c × s/c, half masked); step i ≥ 1 attends the keys and values of rank r−i, fully unmasked on half
+// the data: both local query chunks against its first chunk (i ≤ r), or the second query chunk against
+// both of its chunks (i > r). Either way s/c × s/(2c) unmasked, the same work as step 0: every step is
+// the kernel {s/c, s/c, d}, c of them 1/c of the whole causal attention. Before step i computes, the
+// keys and values for step i+1 go to the next rank and come from the previous one (a send/recv on its
+// own stream), so the exchange of step i+1 runs under the attention of step i.
+std::int64_t cp_kv_bytes(const Sizes& z) {
+    return 2 * z.kv * kAct;  // K and V of the rank's s/c tokens
+}
+
+void cp_ring_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch,
+                     Bytes saved) {
+    std::int32_t arriving = -1;  // the exchange that brings this step's keys and values
+    for (std::int64_t i = 0; i < x.cp; ++i) {
+        std::int32_t next = -1;
+        if (i + 1 < x.cp) {
+            next = ops.async_collective("attn.cp_kv_exchange." + std::to_string(i + 1),
+                                        CollectiveKind::SendRecv, cp_kv_bytes(z), CommGroup::Context);
+        }
+        if (arriving >= 0) {
+            ops.join(arriving);
+        }
+        ops.gemm("attn.flash.cp_step." + std::to_string(i), {z.s, z.s, z.d, 2 * batch},
+                 i == 0 ? saved : Bytes{0}, GemmClass::FlashForward);
+        arriving = next;
+    }
+}
+
+// The ring's backward (TE's AttnFuncWithCPAndKVP2P.backward): the same c steps, the keys and values
+// travelling again, and each step's dK/dV sent on after it (accumulated into the gradient of the block
+// it belongs to); the last one returns to the block's owner before the QKV backward can use it.
+void cp_ring_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch) {
+    std::int32_t arriving = -1;
+    std::int32_t returned = -1;
+    for (std::int64_t i = 0; i < x.cp; ++i) {
+        std::int32_t next = -1;
+        if (i + 1 < x.cp) {
+            next = ops.async_collective("attn.cp_kv_exchange.bwd." + std::to_string(i + 1),
+                                        CollectiveKind::SendRecv, cp_kv_bytes(z), CommGroup::Context);
+        }
+        if (arriving >= 0) {
+            ops.join(arriving);
+        }
+        ops.gemm("attn.flash.bwd.cp_step." + std::to_string(i), {z.s, z.s, z.d, 5 * batch}, Bytes{0},
+                 GemmClass::FlashBackward);
+        returned = ops.async_collective("attn.cp_dkv_exchange." + std::to_string(i), CollectiveKind::SendRecv,
+                                        cp_kv_bytes(z), CommGroup::Context);
+        arriving = next;
+    }
+    ops.join(returned);
+}
+
 // Core attention forward: QKᵀ, scale-mask-softmax, dropout, attention over V. `keep_scores` is false
 // under selective recompute, which drops the b·a·s² tensors (Korthikanti §5). With grouped-query
 // attention the g key and value heads are expanded to the a query heads before the batched GEMMs.
@@ -79,9 +139,26 @@ constexpr std::int64_t kFp32 = 4;  // FlashAttention's log-sum-exp statistics
 void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, bool keep_scores,
                             bool keep_any) {
     const std::int64_t batch = z.b * z.local_heads;
+    if (x.cp > 1 && (!x.flash_attention || x.cp_comm == config::CpCommType::A2a)) {
+        // validate_scenario refuses both: CP runs inside TE's fused attention, and a2a is not modelled.
+        throw std::invalid_argument(
+            "context parallelism is modelled with FlashAttention and p2p or all_gather");
+    }
     if (x.flash_attention) {
         const std::int64_t lse = batch * z.s * kFp32;
         const Bytes saved{(keep_any ? (z.q + 2 * z.kv) * kAct : 0) + (keep_scores ? lse : 0)};
+        if (x.cp > 1 && x.cp_comm == config::CpCommType::P2p) {
+            cp_ring_forward(ops, x, z, batch, saved);
+            return;
+        }
+        if (x.cp > 1 && x.cp_comm == config::CpCommType::AllGather) {
+            // TE's AttnFuncWithCPAndKVAllGather: every rank's keys and values gathered first, then the
+            // local s/c queries against the s keys their causal mask reaches (1/c of the causal work).
+            ops.sync_collective("attn.cp_kv_allgather", CollectiveKind::AllGather, x.cp * cp_kv_bytes(z),
+                                CommGroup::Context);
+            ops.gemm("attn.flash", {z.s, z.s * x.cp, z.d, 2 * batch}, saved, GemmClass::FlashForward);
+            return;
+        }
         // Two GEMMs' worth of FLOPs: QKᵀ and attention over V (the cost model halves them for the mask).
         ops.gemm("attn.flash", {z.s, z.s, z.d, 2 * batch}, saved, GemmClass::FlashForward);
         return;
@@ -177,6 +254,20 @@ OpList finish(OpListBuilder& ops, const LayerShape& x) {
 // Core attention backward: the input gradients of attention over V and of QKᵀ, through dropout and
 // softmax; or FlashAttention's one backward kernel.
 void core_attention_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch) {
+    if (x.cp > 1 && x.cp_comm == config::CpCommType::P2p) {
+        cp_ring_backward(ops, x, z, batch);
+        return;
+    }
+    if (x.cp > 1 && x.cp_comm == config::CpCommType::AllGather) {
+        // The backward gathers the keys and values again (they are not kept) and reduce-scatters dK/dV
+        // back to their owners.
+        ops.sync_collective("attn.cp_kv_allgather.bwd", CollectiveKind::AllGather, x.cp * cp_kv_bytes(z),
+                            CommGroup::Context);
+        ops.gemm("attn.flash.bwd", {z.s, z.s * x.cp, z.d, 5 * batch}, Bytes{0}, GemmClass::FlashBackward);
+        ops.sync_collective("attn.cp_dkv_reducescatter", CollectiveKind::ReduceScatter, x.cp * cp_kv_bytes(z),
+                            CommGroup::Context);
+        return;
+    }
     if (x.flash_attention) {
         // FA2's backward: five GEMMs' worth (it recomputes QKᵀ), 2.5 × the forward (FA2 §4.1).
         ops.gemm("attn.flash.bwd", {z.s, z.s, z.d, 5 * batch}, Bytes{0}, GemmClass::FlashBackward);
