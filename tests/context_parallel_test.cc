@@ -197,18 +197,19 @@ TEST(ContextParallelWorkload, AllGatherVariantGathersEveryRanksKeysAndValues) {
 }
 
 // The spans of one layer's forward attention on GPU 0, micro-batch 0, by op name.
-std::map<std::string, program::OpSpan> forward_spans(const program::IterationProgram& prog,
-                                                     const engine::RunResult& run, std::int32_t layer) {
+std::map<std::string, program::OpSpan> spans_of(const program::IterationProgram& prog,
+                                                const engine::RunResult& run, std::int32_t layer,
+                                                program::Phase phase) {
     std::map<std::string, program::OpSpan> spans;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo task = prog.info[t];
-        if (task.gpu != 0 || task.microbatch != 0 || task.layer != layer ||
-            task.phase != program::Phase::Forward || task.priced < 0) {
+        if (task.gpu != 0 || task.microbatch != 0 || task.layer != layer || task.phase != phase ||
+            task.priced < 0) {
             continue;
         }
         for (const program::OpSpan& s :
              program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
-            if (s.op != nullptr && s.op->name.starts_with("attn.")) {
+            if (s.op != nullptr && (s.op->name.starts_with("attn.") || s.op->name.starts_with("rope"))) {
                 spans[s.op->name] = s;
             }
         }
@@ -225,7 +226,7 @@ void expect_ring_timing(std::int64_t cp, std::int64_t seq, bool exchange_exposed
     const cost::CostModel cost = testing::shipped_cost_model();
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
-    const std::map<std::string, program::OpSpan> spans = forward_spans(prog, run, 0);
+    const std::map<std::string, program::OpSpan> spans = spans_of(prog, run, 0, program::Phase::Forward);
     auto step = [&](std::int64_t i) { return spans.at("attn.flash.cp_step." + std::to_string(i)); };
     auto exchange = [&](std::int64_t i) { return spans.at("attn.cp_kv_exchange." + std::to_string(i)); };
     ASSERT_EQ(spans.count("attn.flash"), 0u);
@@ -266,6 +267,36 @@ TEST(ContextParallelEngine, RingExchangeHidesUnderLongSteps) {
 TEST(ContextParallelEngine, RingExchangeShowsWhenItCrossesNodesWithShortSteps) {
     // 16 ranks span two nodes: each hop is priced across InfiniBand, and 512-token steps are short.
     expect_ring_timing(16, 16384, /*exchange_exposed=*/true);
+}
+
+// The backward ring: step i waits for its keys and values (sent again) and for step i−1; each step's
+// dK/dV goes on after it; RoPE's backward (then the QKV backward) waits for the last dK/dV to arrive.
+TEST(ContextParallelEngine, BackwardRingReturnsTheLastDkvBeforeTheQkvBackward) {
+    const std::int64_t cp = 4;
+    const config::Scenario sc = config::parse_scenario(scenario_text(cp, "", "flash", 16384), "test");
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    const std::map<std::string, program::OpSpan> spans = spans_of(prog, run, 0, program::Phase::Backward);
+    auto at = [&](const std::string& name) { return spans.at(name); };
+    for (std::int64_t i = 0; i < cp; ++i) {
+        SCOPED_TRACE("step " + std::to_string(i));
+        const std::string n = std::to_string(i);
+        const program::OpSpan step = at("attn.flash.bwd.cp_step." + n);
+        const program::OpSpan dkv = at("attn.cp_dkv_exchange." + n);
+        EXPECT_GE(dkv.start, step.end);
+        if (i > 0) {
+            const program::OpSpan kv = at("attn.cp_kv_exchange.bwd." + n);
+            const program::OpSpan before = at("attn.flash.bwd.cp_step." + std::to_string(i - 1));
+            EXPECT_EQ(step.start, std::max(kv.end, before.end));
+            // The dK/dV of step i−1 goes out beside step i.
+            EXPECT_EQ(at("attn.cp_dkv_exchange." + std::to_string(i - 1)).start, before.end);
+        }
+    }
+    const program::OpSpan last_step = at("attn.flash.bwd.cp_step." + std::to_string(cp - 1));
+    const program::OpSpan last_dkv = at("attn.cp_dkv_exchange." + std::to_string(cp - 1));
+    EXPECT_EQ(at("rope.bwd").start, std::max(last_step.end, last_dkv.end));
+    EXPECT_GT(last_dkv.end, last_step.end);  // the return hop is exposed: nothing runs beside it
 }
 
 TEST(ContextParallelEngine, UnfoldedReplicasGiveTheSameIterationTime) {
