@@ -14,6 +14,7 @@
 #include "sim/plan/layout_space.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/op_pricing.h"
+#include "sim/report/activation_table.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/transformer_layer.h"
 #include "tests/test_support.h"
@@ -124,6 +125,15 @@ AttentionWork attention_work(const workload::OpList& ops, const cost::CostModel&
 
 // The load-balancing rule (TE's attn_forward_func_with_cp): c steps, each s/c × s/(2c) of unmasked work
 // (the diagonal step is s/c × s/c half masked), so a rank does 1/c of the causal attention.
+TEST(ContextParallelWorkload, ActivationsCommandShowsTheLayerWithoutTheSplit) {
+    const report::ActivationTable table = report::activation_table(scenario(4));
+    ASSERT_EQ(table.rows.size(), 6u);
+    EXPECT_EQ(table.rows.back().technique, "tensor parallel without context parallel (c=1)");
+    EXPECT_EQ(table.rows.back().per_layer.value, 4 * table.rows.front().per_layer.value);
+    EXPECT_DOUBLE_EQ(table.rows.back().share_of_baseline, 4.0);
+    EXPECT_EQ(report::activation_table(scenario(1)).rows.size(), 5u);
+}
+
 TEST(ContextParallelWorkload, CpTwoHalvesThePerGpuAttentionWorkOfACausalLayer) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const workload::LayerShape x1 = workload::layer_shape_of(scenario(1));
