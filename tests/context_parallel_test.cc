@@ -392,6 +392,28 @@ TEST(ContextParallelScenarios, ShippedFilesLoadAndRunWithTheirExchanges) {
     }
 }
 
+// FP8 (Transformer Engine's rewrite of the layer's op list) keeps the ring's joins: its inserted cast
+// kernels shift every index the ring steps wait on. Run on the H100 profile, given A100's FlashAttention
+// curves only so that it runs (a smoke test, not a number to compare with NeMo's).
+TEST(ContextParallelScenarios, Fp8LayerKeepsTheRingOrder) {
+    cost::HardwareProfile h100 =
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware"));
+    const cost::HardwareProfile a100 =
+        cost::load_hardware_profile("a100-80gb-selene", testing::source_path("scenarios/hardware"));
+    h100.flash_forward_efficiency_vs_seq_length = a100.flash_forward_efficiency_vs_seq_length;
+    h100.flash_backward_efficiency_vs_seq_length = a100.flash_backward_efficiency_vs_seq_length;
+    const cost::CostModel cost(h100);
+    const config::Scenario sc = testing::shipped_scenario("nemo/llama3-8b-8gpu-fp8");
+    ASSERT_TRUE(sc.training.fp8());
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    const std::map<std::string, program::OpSpan> spans = spans_of(prog, run, 0, program::Phase::Forward);
+    const program::OpSpan exchange = spans.at("attn.cp_kv_exchange.1");
+    const program::OpSpan step1 = spans.at("attn.flash.cp_step.1");
+    EXPECT_EQ(exchange.start, spans.at("attn.flash.cp_step.0").start);
+    EXPECT_EQ(step1.start, std::max(exchange.end, spans.at("attn.flash.cp_step.0").end));
+}
+
 TEST(ContextParallelRules, BadCombinationsNameTheKeyAndTheRule) {
     EXPECT_NE(error_of(scenario_text(3, "", "flash", 8192))
                   .find("model.seq_length=8192 must be divisible by 2 × parallelism.context_parallel_size=3"),
