@@ -309,6 +309,22 @@ TEST(ContextParallelEngine, BackwardRingReturnsTheLastDkvBeforeTheQkvBackward) {
     EXPECT_GT(last_dkv.end, last_step.end);  // the return hop is exposed: nothing runs beside it
 }
 
+// all_gather: the kernel waits for the blocking gather of every rank's K and V, which starts after RoPE.
+TEST(ContextParallelEngine, AllGatherVariantRunsTheKernelAfterTheGather) {
+    const config::Scenario sc =
+        config::parse_scenario(scenario_text(4, R"(, "cp_comm_type": "all_gather")", "flash", 16384), "test");
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    const std::map<std::string, program::OpSpan> spans = spans_of(prog, run, 0, program::Phase::Forward);
+    const program::OpSpan gather = spans.at("attn.cp_kv_allgather");
+    EXPECT_EQ(gather.start, spans.at("rope").end);
+    EXPECT_EQ(spans.at("attn.flash").start, gather.end);
+    const SimTime expected = to_sim_time(cost.collective(
+        cost::CollectiveKind::AllGather, Bytes{4 * 2 * 4096 * 8 * 128 * 2}, 4, cost::Scope::IntraNode, 1, 4));
+    EXPECT_EQ(gather.end - gather.start, expected);
+}
+
 TEST(ContextParallelEngine, UnfoldedReplicasGiveTheSameIterationTime) {
     // CP ranks are always folded; unfolding TP and DP simulates every replica of the cp = 0 rank.
     const config::Scenario sc = scenario(2, R"(, "data_parallel_size": 2)");
