@@ -337,6 +337,22 @@ TEST(ContextParallelEngine, UnfoldedReplicasGiveTheSameIterationTime) {
     EXPECT_EQ(program::simulate(folded).makespan, program::simulate(unfolded).makespan);
 }
 
+TEST(ContextParallelEngine, ReplicasThatStraddleNodesDifferentlyAreAllSimulated) {
+    // t·c = 6 on nodes of 8: replica 0 is ranks 0-5 (one node), replica 1 ranks 6-11 (two nodes).
+    const config::Scenario sc = config::parse_scenario(R"({"model": {"preset": "llama3-8b", "num_layers": 2,
+            "seq_length": 6144},
+        "parallelism": {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 1,
+                        "context_parallel_size": 3, "data_parallel_size": 4},
+        "training": {"micro_batch_size": 1, "global_batch_size": 4, "attention_backend": "flash"},
+        "hardware": {"profile": "a100-80gb-selene"}})",
+                                                       "test");
+    const program::IterationProgram prog = program::build_iteration(sc, testing::shipped_cost_model());
+    EXPECT_EQ(prog.gpus.size(), 4u);
+    ASSERT_EQ(prog.warnings.size(), 1u);
+    EXPECT_NE(prog.warnings[0].find("t*c=6, t*c*d=24, gpus_per_node=8"), std::string::npos)
+        << prog.warnings[0];
+}
+
 TEST(ContextParallelGradients, ReducedAndShardedOverDataTimesContext) {
     const config::Scenario sc = scenario(4, R"(, "data_parallel_size": 2)");
     EXPECT_EQ(sc.parallelism.data_parallel_size_with_cp(), 8);
