@@ -353,6 +353,19 @@ TEST(ContextParallelEngine, ReplicasThatStraddleNodesDifferentlyAreAllSimulated)
         << prog.warnings[0];
 }
 
+TEST(ContextParallelEngine, ExpectedVariabilitySlowsTheFoldedContextRanks) {
+    // Unfolded TP and DP, but each simulated GPU still stands for its c = 4 context-parallel ranks: the
+    // expected slowest of 4 draws, 1 + σ·E[max of 4 standard normals] (1.0294 σ).
+    std::string text = scenario_text(4);
+    text.insert(text.rfind('}'), R"(, "variability": {"mode": "expected"})");
+    const config::Scenario sc = config::parse_scenario(text, "test");
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const program::IterationProgram prog = program::build_iteration(sc, cost, program::Fold{false, false});
+    EXPECT_TRUE(prog.warnings.empty());
+    const double sigma = cost.profile().variability->gpu_slowdown_stddev;
+    EXPECT_NEAR(prog.gpus.front().compute_slowdown, 1.0 + sigma * 1.0294, 1e-3 * sigma);
+}
+
 TEST(ContextParallelGradients, ReducedAndShardedOverDataTimesContext) {
     const config::Scenario sc = scenario(4, R"(, "data_parallel_size": 2)");
     EXPECT_EQ(sc.parallelism.data_parallel_size_with_cp(), 8);

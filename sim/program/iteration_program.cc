@@ -133,8 +133,10 @@ public:
                 }
             }
         }
+        // (Context-parallel ranks are always folded: with c > 1 each simulated GPU stands for c.)
         if (sc_.variability.mode == config::VariabilityMode::Expected && !fold_.tensor &&
-            (!fold_.data || sc_.parallelism.data_parallel_size == 1)) {
+            (!fold_.data || sc_.parallelism.data_parallel_size == 1) &&
+            sc_.parallelism.context_parallel_size == 1) {
             out_.warnings.push_back(
                 "variability.mode=expected: every simulated GPU stands for itself (no fold), "
                 "so none is slowed; use variability.mode=sampled with --fold none");
