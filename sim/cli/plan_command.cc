@@ -75,6 +75,7 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
              {"tensor_model_parallel_size", sc.parallelism.tensor_model_parallel_size},
              {"pipeline_model_parallel_size", sc.parallelism.pipeline_model_parallel_size},
              {"data_parallel_size", sc.parallelism.data_parallel_size},
+             {"context_parallel_size", sc.parallelism.context_parallel_size},
              {"virtual_pipeline_model_parallel_size", sc.parallelism.virtual_pipeline_model_parallel_size},
              {"micro_batch_size", sc.training.micro_batch_size},
              {"recompute_granularity", config::to_string(sc.training.recompute_granularity)},

@@ -41,6 +41,9 @@ std::string layout_label(const config::Scenario& sc) {
         std::to_string(par.pipeline_model_parallel_size) + " d" + std::to_string(par.data_parallel_size) +
         " v" + std::to_string(par.virtual_pipeline_model_parallel_size) + " b" +
         std::to_string(tr.micro_batch_size) + " " + config::to_string(tr.recompute_granularity);
+    if (par.context_parallel_size > 1) {
+        label += " c" + std::to_string(par.context_parallel_size);
+    }
     if (par.sequence_parallel) {
         label += " sp";
     }
@@ -55,10 +58,12 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
     const config::Scenario& base = request.base;
     const std::int64_t layers = base.model.num_layers;
     const std::int64_t node = base.hardware.gpus_per_node;
-    for (std::int64_t t = 1; t <= node && t <= request.gpus; t *= 2) {
-        for (const std::int64_t p : divisors(layers, request.gpus / t)) {
+    // The base scenario's context parallelism is kept: t·p·d is planned over the GPUs / c left.
+    const std::int64_t c = base.parallelism.context_parallel_size;
+    for (std::int64_t t = 1; t <= node && t * c <= request.gpus; t *= 2) {
+        for (const std::int64_t p : divisors(layers, request.gpus / (t * c))) {
             for (const std::int64_t b : divisors(request.global_batch, request.max_micro_batch)) {
-                const std::int64_t d = data_parallel_size(t * p, request.gpus, b, request.global_batch);
+                const std::int64_t d = data_parallel_size(t * p * c, request.gpus, b, request.global_batch);
                 if (d == 0) {
                     continue;
                 }

@@ -102,16 +102,22 @@ public:
             sc_.schedule,
             {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
         const std::int64_t t = sc_.parallelism.tensor_model_parallel_size;
+        const std::int64_t c = sc_.parallelism.context_parallel_size;
         const std::int64_t d = sc_.parallelism.data_parallel_size;
         // Data-parallel replicas are identical only when each sits on the nodes the same way: when a
-        // pipeline stage's t·d GPUs fill whole nodes or a node holds whole stages. Otherwise some
-        // replicas' pipeline transfers cross nodes where others' do not, and every replica is simulated.
+        // pipeline stage's t·c·d GPUs fill whole nodes or a node holds whole stages, and (with context
+        // parallelism) a replica's t·c GPUs do the same. Otherwise some replicas' transfers cross nodes
+        // where others' do not, and every replica is simulated.
         const std::int64_t g = sc_.hardware.gpus_per_node;
-        if (fold_.data && d > 1 && (t * d) % g != 0 && g % (t * d) != 0) {
+        auto aligned = [g](std::int64_t block) { return block % g == 0 || g % block == 0; };
+        if (fold_.data && d > 1 && (!aligned(t * c * d) || !aligned(t * c))) {
             fold_.data = false;
-            out_.warnings.push_back(
-                "fold: data-parallel replicas are placed differently on nodes (t*d=" + std::to_string(t * d) +
-                ", gpus_per_node=" + std::to_string(g) + "), so all " + std::to_string(d) + " are simulated");
+            const std::string sizes =
+                c > 1 ? "t*c=" + std::to_string(t * c) + ", t*c*d=" + std::to_string(t * c * d)
+                      : "t*d=" + std::to_string(t * d);
+            out_.warnings.push_back("fold: data-parallel replicas are placed differently on nodes (" + sizes +
+                                    ", gpus_per_node=" + std::to_string(g) + "), so all " +
+                                    std::to_string(d) + " are simulated");
         }
         if (sc_.hardware.network_model == config::NetworkModel::Flow) {
             out_.topology = std::make_shared<const network::Topology>(
@@ -127,8 +133,10 @@ public:
                 }
             }
         }
+        // (Context-parallel ranks are always folded: with c > 1 each simulated GPU stands for c.)
         if (sc_.variability.mode == config::VariabilityMode::Expected && !fold_.tensor &&
-            (!fold_.data || sc_.parallelism.data_parallel_size == 1)) {
+            (!fold_.data || sc_.parallelism.data_parallel_size == 1) &&
+            sc_.parallelism.context_parallel_size == 1) {
             out_.warnings.push_back(
                 "variability.mode=expected: every simulated GPU stands for itself (no fold), "
                 "so none is slowed; use variability.mode=sampled with --fold none");

@@ -34,6 +34,17 @@ ActivationTable activation_table(const config::Scenario& sc) {
         }
         table.rows.push_back({t.name, bytes, static_cast<double>(bytes.value) / baseline});
     }
+    // The rows above hold this rank's s/c tokens; the same baseline layer without context parallelism
+    // shows what the split saves (c times the bytes).
+    if (const std::int64_t c = sc.parallelism.context_parallel_size; c > 1) {
+        workload::LayerShape whole = shape;
+        whole.seq *= c;
+        whole.cp = 1;
+        whole.sequence_parallel = false;
+        const Bytes bytes = workload::layer_activation_bytes(whole, RecomputeGranularity::None);
+        table.rows.push_back({"tensor parallel without context parallel (c=1)", bytes,
+                              static_cast<double>(bytes.value) / baseline});
+    }
     return table;
 }
 
