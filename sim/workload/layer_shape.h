@@ -18,14 +18,15 @@ struct LayerShape {
     std::int64_t tp = 1;           // t
     bool sequence_parallel = false;
     // The layer's style (DESIGN.md §8); the defaults are the GPT-3 layer.
-    std::int64_t query_groups = 0;  // g, key/value heads (grouped-query attention); 0: one per head
-    std::int64_t kv_channels = 0;   // d, channels per head; 0: hidden / heads
-    bool swiglu = false;            // gated MLP: fc1 is 2·ffn wide, SwiGLU instead of GeLU
-    bool rmsnorm = false;           // RMSNorm instead of LayerNorm (a weight, no bias)
-    bool rope = false;              // rotary embedding on Q and K instead of learned positions
-    bool bias = true;               // biases in the linear layers (Megatron's add_bias_linear)
+    std::int64_t query_groups = 0;         // g, key/value heads (grouped-query attention); 0: one per head
+    std::int64_t kv_channels = 0;          // d, channels per head; 0: hidden / heads
+    bool swiglu = false;                   // gated MLP: fc1 is 2·ffn wide, SwiGLU instead of GeLU
+    bool rmsnorm = false;                  // RMSNorm instead of LayerNorm (a weight, no bias)
+    bool rope = false;                     // rotary embedding on Q and K instead of learned positions
+    bool bias = true;                      // biases in the linear layers (Megatron's add_bias_linear)
     std::optional<config::Fp8Recipe> fp8;  // FP8 training (sim/workload/fp8_layer.h); unset: BF16
-    bool flash_attention = false;   // one FlashAttention kernel per pass, no s×s tensors kept
+    bool flash_attention = false;          // one FlashAttention kernel per pass, no s×s tensors kept
+    bool tp_comm_overlap = false;          // TE userbuffers: SP collectives chunked beside their GEMMs
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b
     [[nodiscard]] std::int64_t head_dim() const { return kv_channels > 0 ? kv_channels : hidden / heads; }
