@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "sim/config/model_presets.h"
 #include "sim/core/input_error.h"
@@ -60,11 +61,13 @@ TEST(DensePresets, OtherPresetsMatchTheirPapersRoundedCounts) {
     };
     // Nemotron-4 15B: "3.2 billion embedding and 12.5 billion non-embedding parameters" (arXiv 2402.16819
     // §2); 340B: 9.4 B embedding and 331.6 B non-embedding (arXiv 2406.11704 Table 1 text). GPT-3 5B,
-    // 20B, 175B: the names NeMo gives them.
+    // 20B, 175B and Nemotron-3 8B, 22B: the names NeMo gives them. By hand, Nemotron-3 8B is
+    // 32·(4h² + 2h·4h) + 2·256000·h = 8.54 B at h = 4096 (the name rounds it down), 22B 21.27 B.
     const Case cases[] = {
         {"nemotron4-15b", 15.7e9, 0.01}, {"nemotron4-340b", 341.0e9, 0.5e9 / 341.0e9},
         {"gpt3-5b", 5e9, 0.1},           {"gpt3-20b", 20e9, 0.05},
-        {"gpt3-175b", 175e9, 0.01},
+        {"gpt3-175b", 175e9, 0.01},      {"nemotron3-8b", 8e9, 0.1},
+        {"nemotron3-22b", 22e9, 0.05},
     };
     for (const Case& c : cases) {
         const auto p = static_cast<double>(total_parameters(preset_scenario(c.preset)));
@@ -76,6 +79,15 @@ TEST(DensePresets, OtherPresetsMatchTheirPapersRoundedCounts) {
         const std::int64_t embedding = stage_parameters(sc, 0).embedding;
         EXPECT_EQ(embedding, 2 * 256000 * sc.model.hidden_size) << name;
         EXPECT_NEAR(static_cast<double>(total_parameters(sc) - embedding) / 1e9, non_embedding, 0.05) << name;
+    }
+    // Nemotron-3 exactly, from NeMo's config: L·(4h² + 2·h·f) + 2·256000·h plus the two LayerNorms
+    // (weight and bias, 4h a layer) and the final one (2h); no linear biases.
+    for (const auto& [name, L, h] :
+         {std::tuple{"nemotron3-8b", 32LL, 4096LL}, {"nemotron3-22b", 40LL, 6144LL}}) {
+        const config::Scenario sc = preset_scenario(name);
+        EXPECT_EQ(sc.model.query_groups(), sc.model.num_attention_heads) << name;
+        EXPECT_EQ(total_parameters(sc), L * (4 * h * h + 2 * h * 4 * h + 4 * h) + 2 * h + 2 * 256000 * h)
+            << name;
     }
 }
 

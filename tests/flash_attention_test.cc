@@ -2,9 +2,12 @@
 // derivation, its recompute behaviour, and its time from the profile's causal FlashAttention curves.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "sim/core/input_error.h"
+#include "sim/cost/hardware_profile.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/transformer_layer.h"
 #include "tests/test_support.h"
@@ -94,6 +97,55 @@ TEST(FlashAttention, AProfileWithoutTheCurveIsAnInputError) {
         EXPECT_EQ(std::string(e.what()),
                   "profile a100-80gb-selene has no compute.attention.flash_forward_efficiency_vs_seq_length "
                   "curve, which training.attention_backend=flash or fused needs");
+    }
+}
+
+// H100 (FA3 paper Fig. 5, cuDNN causal forward at 4k tokens): 518 TFLOP/s at head dim 128 and 363 at 64,
+// i.e. 0.524 and 0.367 of 989 as the profile rounds them; head dim 96 reads halfway between.
+TEST(FlashAttention, HopperCurvesInterpolateInHeadDimensionBetween64And128) {
+    const cost::CostModel h100(
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
+    const auto time_at = [&](std::int64_t d, double efficiency) {
+        const cost::GemmShape shape{4096, 4096, d, 2 * 32};
+        EXPECT_DOUBLE_EQ(h100.gemm(shape, cost::GemmClass::FlashForward).value,
+                         0.5 * shape.flops().value / (989e12 * efficiency))
+            << "head dim " << d;
+    };
+    time_at(128, 0.524);
+    time_at(64, 0.367);
+    time_at(96, 0.5 * (0.524 + 0.367));
+    time_at(32, 0.367);   // clamped at the smallest measured head dimension
+    time_at(192, 0.524);  // and at the largest (Nemotron-4 340B's heads)
+    // Backward at 16k: cuDNN's non-causal 516 TFLOP/s x its forward causal/non-causal ratio 539/595.
+    const cost::GemmShape bwd{16384, 16384, 128, 5 * 32};
+    EXPECT_DOUBLE_EQ(h100.gemm(bwd, cost::GemmClass::FlashBackward).value,
+                     0.5 * bwd.flops().value / (989e12 * 0.473));
+    EXPECT_NEAR(516.0 * 539.0 / 595.0 / 989.0, 0.473, 5e-4);
+}
+
+TEST(FlashAttention, AHeadDim64PairWithoutTheMainCurvesIsAProfileError) {
+    const std::string dir = testing::source_path("scenarios/hardware");
+    std::ifstream in(dir + "/h100-80gb-dgx.json");
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto drop = [&](const std::string& key) {
+        const std::size_t at = text.find("\"" + key + "\"");
+        ASSERT_NE(at, std::string::npos);
+        const std::size_t end = text.find("\n      },\n", at);  // the curve's closing brace at its indent
+        text.erase(at, end + 10 - at);
+    };
+    drop("flash_forward_efficiency_vs_seq_length");
+    drop("flash_backward_efficiency_vs_seq_length");
+    const std::string path = ::testing::TempDir() + "/h100-80gb-dgx.json";  // the name must match the file
+    std::ofstream(path) << text;
+    try {
+        (void)cost::load_hardware_profile(path, dir);
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("compute.attention.flash_head_dim_64"), std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("requires flash_forward_efficiency_vs_seq_length"),
+                  std::string::npos)
+            << e.what();
     }
 }
 

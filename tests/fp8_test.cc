@@ -118,6 +118,15 @@ TEST(Fp8Layer, DelayedScalingForwardCastsProjAndFc2InputsAndGathersFp8) {
     EXPECT_EQ(fp8[static_cast<std::size_t>(qkv.after[0])].name, "ln1.allgather");
 }
 
+// An RMSNorm layer (Llama) gathers its norms' outputs under their own names; TE gathers those in FP8 too.
+TEST(Fp8Layer, RmsNormOutputsAreGatheredInFp8) {
+    workload::LayerShape x = tiny(Fp8Recipe::Delayed);
+    x.rmsnorm = true;
+    const OpList fp8 = workload::layer_forward(x, RecomputeGranularity::None);
+    EXPECT_EQ(op_named(fp8, "rmsnorm1.allgather").collective_bytes.value, 64);  // 8·8 elements, 1 byte
+    EXPECT_EQ(op_named(fp8, "rmsnorm2.allgather").collective_bytes.value, 64);
+}
+
 TEST(Fp8Layer, DelayedScalingBackwardCastsGradientsAndTransposesGatheredInputs) {
     const OpList fp8 = workload::layer_backward(tiny(Fp8Recipe::Delayed), RecomputeGranularity::None);
     for (const char* gemm : {"qkv.dgrad", "qkv.wgrad", "proj.dgrad", "proj.wgrad", "fc1.dgrad", "fc1.wgrad",

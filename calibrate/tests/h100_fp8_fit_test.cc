@@ -33,6 +33,13 @@ TEST(H100Fp8Fit, FitRefitsTheFp8CurveAgainstTheFp8PeakAndReproducesAzure) {
     // The 16-bit curve came from the FP16 records only: 8192x8192x8192-class rates, not FP8's.
     const double bf16 = model.gemm({8192, 8192, 8192, 1}).value;
     EXPECT_NEAR(2.0 * 8192.0 * 8192.0 * 8192.0 / bf16 / 1e12, 758.0, 0.1 * 758.0);
+    // What the measurements do not cover stays the base's: both head dimensions' attention curves.
+    const cost::HardwareProfile base =
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware"));
+    EXPECT_EQ(p.flash_forward_efficiency_vs_seq_length.y, base.flash_forward_efficiency_vs_seq_length.y);
+    EXPECT_EQ(p.flash_backward_efficiency_vs_seq_length_head_dim_64.y,
+              base.flash_backward_efficiency_vs_seq_length_head_dim_64.y);
+    EXPECT_EQ(p.flash_forward_efficiency_vs_seq_length_head_dim_64.x.size(), 6U);
 }
 
 }  // namespace

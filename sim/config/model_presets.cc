@@ -27,6 +27,9 @@ constexpr std::string_view kLlama2 =
 constexpr std::string_view kLlama3 = "Llama Team 2024, The Llama 3 Herd of Models, arXiv 2407.21783, Table 3";
 constexpr std::string_view kNemotron15 = "Parmar et al. 2024, Nemotron-4 15B, arXiv 2402.16819, Table 1";
 constexpr std::string_view kNemotron340 = "NVIDIA 2024, Nemotron-4 340B, arXiv 2406.11704, Table 1";
+constexpr std::string_view kNemotron3 =
+    "NeMo Nemotron3Config8B / Nemotron3Config22B (nemo/collections/llm/gpt/model/nemotron.py): multi-head "
+    "attention, ffn 4h, the Nemotron layer of NemotronConfig; vocabulary 256000 (Nemotron's tokenizer)";
 constexpr std::string_view kNemoGpt3 =
     "NeMo GPTConfig5B / GPTConfig20B (nemo/collections/llm/gpt/model/base.py); vocabulary 51200 as in "
     "the Megatron papers";
@@ -51,7 +54,7 @@ constexpr ModelPreset llama(std::string_view name, std::string_view source, std:
 }
 
 constexpr ModelPreset nemotron4(std::string_view name, std::string_view source, std::int64_t layers,
-                                std::int64_t hidden, std::int64_t heads, std::int64_t groups) {
+                                std::int64_t hidden, std::int64_t heads, std::optional<std::int64_t> groups) {
     return {name,
             source,
             layers,
@@ -68,7 +71,7 @@ constexpr ModelPreset nemotron4(std::string_view name, std::string_view source, 
             /*add_bias_linear=*/false};
 }
 
-constexpr std::array<ModelPreset, 18> kPresets{{
+constexpr std::array<ModelPreset, 20> kPresets{{
     // 22B: 48 layers, h 6144, 64 heads.
     {"gpt-22b", kKorthikantiTable3, 48, 6144, 64, 2048, 51200, std::nullopt},
     // 175B (GPT-3): 96 layers, h 12288, 96 heads.
@@ -91,6 +94,10 @@ constexpr std::array<ModelPreset, 18> kPresets{{
     llama("llama3.1-405b", kLlama3, 126, 16384, 128, 8192, 128256, 53248, 8),
     nemotron4("nemotron4-15b", kNemotron15, 32, 6144, 48, 8),
     nemotron4("nemotron4-340b", kNemotron340, 96, 18432, 96, 8),
+    // The Nemotron-3 sizes NeMo's performance table runs (Nemotron-8B, Nemotron-22B): the same layer as
+    // Nemotron-4 with one key/value head per query head.
+    nemotron4("nemotron3-8b", kNemotron3, 32, 4096, 32, std::nullopt),
+    nemotron4("nemotron3-22b", kNemotron3, 40, 6144, 48, std::nullopt),
 }};
 
 }  // namespace

@@ -62,6 +62,10 @@ struct ParallelConfig {
     CpCommType cp_comm_type = CpCommType::P2p;
     std::int64_t virtual_pipeline_model_parallel_size = 1;  // null in JSON means 1
     bool sequence_parallel = false;
+    /// Transformer Engine's tensor-parallel communication overlap (Megatron's tp_comm_overlap, TE
+    /// userbuffers): the sequence-parallel all-gathers and reduce-scatters of the linear layers run in
+    /// chunks beside chunks of the GEMM that consumes or produces them (sim/workload/tp_comm_overlap.h).
+    bool tp_comm_overlap = false;
     /// Interleaved schedule: micro-batches per group of the schedule table (Megatron's
     /// microbatch_group_size_per_vp_stage); unset means p, the depth-first default.
     std::optional<std::int64_t> microbatch_group_size_per_vp_stage;

@@ -83,6 +83,7 @@ ParallelConfig read_parallelism(const Json& document) {
     p.virtual_pipeline_model_parallel_size =
         r.nullable_positive_integer("virtual_pipeline_model_parallel_size").value_or(1);
     p.sequence_parallel = r.boolean("sequence_parallel", false);
+    p.tp_comm_overlap = r.boolean("tp_comm_overlap", false);
     // Megatron's default group is p micro-batches (depth-first interleaving); 0 here means "p".
     p.microbatch_group_size_per_vp_stage = r.nullable_positive_integer("microbatch_group_size_per_vp_stage");
     p.scatter_gather_tensors_in_pipeline = r.boolean("scatter_gather_tensors_in_pipeline", true);

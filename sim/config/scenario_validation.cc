@@ -200,6 +200,12 @@ void check_tensor_parallel(const Scenario& s) {
 }
 
 void check_sequence_parallel(const Scenario& s) {
+    // Megatron-LM asserts the same: TE's userbuffers overlap the sequence-parallel all-gathers and
+    // reduce-scatters, so there is nothing to overlap without them.
+    if (s.parallelism.tp_comm_overlap && !s.parallelism.sequence_parallel) {
+        fail("parallelism.tp_comm_overlap=true requires parallelism.sequence_parallel=true (it overlaps the "
+             "sequence-parallel all-gathers and reduce-scatters)");
+    }
     if (!s.parallelism.sequence_parallel) {
         return;
     }

@@ -6,12 +6,16 @@
 #include <stdexcept>
 
 #include "sim/core/input_error.h"
-#include "sim/core/units.h"
 #include "sim/cost/format_number.h"
 
 namespace trainsim::cost {
 
 namespace {
+
+// Unit conversions only; every rate and latency comes from the profile.
+constexpr double kSecondsPerMicrosecond = 1e-6;
+constexpr double kBytesPerGB = 1e9;
+constexpr double kFlopsPerTflop = 1e12;
 
 // One message per curve and direction, without the value read, so that the text does not depend on
 // which op happened to read first and the list stays short.
@@ -236,19 +240,36 @@ Seconds CostModel::flash_attention(const GemmShape& shape, bool backward) const 
                          " curve, which training.attention_backend=flash or fused needs");
     }
     const auto seq = static_cast<double>(shape.m);
-    const CurveRead eff = read_curve(curve, seq);
-    if (eff.range != CurveRange::Inside) {
-        const char* what =
-            backward ? "FlashAttention backward efficiency" : "FlashAttention forward efficiency";
-        warn(warning_key(what, eff.range),
-             clamp_warning(what, "tokens", curve, eff.range, seq,
-                           std::string(backward ? "flash attention backward" : "flash attention forward") +
-                               " at sequence length " + std::to_string(shape.m)));
+    const std::string what_op =
+        std::string(backward ? "flash attention backward" : "flash attention forward") +
+        " at sequence length " + std::to_string(shape.m);
+    const auto read = [&](const Curve& c) {
+        const CurveRead eff = read_curve(c, seq);
+        if (eff.range != CurveRange::Inside) {
+            const char* what =
+                backward ? "FlashAttention backward efficiency" : "FlashAttention forward efficiency";
+            warn(warning_key(what, eff.range), clamp_warning(what, "tokens", c, eff.range, seq, what_op));
+        }
+        return eff.y;
+    };
+    double efficiency = read(curve);
+    // The main curves are measured at head dimension 128 (k is the head dimension). With a head-dim-64
+    // pair, smaller heads interpolate linearly between the two and clamp at 64: FA3's Fig. 5 shows the
+    // kernel's fraction of peak falling with the head dimension (less work per K/V tile loaded).
+    const Curve& small = backward ? profile_.flash_backward_efficiency_vs_seq_length_head_dim_64
+                                  : profile_.flash_forward_efficiency_vs_seq_length_head_dim_64;
+    constexpr double kLargeHeadDim = 128.0;
+    constexpr double kSmallHeadDim = 64.0;
+    const auto head_dim = static_cast<double>(shape.k);
+    if (!small.x.empty() && head_dim < kLargeHeadDim) {
+        const double at_64 = read(small);
+        const double t = std::max(0.0, (head_dim - kSmallHeadDim) / (kLargeHeadDim - kSmallHeadDim));
+        efficiency = at_64 + t * (efficiency - at_64);
     }
     // Causal: only the blocks on and below the diagonal run, half the FLOPs (FA2 §4.1's convention for
     // the causal throughputs the curve holds).
     constexpr double kCausalShare = 0.5;
-    const double rate = profile_.peak_tflops * kFlopsPerTflop * eff.y;
+    const double rate = profile_.peak_tflops * kFlopsPerTflop * efficiency;
     return Seconds{std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond,
                             kCausalShare * shape.flops().value / rate)};
 }
@@ -358,6 +379,13 @@ double CostModel::compute_slowdown_while_overlapped(Scope scope) const {
     const double share = scope == Scope::IntraNode ? profile_.intra_node.compute_share_while_overlapped
                                                    : profile_.inter_node.compute_share_while_overlapped;
     return 1.0 / (1.0 - share);
+}
+
+double CostModel::compute_slowdown_beside_sms(int sms) const {
+    if (sms < 0 || sms >= profile_.num_sms) {
+        throw std::invalid_argument("CostModel::compute_slowdown_beside_sms: needs 0 <= sms < num_sms");
+    }
+    return static_cast<double>(profile_.num_sms) / static_cast<double>(profile_.num_sms - sms);
 }
 
 }  // namespace trainsim::cost

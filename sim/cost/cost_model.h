@@ -95,6 +95,9 @@ public:
     /// How much longer a compute kernel takes while a collective of `scope` runs beside it: NCCL's
     /// kernels occupy SMs and memory bandwidth, 1 / (1 − the profile's compute share).
     [[nodiscard]] double compute_slowdown_while_overlapped(Scope scope) const;
+    /// The same for a collective that holds `sms` of the GPU's SMs (wave_quantization.num_sms): compute
+    /// runs on the rest.
+    [[nodiscard]] double compute_slowdown_beside_sms(int sms) const;
 
     [[nodiscard]] const HardwareProfile& profile() const { return profile_; }
 

@@ -81,7 +81,8 @@ void read_gemm(const ProfileReader& r, const ProfileJson& compute, HardwareProfi
     const std::string a_path = "compute.attention";
     const ProfileJson& attention = r.section(compute, "compute", "attention");
     r.expect_keys(attention, a_path, {"score_efficiency", "over_value_efficiency"},
-                  {"flash_forward_efficiency_vs_seq_length", "flash_backward_efficiency_vs_seq_length"});
+                  {"flash_forward_efficiency_vs_seq_length", "flash_backward_efficiency_vs_seq_length",
+                   "flash_head_dim_64"});
     p.attention_score_efficiency = r.efficiency(attention, a_path, "score_efficiency");
     p.attention_over_value_efficiency = r.efficiency(attention, a_path, "over_value_efficiency");
     if (attention.contains("flash_forward_efficiency_vs_seq_length") ||
@@ -90,6 +91,21 @@ void read_gemm(const ProfileReader& r, const ProfileJson& compute, HardwareProfi
             r.curve(attention, a_path, "flash_forward_efficiency_vs_seq_length", YRule::Efficiency);
         p.flash_backward_efficiency_vs_seq_length =
             r.curve(attention, a_path, "flash_backward_efficiency_vs_seq_length", YRule::Efficiency);
+    }
+    if (attention.contains("flash_head_dim_64")) {
+        if (p.flash_forward_efficiency_vs_seq_length.x.empty()) {
+            r.fail(
+                a_path + ".flash_head_dim_64",
+                "requires flash_forward_efficiency_vs_seq_length and flash_backward_efficiency_vs_seq_length "
+                "(the head-dimension-128 curves it is interpolated against)");
+        }
+        const std::string h_path = a_path + ".flash_head_dim_64";
+        const ProfileJson& h64 = r.section(attention, a_path, "flash_head_dim_64");
+        r.expect_keys(h64, h_path, {"forward_efficiency_vs_seq_length", "backward_efficiency_vs_seq_length"});
+        p.flash_forward_efficiency_vs_seq_length_head_dim_64 =
+            r.curve(h64, h_path, "forward_efficiency_vs_seq_length", YRule::Efficiency);
+        p.flash_backward_efficiency_vs_seq_length_head_dim_64 =
+            r.curve(h64, h_path, "backward_efficiency_vs_seq_length", YRule::Efficiency);
     }
 }
 

@@ -81,8 +81,12 @@ struct HardwareProfile {
     double attention_over_value_efficiency = 0.0;
     // Causal FlashAttention efficiency (fraction of peak_tflops on the causal FLOPs) against the sequence
     // length, forward and backward; empty when the profile has none (then attention_backend=flash fails).
+    // These are measured at head dimension 128 (FA2 and FA3 benchmark 64, 128 and 256); the optional
+    // head-dimension-64 pair lets the cost model interpolate for smaller heads. Empty: 128's used for all.
     Curve flash_forward_efficiency_vs_seq_length;
     Curve flash_backward_efficiency_vs_seq_length;
+    Curve flash_forward_efficiency_vs_seq_length_head_dim_64;
+    Curve flash_backward_efficiency_vs_seq_length_head_dim_64;
 
     Curve memory_bound_efficiency_vs_bytes;  // fraction of hbm_GBps
     double memory_bound_launch_us = 0.0;

@@ -117,6 +117,16 @@ Json compute_section(const Writer& w, const HardwareProfile& p) {
         w.curve(attention, "compute.attention", "flash_backward_efficiency_vs_seq_length",
                 p.flash_backward_efficiency_vs_seq_length);
     }
+    if (!p.flash_forward_efficiency_vs_seq_length_head_dim_64.x.empty()) {
+        const std::string h_path = "compute.attention.flash_head_dim_64";
+        Json h64 = Json::object();
+        w.curve(h64, h_path, "forward_efficiency_vs_seq_length",
+                p.flash_forward_efficiency_vs_seq_length_head_dim_64);
+        w.curve(h64, h_path, "backward_efficiency_vs_seq_length",
+                p.flash_backward_efficiency_vs_seq_length_head_dim_64);
+        w.note(h64, h_path);
+        attention["flash_head_dim_64"] = std::move(h64);
+    }
     w.note(attention, "compute.attention");
     compute["attention"] = std::move(attention);
     if (p.has_fp8()) {

@@ -24,6 +24,9 @@ public:
     /// How much longer compute runs beside `collective` (an op of kind Collective) at `at`.
     [[nodiscard]] double compute_slowdown_beside(const workload::Op& collective,
                                                  const parallel::Coordinates& at) const {
+        if (collective.comm_sms > 0) {
+            return cost_.compute_slowdown_beside_sms(collective.comm_sms);
+        }
         return cost_.compute_slowdown_while_overlapped(group_span(collective.group, at).scope());
     }
     /// A pipeline send/receive of `bytes` between two GPUs.

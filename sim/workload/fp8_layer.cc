@@ -18,7 +18,8 @@ constexpr std::array<std::string_view, 4> kFp8Linears = {"qkv", "proj", "fc1", "
 constexpr std::array<std::string_view, 2> kLayerNormFed = {"qkv", "fc1"};
 // The all-gathers of those inputs under sequence parallelism: forward (transformer_layer.cc) and the
 // backward's re-gather for the wgrad (tensor_parallel_linear.cc). TE gathers the FP8 tensor.
-constexpr std::array<std::string_view, 4> kFp8Gathers = {"ln1.allgather", "ln2.allgather",
+constexpr std::array<std::string_view, 6> kFp8Gathers = {"ln1.allgather",       "ln2.allgather",
+                                                         "rmsnorm1.allgather",  "rmsnorm2.allgather",
                                                          "qkv.input_allgather", "fc1.input_allgather"};
 
 // Bytes per element of each kernel: reads plus writes.

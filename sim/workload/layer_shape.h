@@ -30,6 +30,7 @@ struct LayerShape {
     /// tokens (two of the 2·c chunks); attention reaches the other ranks' keys and values by `cp_comm`.
     std::int64_t cp = 1;
     config::CpCommType cp_comm = config::CpCommType::P2p;
+    bool tp_comm_overlap = false;          // TE userbuffers: SP collectives chunked beside their GEMMs
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b
     [[nodiscard]] std::int64_t head_dim() const { return kv_channels > 0 ? kv_channels : hidden / heads; }

@@ -47,6 +47,9 @@ struct Op {
     cost::CollectiveKind collective = cost::CollectiveKind::AllReduce;
     Bytes collective_bytes{0};
     CommGroup group = CommGroup::Tensor;
+    /// SMs the collective's kernels hold while compute runs beside it, when it says (TE userbuffers:
+    /// sim/workload/tp_comm_overlap.h); 0: the link's compute_share_while_overlapped applies.
+    int comm_sms = 0;
 
     /// A collective the compute stream waits for before its next op (Megatron's synchronous calls);
     /// false for one issued asynchronously and joined through `after`.

@@ -15,6 +15,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.vocab = sc.model.padded_vocab_size;
     x.tp = sc.parallelism.tensor_model_parallel_size;
     x.sequence_parallel = sc.parallelism.sequence_parallel;
+    x.tp_comm_overlap = sc.parallelism.tp_comm_overlap;
     x.fp8 = sc.training.fp8();
     x.query_groups = sc.model.query_groups();
     x.kv_channels = sc.model.head_dim();

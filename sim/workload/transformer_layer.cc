@@ -6,6 +6,7 @@
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
+#include "sim/workload/tp_comm_overlap.h"
 
 namespace trainsim::workload {
 namespace {
@@ -247,8 +248,11 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
 }
 
 // The hook for FP8 training: the BF16 op list, rewritten by fp8_layer.h when the layer runs in FP8.
+// TE's userbuffers overlap then chunks the sequence-parallel collectives beside their GEMMs (it sees the
+// FP8 gathers' bytes, since TE gathers FP8).
 OpList finish(OpListBuilder& ops, const LayerShape& x) {
-    return x.fp8 ? fp8_layer_ops(ops.take(), x, *x.fp8) : ops.take();
+    OpList out = x.fp8 ? fp8_layer_ops(ops.take(), x, *x.fp8) : ops.take();
+    return x.tp_comm_overlap ? overlap_tp_comm(out, x) : out;
 }
 
 // Core attention backward: the input gradients of attention over V and of QKᵀ, through dropout and
