@@ -143,7 +143,7 @@ struct VariabilityConfig {
     std::int64_t seed = 1;
 };
 
-enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst };
+enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst, ZbH1, ZbH2 };
 
 /// How communication is priced (scenarios/README.md "Network"): each collective and send alone from
 /// the profile's curves, or as flows on the cluster's topology that share its links.

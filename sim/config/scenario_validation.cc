@@ -261,6 +261,11 @@ void check_schedule(const Scenario& s) {
              " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
              " (use \"interleaved\" or \"auto\" for more than one model chunk per rank)");
     }
+    if ((s.schedule == ScheduleKind::ZbH1 || s.schedule == ScheduleKind::ZbH2) && v > 1) {
+        fail("schedule=" + quoted(to_string(s.schedule)) +
+             " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
+             " (the handcrafted zero-bubble schedules run one model chunk per rank)");
+    }
     if (v > 1 && p <= 2 && s.resolved_schedule() == ScheduleKind::Interleaved) {
         fail(show("parallelism.virtual_pipeline_model_parallel_size", v) +
              " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +

@@ -6,6 +6,7 @@
 #include "sim/schedule/interleaved_schedule.h"
 #include "sim/schedule/one_f_one_b_schedule.h"
 #include "sim/schedule/schedule.h"
+#include "sim/schedule/zero_bubble_handcrafted_schedule.h"
 
 namespace trainsim::schedule {
 
@@ -55,6 +56,16 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
                                                      shape.group_size == 0 ? shape.stages : shape.group_size);
     case config::ScheduleKind::BreadthFirst:
         return std::make_unique<BreadthFirstSchedule>(shape);
+    case config::ScheduleKind::ZbH1:
+    case config::ScheduleKind::ZbH2:
+        if (shape.chunks > 1) {
+            throw InputError(std::string("schedule=") + config::to_string(kind) +
+                             " needs parallelism.virtual_pipeline_model_parallel_size=1 (one model chunk per "
+                             "rank; zb-v runs two)");
+        }
+        return std::make_unique<ZeroBubbleHandcraftedSchedule>(
+            shape, kind == config::ScheduleKind::ZbH1 ? ZeroBubbleHandcraftedSchedule::Variant::H1
+                                                      : ZeroBubbleHandcraftedSchedule::Variant::H2);
     case config::ScheduleKind::Auto:
         break;
     }
@@ -64,8 +75,8 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
 std::string to_string(const std::vector<Step>& steps) {
     std::ostringstream out;
     for (std::size_t i = 0; i < steps.size(); ++i) {
-        out << (i ? " " : "") << (steps[i].pass == Pass::Forward ? 'F' : 'B') << steps[i].microbatch << ".c"
-            << steps[i].chunk;
+        const char pass = steps[i].pass == Pass::Forward ? 'F' : steps[i].pass == Pass::Backward ? 'B' : 'W';
+        out << (i ? " " : "") << pass << steps[i].microbatch << ".c" << steps[i].chunk;
     }
     return out.str();
 }
