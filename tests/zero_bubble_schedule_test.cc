@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "sim/core/input_error.h"
 #include "sim/engine/simulator.h"
@@ -76,12 +77,27 @@ TEST(ZeroBubble, EveryRankRunsEachPassOnceWithWAfterItsB) {
     }
 }
 
-// The most micro-batches rank `rank` holds: a forward allocates, the pass that ends the backward frees.
+// The (micro-batch, chunk)s whose backward a step list splits into B and W.
+std::set<std::pair<int, int>> split_backwards(const std::vector<Step>& steps) {
+    std::set<std::pair<int, int>> out;
+    for (const Step& s : steps) {
+        if (s.pass == Pass::Weight) {
+            out.insert({s.microbatch, s.chunk});
+        }
+    }
+    return out;
+}
+
+// The most (micro-batch, chunk)s rank `rank` holds: a forward allocates, the pass that ends the
+// backward (W, or a fused B) frees.
 std::int64_t held(const Schedule& s, std::int64_t rank) {
-    const Pass frees = s.splits_backward() ? Pass::Weight : Pass::Backward;
+    const std::vector<Step> steps = s.steps(rank);
+    const auto split = split_backwards(steps);
     std::int64_t now = 0, peak = 0;
-    for (const Step& step : s.steps(rank)) {
-        now += step.pass == Pass::Forward ? 1 : step.pass == frees ? -1 : 0;
+    for (const Step& step : steps) {
+        const bool frees = step.pass == Pass::Weight ||
+                           (step.pass == Pass::Backward && !split.contains({step.microbatch, step.chunk}));
+        now += step.pass == Pass::Forward ? 1 : frees ? -1 : 0;
         peak = std::max(peak, now);
     }
     return peak;
@@ -143,12 +159,46 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
     std::vector<std::vector<TaskId>> compute_tasks(static_cast<std::size_t>(p));
     for (std::int64_t r = 0; r < p; ++r) {
         const StreamId compute = prog.add_stream(static_cast<std::int32_t>(r), "compute");
-        const StreamId send[2] = {prog.add_stream(static_cast<std::int32_t>(r), "sf"),
-                                  prog.add_stream(static_cast<std::int32_t>(r), "sb")};
-        const StreamId recv[2] = {prog.add_stream(static_cast<std::int32_t>(r), "rf"),
-                                  prog.add_stream(static_cast<std::int32_t>(r), "rb")};
+        // One stream per (send or receive, direction, peer), as trainsim's program has.
+        std::map<std::array<std::int64_t, 3>, StreamId> streams;
+        auto stream = [&](bool sending, int dir, std::int64_t peer) {
+            auto [it, added] = streams.try_emplace({sending ? 1 : 0, dir, peer}, -1);
+            if (added) {
+                it->second = prog.add_stream(static_cast<std::int32_t>(r), "p2p");
+            }
+            return it->second;
+        };
         TaskId last = -1;
-        for (const Step& s : sched->steps(r)) {
+        const std::vector<Step> steps = sched->steps(r);
+        const auto split = split_backwards(steps);
+        const std::int64_t stages = p * shape.chunks;
+        std::pair<RendezvousId, StreamId> deferred{-1, -1};  // a paired forward's send and its stream
+        // The receive of step k, posted once (a paired forward posts its backward's too).
+        std::map<std::size_t, TaskId> received;
+        auto receive = [&](std::size_t k) -> TaskId {
+            if (const auto it = received.find(k); it != received.end()) {
+                return it->second;
+            }
+            const Step& s = steps[k];
+            const std::int64_t vs = sched->stage_of(r, s.chunk, p);
+            const bool fwd = s.pass == Pass::Forward;
+            const std::int64_t from = fwd ? vs - 1 : vs + 1;
+            TaskId id = -1;
+            // A V's turn on rank p − 1 stays on the rank: nothing to receive.
+            if (from >= 0 && from < stages && sched->rank_of(from, s.chunk, p) != r) {
+                std::vector<TaskId> posted;
+                if (last >= 0) {
+                    posted.push_back(last);
+                }
+                const int dir = fwd ? 0 : 1;
+                const std::int64_t peer = sched->rank_of(from, s.chunk, p);
+                id = prog.add_rendezvous_task(stream(false, dir, peer), link(dir, peer, r, false), "recv",
+                                              posted);
+            }
+            return received[k] = id;
+        };
+        for (std::size_t k = 0; k < steps.size(); ++k) {
+            const Step& s = steps[k];
             if (s.pass == Pass::Weight) {
                 last = prog.add_task(compute, t.w, "W", {});
                 compute_tasks[static_cast<std::size_t>(r)].push_back(last);
@@ -157,24 +207,32 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
             const std::int64_t vs = sched->stage_of(r, s.chunk, p);
             const bool fwd = s.pass == Pass::Forward;
             const int dir = fwd ? 0 : 1;
-            const std::int64_t from = fwd ? vs - 1 : vs + 1;
             const std::int64_t to = fwd ? vs + 1 : vs - 1;
-            const std::int64_t stages = p * shape.chunks;
             std::vector<TaskId> deps;
-            if (from >= 0 && from < stages) {
-                std::vector<TaskId> posted;
-                if (last >= 0) {
-                    posted.push_back(last);
-                }
-                deps.push_back(prog.add_rendezvous_task(
-                    recv[dir], link(dir, sched->rank_of(from, s.chunk, p), r, false), "recv", posted));
+            if (const TaskId id = receive(k); id >= 0) {
+                deps.push_back(id);
             }
-            const SimTime duration = fwd ? t.f : sched->splits_backward() ? t.b : t.b + t.w;
+            if (s.paired && k + 1 < steps.size()) {
+                if (const TaskId id = receive(k + 1); id >= 0) {
+                    deps.push_back(id);
+                }
+            }
+            const SimTime duration = fwd ? t.f : split.contains({s.microbatch, s.chunk}) ? t.b : t.b + t.w;
             last = prog.add_task(compute, duration, "step", deps);
             compute_tasks[static_cast<std::size_t>(r)].push_back(last);
-            if (to >= 0 && to < stages) {
-                prog.add_rendezvous_task(send[dir], link(dir, r, sched->rank_of(to, s.chunk, p), true),
-                                         "send", std::vector<TaskId>{last});
+            if (to >= 0 && to < stages && sched->rank_of(to, s.chunk, p) != r) {
+                // A paired forward's output goes after the backward it pairs with, as DualPipe sends.
+                const std::int64_t peer = sched->rank_of(to, s.chunk, p);
+                const RendezvousId id = link(dir, r, peer, true);
+                if (s.paired) {
+                    deferred = {id, stream(true, dir, peer)};
+                } else {
+                    prog.add_rendezvous_task(stream(true, dir, peer), id, "send", std::vector<TaskId>{last});
+                }
+            }
+            if (!fwd && deferred.first >= 0) {
+                prog.add_rendezvous_task(deferred.second, deferred.first, "send", std::vector<TaskId>{last});
+                deferred.first = -1;
             }
         }
     }
@@ -217,6 +275,78 @@ TEST(BubbleOracle, ZeroBubbleSchedulesMatchTable2) {
             const Bubbles h2 = run_schedule(ScheduleKind::ZbH2, {p, 1, m}, t);
             EXPECT_EQ(h2.span_idle, std::max<SimTime>(0, (p - 1) * (t.f + t.b - 2 * t.w)))
                 << p << " " << m << " " << t.f << " " << t.b << " " << t.w;
+        }
+    }
+}
+
+TEST(DualPipeV, MatchesTheReferenceForP4M10) {
+    // deepseek-ai/DualPipe dualpipev.py's eight steps for 4 ranks (8 stages) and 10 micro-batches, as
+    // the README's figure draws them: "&" joins an overlapped F&B pair; a B with a W later is the input
+    // gradient alone, the others are full backwards.
+    EXPECT_EQ(steps_of(ScheduleKind::DualPipeV, {4, 2, 10}, 0),
+              "F0.c0 F1.c0 F2.c0 F3.c0 F4.c0 F5.c0 F6.c0 F0.c1 B0.c1 W0.c1 F1.c1 B1.c1 W1.c1 F2.c1 B2.c1 "
+              "W2.c1 F3.c1 F7.c0&B3.c1 F4.c1&B0.c0 F8.c0&B4.c1 F5.c1&B1.c0 F9.c0&B5.c1 F6.c1&B2.c0 B6.c1 "
+              "F7.c1&B3.c0 B7.c1 F8.c1&B4.c0 B8.c1 F9.c1&B5.c0 B9.c1 B6.c0 W6.c0 B7.c0 W7.c0 B8.c0 W8.c0 "
+              "B9.c0 W9.c0");
+    EXPECT_EQ(steps_of(ScheduleKind::DualPipeV, {4, 2, 10}, 3),
+              "F0.c0 F0.c1 F1.c0 F1.c1 F2.c0 F2.c1 F3.c0 F3.c1 F4.c0 B0.c1 F4.c1&B0.c0 F5.c0&B1.c1 "
+              "F5.c1&B1.c0 F6.c0&B2.c1 F6.c1&B2.c0 F7.c0&B3.c1 F7.c1&B3.c0 F8.c0&B4.c1 F8.c1&B4.c0 "
+              "F9.c0&B5.c1 F9.c1&B5.c0 B6.c1 B6.c0 B7.c1 B7.c0 B8.c1 B8.c0 B9.c1 B9.c0 W8.c1 W8.c0 W9.c1 "
+              "W9.c0");
+    const auto s = make_schedule(ScheduleKind::DualPipeV, {4, 2, 10});
+    EXPECT_EQ(s->stage_of(0, 1, 4), 7);  // the V: rank 0 holds the first and the last stage
+    EXPECT_EQ(s->stage_of(3, 1, 4), 4);
+    EXPECT_EQ(s->rank_of(5, 1, 4), 2);
+}
+
+TEST(DualPipeV, EveryRankRunsEachPassOnceAndHoldsPPPlusOneChunks) {
+    // README: activation per device PP + 1 chunks, PP = 2p stages.
+    for (std::int64_t p = 1; p <= 8; ++p) {
+        for (std::int64_t m = 2 * p; m <= 2 * p + 5; ++m) {
+            const auto sched = make_schedule(ScheduleKind::DualPipeV, {p, 2, m});
+            for (std::int64_t r = 0; r < p; ++r) {
+                const auto steps = sched->steps(r);
+                std::map<std::tuple<int, int, int>, int> seen;
+                for (const Step& s : steps) {
+                    ++seen[{static_cast<int>(s.pass), s.microbatch, s.chunk}];
+                }
+                const auto split = split_backwards(steps);
+                EXPECT_EQ(seen.size(), 4u * static_cast<std::size_t>(m) + split.size()) << p << " " << m;
+                EXPECT_EQ(held(*sched, r), 2 * p + 1) << p << " " << m << " " << r;
+            }
+        }
+    }
+}
+
+TEST(DualPipeV, RejectsWhatTheReferenceAsserts) {
+    auto message = [](PipelineShape s) {
+        try {
+            (void)make_schedule(ScheduleKind::DualPipeV, s);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_NE(message({4, 2, 7}).find("at least 2 × parallelism.pipeline_model_parallel_size = 8"),
+              std::string::npos);
+    EXPECT_NE(message({4, 1, 8}).find("virtual_pipeline_model_parallel_size=2"), std::string::npos);
+}
+
+TEST(BubbleOracle, DualPipeVMatchesItsReadmeWithTheBackwardConverted) {
+    // The README writes B for the full backward and F&B for an overlapped pair: bubble
+    // (PP/2 − 1)(F&B + B − 3W) with PP = 2p stages. Here B is the input gradient alone, so its B is
+    // B + W; dense layers have nothing to overlap, so F&B = F + (B + W). The count is the figure's,
+    // drawn with equal passes: checked with F = B = W, where it is 2(p − 1)F.
+    for (std::int64_t p = 1; p <= 8; ++p) {
+        for (const std::int64_t m : {2 * p, 2 * p + 2, 3 * p + 1, 5 * p}) {
+            const PassTimes t{100, 100, 100};
+            const SimTime full_backward = t.b + t.w;
+            const SimTime pair = t.f + full_backward;
+            const SimTime readme = (p - 1) * (pair + full_backward - 3 * t.w);
+            EXPECT_EQ(readme, 2 * (p - 1) * t.f);
+            const Bubbles b = run_schedule(ScheduleKind::DualPipeV, {p, 2, m}, t);
+            EXPECT_EQ(b.span_idle, readme) << p << " " << m;
+            EXPECT_EQ(b.makespan - 2 * m * (t.f + t.b + t.w), readme) << p << " " << m;
         }
     }
 }
@@ -267,6 +397,8 @@ TEST(ZeroBubbleIteration, MemoryReplayHoldsActivationsUntilW) {
     const report::IterationReport h2 = simulate_scenario(gpt175b("zb-h2"));
     EXPECT_EQ(ofob.stages[0].microbatches_in_flight, 8);
     EXPECT_EQ(ofob.stages[7].microbatches_in_flight, 1);
+    // The same p micro-batches on the first stage: the same bytes (what B recomputes goes when B ends).
+    EXPECT_EQ(h1.stages[0].activation_bytes.value, ofob.stages[0].activation_bytes.value);
     for (std::size_t s = 0; s < 8; ++s) {
         EXPECT_EQ(h1.stages[s].microbatches_in_flight, 8) << s;
         EXPECT_EQ(h2.stages[s].microbatches_in_flight, 15) << s;
@@ -298,6 +430,46 @@ TEST(ZeroBubbleIteration, CliRunsTheScheduleAndRejectsChunks) {
                                            " --set schedule=zb-h2");
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("virtual_pipeline_model_parallel_size=1"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(DualPipeVIteration, RunsInAVWithTheLossOnRankZero) {
+    // 175B on p = 8 with two chunks per rank in a V, 16 micro-batches (the least DualPipeV accepts).
+    const config::Scenario v = testing::shipped_scenario(
+        "korthikanti-175b", {{"parallelism.virtual_pipeline_model_parallel_size", "2"},
+                             {"training.global_batch_size", "16"},
+                             {"schedule", "dualpipev"}});
+    const config::Scenario loop = testing::shipped_scenario(
+        "korthikanti-175b",
+        {{"parallelism.virtual_pipeline_model_parallel_size", "2"}, {"training.global_batch_size", "16"}});
+    const report::IterationReport r = simulate_scenario(v);
+    const report::IterationReport interleaved = simulate_scenario(loop);
+    for (std::size_t s = 0; s < 8; ++s) {
+        EXPECT_EQ(r.stages[s].microbatches_in_flight, 17) << s;  // PP + 1 = 2p + 1 chunks
+    }
+    // Rank 0 holds the embedding and the output layer (tied: one copy, no embedding all-reduce); the
+    // last rank holds neither, where the interleaved placement gives it the output layer's copy.
+    EXPECT_GT(r.stages[0].static_bytes.value, r.stages[7].static_bytes.value);
+    // Rank 0 has the final norm beside the interleaved first stage's weights, not a second embedding.
+    EXPECT_GT(r.stages[0].static_bytes.value, interleaved.stages[0].static_bytes.value);
+    EXPECT_LT(r.stages[0].static_bytes.value, interleaved.stages[0].static_bytes.value +
+                                                  interleaved.stages[7].static_bytes.value -
+                                                  interleaved.stages[6].static_bytes.value);
+    EXPECT_EQ(r.stages[7].static_bytes.value, interleaved.stages[6].static_bytes.value);
+    EXPECT_GT(r.iteration_time.value, 0.0);
+}
+
+TEST(DualPipeVIteration, CliRejectsTooFewMicrobatchesWithExitTwo) {
+    const auto bad = testing::run_trainsim("run " + testing::source_path("scenarios/korthikanti-175b.json") +
+                                           " --set parallelism.virtual_pipeline_model_parallel_size=2"
+                                           " --set training.global_batch_size=8 --set schedule=dualpipev");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("schedule=\"dualpipev\" needs at least 2"), std::string::npos) << bad.err;
 }
 
 }  // namespace

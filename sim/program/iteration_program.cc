@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "sim/core/input_error.h"
 #include "sim/program/backward_split.h"
@@ -103,6 +104,7 @@ public:
             sc_.schedule,
             {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
         split_ = sched_->splits_backward();
+        out_.weight_passes = split_;
         if (split_ && fsdp_) {
             throw InputError("schedule=" + std::string(config::to_string(sc_.schedule)) +
                              " splits each backward into B and W passes, which is not modelled with "
@@ -185,10 +187,9 @@ private:
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
         // (With the backward split, during its last W.)
-        const schedule::Pass gradients_final = split_ ? schedule::Pass::Weight : schedule::Pass::Backward;
         std::vector<std::size_t> last_backward(static_cast<std::size_t>(v_), 0);
         for (std::size_t k = 0; k < steps.size(); ++k) {
-            if (steps[k].pass == gradients_final) {
+            if (steps[k].pass != schedule::Pass::Forward) {
                 last_backward[static_cast<std::size_t>(steps[k].chunk)] = k;
             }
         }
@@ -221,10 +222,18 @@ private:
                 }
             }
         }
+        // DualPipe's F&B chunk pairs (Step::paired) communicate the same way.
         auto pairs_with_next = [&](std::size_t k) {
-            return steady_forward[k] != 0 && k + 1 < steps.size() &&
+            return (steady_forward[k] != 0 || steps[k].paired) && k + 1 < steps.size() &&
                    steps[k + 1].pass == schedule::Pass::Backward;
         };
+        // The (micro-batch, chunk)s whose backward the schedule splits: it lists their W.
+        std::set<std::pair<std::int32_t, std::int32_t>> split_backwards;
+        for (const schedule::Step& step : steps) {
+            if (step.pass == schedule::Pass::Weight) {
+                split_backwards.insert({step.microbatch, step.chunk});
+            }
+        }
         std::vector<char> received(steps.size(), 0);
         auto receive_for = [&](std::size_t k) {
             if (received[k] != 0) {
@@ -239,9 +248,11 @@ private:
             const bool forward = step.pass == schedule::Pass::Forward;
             const StepContext ctx{step.microbatch, step.chunk, -1,
                                   forward ? Phase::Forward : Phase::Backward};
-            if (forward && vs != 0) {
+            // In a V the stage after rank p − 1's chunk 0 is its own chunk 1: nothing to transfer.
+            if (forward && vs != 0 && neighbour(at, vs - 1, step.chunk).pp != at.pp) {
                 low.receive(Direction::Forward, neighbour(at, vs - 1, step.chunk), p2p_bytes_, ctx);
-            } else if (!forward && vs != virtual_stages - 1) {
+            } else if (!forward && vs != virtual_stages - 1 &&
+                       neighbour(at, vs + 1, step.chunk).pp != at.pp) {
                 low.receive(Direction::Backward, neighbour(at, vs + 1, step.chunk), p2p_bytes_, ctx);
             }
         };
@@ -285,7 +296,7 @@ private:
                 if (last) {
                     low.lower(*ops_.output_forward, ctx);
                 }
-                if (!last) {
+                if (!last && neighbour(at, vs + 1, step.chunk).pp != at.pp) {
                     // A kept output belongs with the chunk's last layer: its backward is when it goes.
                     StepContext output = ctx;
                     output.layer = static_cast<std::int32_t>(first_layer + chunk_layers - 1);
@@ -306,6 +317,7 @@ private:
             } else {
                 ctx.phase = Phase::Backward;
                 bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
+                defer_weights_ = split_backwards.contains({step.microbatch, step.chunk});
                 if (last) {
                     lower_backward(low, *ops_.output_backward, ctx, output_layer_parameters(at));
                 }
@@ -323,11 +335,12 @@ private:
                     low.send(Direction::Forward, deferred->to, p2p_bytes_, deferred->ctx, deferred->kept);
                     deferred.reset();
                 }
-                if (!first) {
+                if (!first && neighbour(at, vs - 1, step.chunk).pp != at.pp) {
                     low.send(Direction::Backward, neighbour(at, vs - 1, step.chunk), p2p_bytes_, ctx);
                 }
                 flush_bucket(low, ctx);
                 bucketing_ = false;
+                defer_weights_ = false;
             }
         }
         if (overlap || fsdp_) {
@@ -481,7 +494,7 @@ private:
     // W is kept for the step's Weight pass, which adds the gradients to the bucket.
     void lower_backward(OpLowering& low, const workload::OpList& ops, const StepContext& ctx,
                         std::int64_t parameters) {
-        if (!split_) {
+        if (!defer_weights_) {
             low.lower(ops, ctx);
             add_gradients(low, parameters, ctx);
             return;
@@ -634,6 +647,7 @@ private:
         const OpList* ops = nullptr;
         std::int64_t parameters = 0;
     };
+    bool defer_weights_ = false;  // the backward being lowered is B alone; its W step comes later
     // The W parts a B left on this GPU, by (micro-batch, chunk), until the schedule's W step.
     std::map<std::pair<std::int32_t, std::int32_t>, std::vector<PendingWeight>> pending_weights_;
     IterationProgram out_;

@@ -2,6 +2,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/schedule/breadth_first_schedule.h"
+#include "sim/schedule/dualpipe_v_schedule.h"
 #include "sim/schedule/gpipe_schedule.h"
 #include "sim/schedule/interleaved_schedule.h"
 #include "sim/schedule/one_f_one_b_schedule.h"
@@ -66,6 +67,19 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
         return std::make_unique<ZeroBubbleHandcraftedSchedule>(
             shape, kind == config::ScheduleKind::ZbH1 ? ZeroBubbleHandcraftedSchedule::Variant::H1
                                                       : ZeroBubbleHandcraftedSchedule::Variant::H2);
+    case config::ScheduleKind::DualPipeV:
+        if (shape.chunks != 2) {
+            throw InputError(
+                "schedule=dualpipev needs parallelism.virtual_pipeline_model_parallel_size=2 (two "
+                "model chunks per rank, placed in a V)");
+        }
+        if (shape.microbatches < 2 * shape.stages) {
+            throw InputError(
+                "schedule=dualpipev needs at least 2 × parallelism.pipeline_model_parallel_size = " +
+                std::to_string(2 * shape.stages) + " micro-batches, got " +
+                std::to_string(shape.microbatches) + " (DualPipe's num_chunks >= num_ranks * 2)");
+        }
+        return std::make_unique<DualPipeVSchedule>(shape);
     case config::ScheduleKind::Auto:
         break;
     }
@@ -76,7 +90,10 @@ std::string to_string(const std::vector<Step>& steps) {
     std::ostringstream out;
     for (std::size_t i = 0; i < steps.size(); ++i) {
         const char pass = steps[i].pass == Pass::Forward ? 'F' : steps[i].pass == Pass::Backward ? 'B' : 'W';
-        out << (i ? " " : "") << pass << steps[i].microbatch << ".c" << steps[i].chunk;
+        out << (i == 0                ? ""
+                : steps[i - 1].paired ? "&"
+                                      : " ")
+            << pass << steps[i].microbatch << ".c" << steps[i].chunk;
     }
     return out.str();
 }

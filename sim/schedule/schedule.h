@@ -23,6 +23,9 @@ struct Step {
     Pass pass = Pass::Forward;
     std::int32_t microbatch = 0;
     std::int32_t chunk = 0;  // model chunk (virtual stage c·p + rank); 0 without interleaving
+    /// A forward run as one chunk pair with the backward after it (DualPipe's overlapped F&B): both
+    /// inputs are received before the forward starts, and the forward's output is sent after the backward.
+    bool paired = false;
     friend bool operator==(const Step&, const Step&) = default;
 };
 
@@ -56,7 +59,7 @@ public:
 /// Builds the schedule, or throws InputError naming the rule a combination breaks.
 [[nodiscard]] std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const PipelineShape& shape);
 
-/// "F3.c1"-style text of a step list, for tests and error messages.
+/// "F3.c1"-style text of a step list, for tests and error messages; "F3.c0&B1.c1" for a chunk pair.
 [[nodiscard]] std::string to_string(const std::vector<Step>& steps);
 
 }  // namespace trainsim::schedule
