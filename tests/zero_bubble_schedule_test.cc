@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <set>
 
@@ -470,6 +471,37 @@ TEST(DualPipeVIteration, CliRejectsTooFewMicrobatchesWithExitTwo) {
                                            " --set training.global_batch_size=8 --set schedule=dualpipev");
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("schedule=\"dualpipev\" needs at least 2"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace trainsim
+
+namespace trainsim {
+namespace {
+
+TEST(ZeroBubbleCli, SweepAndPlanSearchTheSchedules) {
+    const std::string file = ::testing::TempDir() + "zero_bubble_sweep.json";
+    {
+        std::ofstream out(file);
+        out << R"({"description": "schedules", "base": ")"
+            << testing::source_path("scenarios/korthikanti-175b.json")
+            << R"(", "axes": {"parallelism.virtual_pipeline_model_parallel_size": [1],
+                             "schedule": ["1f1b", "zb-h1", "zb-h2"]}})";
+    }
+    const auto sweep = testing::run_trainsim("sweep " + file + " -j 1");
+    ASSERT_EQ(sweep.status, 0) << sweep.err;
+    EXPECT_NE(sweep.out.find(",zb-h1,"), std::string::npos);
+    EXPECT_NE(sweep.out.find(",zb-h2,"), std::string::npos);
+    const auto plan =
+        testing::run_trainsim("plan --scenario " + testing::source_path("scenarios/korthikanti-175b.json") +
+                              " --gpus 64 --max-micro-batch 1 -j 1 --schedules auto,zb-h1,dualpipev");
+    ASSERT_EQ(plan.status, 0) << plan.err;
+    EXPECT_NE(plan.out.find("dualpipev"), std::string::npos) << plan.out;
+    const auto bad =
+        testing::run_trainsim("plan --scenario " + testing::source_path("scenarios/korthikanti-175b.json") +
+                              " --gpus 64 --schedules zb-h3");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("--schedules: unknown schedule \"zb-h3\""), std::string::npos) << bad.err;
 }
 
 }  // namespace
