@@ -296,6 +296,39 @@ def time_by_gpu_count(binary, out):
     write_csv(os.path.join(out, "time_by_gpu_count.csv"), list(rows[0].keys()), rows)
 
 
+# Pipeline schedules on the Korthikanti 175B and 530B layouts (selective recompute, SP, the papers'
+# batch): 1F1B, interleaved (the scenario's v = 3), the zero-bubble ZB-H1 and ZB-H2 (v = 1) and DualPipeV
+# (v = 2, chunks in a V) where the layers split into 2p stages (not the 530B's 105 layers on p = 35).
+SCHEDULE_SCENARIOS = ["korthikanti-175b", "korthikanti-530b"]
+SCHEDULES = [("1F1B", "1f1b", 1), ("interleaved", "interleaved", 3), ("ZB-H1", "zb-h1", 1),
+             ("ZB-H2", "zb-h2", 1), ("DualPipeV", "dualpipev", 2)]
+
+
+def schedules(binary, out):
+    rows = []
+    for name in SCHEDULE_SCENARIOS:
+        with open(os.path.join(REPO, scenario_path(name))) as f:
+            sc = json.load(f)
+        for label, schedule, v in SCHEDULES:
+            if sc["model"]["num_layers"] % (v * sc["parallelism"]["pipeline_model_parallel_size"]) != 0:
+                continue
+            d = json.loads(trainsim(binary, ["run", scenario_path(name), "--format", "json"] +
+                                    sets({"schedule": schedule,
+                                          "parallelism.virtual_pipeline_model_parallel_size": v})))
+            t = d["iteration_time_s"]
+            b = d["breakdown"]["bubble_s"]
+            worst = max(d["stages"], key=lambda s: s["peak_memory_bytes"])
+            rows.append({"scenario": scenario_path(name), "profile": d["profile"], "schedule": label,
+                         "v": v, "microbatches": d["num_microbatches"], "iteration_time_s": t,
+                         "bubble_s": b, "bubble_fraction": round(b / (t - b), 5),
+                         "peak_memory_bytes": worst["peak_memory_bytes"], "peak_stage": worst["stage"],
+                         "static_bytes": worst["static_bytes"], "activation_bytes": worst["activation_bytes"],
+                         "microbatches_in_flight": worst["microbatches_in_flight"],
+                         "capacity_bytes": d["memory_capacity_bytes"],
+                         "fits": worst["peak_memory_bytes"] <= d["memory_capacity_bytes"]})
+    write_csv(os.path.join(out, "schedules.csv"), list(rows[0].keys()), rows)
+
+
 def validation(binary, out):
     for stem, path in (("validation", "scenarios/validation/korthikanti-2022.json"),
                        ("validation_open", "scenarios/validation/open-discrepancies.json")):
@@ -310,10 +343,21 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trainsim", required=True, help="the trainsim binary")
     parser.add_argument("--out", required=True, help="the data folder to fill (must exist)")
+    parser.add_argument("--only", help="run this one step and add its commands to commands.txt")
     args = parser.parse_args()
     binary = os.path.abspath(args.trainsim)
-    for step in (per_layer, activations, memory_by_rank, bubble, recompute, timeline, mechanisms,
-                 time_by_gpu_count, validation):
+    steps = (per_layer, activations, memory_by_rank, bubble, recompute, timeline, mechanisms,
+             time_by_gpu_count, schedules, validation)
+    if args.only:
+        step = {s.__name__: s for s in steps}[args.only]
+        step(binary, args.out)
+        path = os.path.join(args.out, "commands.txt")
+        with open(path) as f:
+            known = f.read().splitlines()
+        with open(path, "a") as f:
+            f.write("".join(c + "\n" for c in COMMANDS if c not in known))
+        return
+    for step in steps:
         step(binary, args.out)
     with open(os.path.join(args.out, "commands.txt"), "w") as f:
         f.write("# Every trainsim command behind results/data, run from the repository root.\n")

@@ -189,6 +189,43 @@ def bubble(data, out):
     save(fig, out, "bubble_fraction")
 
 
+def schedules(data, out):
+    rows = [r for r in read_csv(data, "schedules.csv") if r["scenario"].endswith("korthikanti-175b.json")]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.6))
+    labels = ["%s\n(v=%s)" % (r["schedule"], r["v"]) for r in rows]
+    x = range(len(rows))
+    left.bar(x, [float(r["bubble_s"]) * 1e3 for r in rows], color="#4C72B0")
+    for i, r in enumerate(rows):
+        left.annotate("%.1f%%" % (100 * float(r["bubble_fraction"])), (i, float(r["bubble_s"]) * 1e3),
+                      ha="center", va="bottom", fontsize=8)
+    left.set_xticks(list(x))
+    left.set_xticklabels(labels, fontsize=8)
+    left.set_ylabel("pipeline bubble per iteration (ms, mean over stages)")
+    left.set_title("Bubble")
+    static = [int(r["static_bytes"]) / GIB for r in rows]
+    act = [int(r["activation_bytes"]) / GIB for r in rows]
+    right.bar(x, static, color=COLORS["static"], label="weights, gradients, optimizer")
+    right.bar(x, act, bottom=static, color=COLORS["activation"], label="activations")
+    cap = int(rows[0]["capacity_bytes"]) / GIB
+    right.axhline(cap, color="#C44E52", ls="--", lw=1, label="usable memory")
+    for i, r in enumerate(rows):
+        right.annotate("%s held" % r["microbatches_in_flight"], (i, static[i] + act[i]), ha="center",
+                       va="bottom", fontsize=8)
+    right.set_xticks(list(x))
+    right.set_xticklabels(labels, fontsize=8)
+    right.set_ylabel("peak memory of the fullest stage (GiB)")
+    right.set_title("Peak memory")
+    right.legend(fontsize=8, loc="lower right")
+    caption(fig, "`trainsim run scenarios/korthikanti-175b.json --set schedule=S --set "
+                 "parallelism.virtual_pipeline_model_parallel_size=v` (GPT-3 175B, TP 8, PP 8, SP, selective "
+                 "recompute, %s micro-batches), profile %s. \"held\": (micro-batch, chunk)s holding activations "
+                 "at the stage's peak. ZB and DualPipeV keep Megatron's synchronised optimizer step (no "
+                 "post-validation); DualPipeV's F&B pairs are not overlapped (dense)."
+            % (rows[0]["microbatches"], rows[0]["profile"]), lines=3)
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.27, wspace=0.3)
+    save(fig, out, "schedules")
+
+
 RECOMPUTE_POLICIES = [
     ("none", "no recompute", "#8C8C8C"),
     ("selective", "selective", "#4C72B0"),
@@ -389,10 +426,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--only", help="draw this one figure")
     args = parser.parse_args()
-    for draw in (per_layer, activation_shares, memory_by_rank, bubble, recompute_policies, timeline,
-                 time_by_gpu_count):
-        draw(args.data, args.out)
+    draws = (per_layer, activation_shares, memory_by_rank, bubble, recompute_policies, timeline,
+             time_by_gpu_count, schedules)
+    for draw in draws:
+        if not args.only or draw.__name__ == args.only:
+            draw(args.data, args.out)
 
 
 if __name__ == "__main__":

@@ -97,6 +97,26 @@ TEST(PlanTimeBound, NeverExceedsTheSimulatedIterationTime) {
     EXPECT_GT(tight * 2, space.valid.size()) << tight << " of " << space.valid.size();
 }
 
+// The same two bounds on the zero-bubble and DualPipeV layouts (plan --schedules): W passes hold
+// activations longer and run a step later, which neither bound may overlook.
+TEST(PlanBounds, HoldForTheZeroBubbleAndDualPipeSchedules) {
+    plan::PlanRequest request = small_request(16, 16);
+    request.schedules = {config::ScheduleKind::ZbH1, config::ScheduleKind::ZbH2,
+                         config::ScheduleKind::DualPipeV};
+    const plan::LayoutSpace space = plan::enumerate_layouts(request);
+    const cost::CostModel cost = testing::shipped_cost_model();
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    std::set<config::ScheduleKind> seen;
+    for (const config::Scenario& sc : space.valid) {
+        seen.insert(sc.schedule);
+        const sweep::PointOutcome out = runner.simulate(sc);
+        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
+        EXPECT_LE(plan::memory_lower_bound(sc).value, out.report->peak_memory_bytes.value) << sc.name;
+        EXPECT_LE(plan::iteration_time_lower_bound(sc, cost), out.report->iteration_time) << sc.name;
+    }
+    EXPECT_EQ(seen.size(), 3u);
+}
+
 TEST(Plan, StoppingEarlyGivesTheSameTopAsSimulatingEverything) {
     plan::PlanOptions exact = plan_options();
     exact.top = 4;

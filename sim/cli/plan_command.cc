@@ -1,5 +1,6 @@
 // `trainsim plan --model PRESET|--scenario FILE --gpus N --global-batch B [--profile NAME] [--top N]`:
 // the fastest layouts for a model on N GPUs, each simulated, with why the best wins.
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
@@ -7,6 +8,7 @@
 
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
+#include "sim/config/scenario_enums.h"
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
 #include "sim/plan/explain.h"
@@ -103,6 +105,7 @@ int plan_command(const std::vector<std::string>& args) {
     long long top = 5;
     long long max_micro = 16;
     int jobs = 0;
+    std::string schedules = "auto";
     po::options_description options(
         "trainsim plan (--model PRESET | --scenario FILE) --gpus N --global-batch B");
     options.add_options()("help,h", "show this help")(
@@ -119,7 +122,10 @@ int plan_command(const std::vector<std::string>& args) {
         "jobs,j", po::value<int>(&jobs), "worker threads (default 0: one per hardware thread)")(
         "format", po::value<std::string>(&format), "text (default) or json")(
         "exhaustive",
-        "simulate every layout within the memory bound, not only those that could reach the top");
+        "simulate every layout within the memory bound, not only those that could reach the top")(
+        "schedules", po::value<std::string>(&schedules),
+        "comma-separated schedules to search (default auto: Megatron's for each v; e.g. "
+        "auto,zb-h1,zb-h2,dualpipev)");
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(options).run(), vm);
     po::notify(vm);
@@ -173,6 +179,19 @@ int plan_command(const std::vector<std::string>& args) {
     request.gpus = gpus;
     request.global_batch = global_batch;
     request.max_micro_batch = max_micro;
+    request.schedules.clear();
+    for (std::size_t from = 0; from <= schedules.size();) {
+        const std::size_t comma = std::min(schedules.find(',', from), schedules.size());
+        const std::string name = schedules.substr(from, comma - from);
+        const auto known = std::find_if(config::kScheduleNames.begin(), config::kScheduleNames.end(),
+                                        [&](const auto& e) { return name == e.name; });
+        if (known == config::kScheduleNames.end()) {
+            throw InputError("--schedules: unknown schedule \"" + name +
+                             "\" (auto, gpipe, 1f1b, interleaved, breadth_first, zb-h1, zb-h2, dualpipev)");
+        }
+        request.schedules.push_back(known->value);
+        from = comma + 1;
+    }
     plan::PlanOptions run;
     run.jobs = jobs == 0 ? sweep::default_jobs() : static_cast<unsigned>(jobs);
     run.profile_directory = profile_directory();

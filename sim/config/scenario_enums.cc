@@ -54,6 +54,14 @@ const char* to_string(VariabilityMode m) {
     return name_of(kVariabilityModeNames, m);
 }
 
+bool Scenario::v_shaped_placement() const {
+    return schedule == ScheduleKind::DualPipeV;
+}
+
+std::int64_t Scenario::last_stage_rank() const {
+    return v_shaped_placement() ? 0 : parallelism.pipeline_model_parallel_size - 1;
+}
+
 ScheduleKind Scenario::resolved_schedule() const {
     if (schedule != ScheduleKind::Auto) {
         return schedule;

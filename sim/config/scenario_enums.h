@@ -73,12 +73,15 @@ inline constexpr std::array<EnumName<FabricKind>, 2> kFabricKindNames{{
     {FabricKind::FatTree, "fat_tree"},
 }};
 
-inline constexpr std::array<EnumName<ScheduleKind>, 5> kScheduleNames{{
+inline constexpr std::array<EnumName<ScheduleKind>, 8> kScheduleNames{{
     {ScheduleKind::Auto, "auto"},
     {ScheduleKind::GPipe, "gpipe"},
     {ScheduleKind::OneFOneB, "1f1b"},
     {ScheduleKind::Interleaved, "interleaved"},
     {ScheduleKind::BreadthFirst, "breadth_first"},
+    {ScheduleKind::ZbH1, "zb-h1"},
+    {ScheduleKind::ZbH2, "zb-h2"},
+    {ScheduleKind::DualPipeV, "dualpipev"},
 }};
 
 inline constexpr std::array<EnumName<VariabilityMode>, 3> kVariabilityModeNames{{

@@ -316,6 +316,28 @@ void check_schedule(const Scenario& s) {
              " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
              " (use \"interleaved\" or \"auto\" for more than one model chunk per rank)");
     }
+    if (s.schedule == ScheduleKind::DualPipeV && v != 2) {
+        fail("schedule=\"dualpipev\" requires parallelism.virtual_pipeline_model_parallel_size=2, got " +
+             std::to_string(v) + " (two model chunks per rank, placed in a V)");
+    }
+    if (s.v_shaped_placement() && !s.parallelism.layers_per_pipeline_stage.empty()) {
+        fail("schedule=" + quoted(to_string(s.schedule)) +
+             " needs the uniform split: parallelism.layers_per_pipeline_stage (and Megatron's uneven "
+             "first/last "
+             "stage keys) are not modelled with the V-shaped placement");
+    }
+    if (s.schedule == ScheduleKind::DualPipeV && s.num_microbatches() < 2 * p) {
+        fail(show("training.global_batch_size", s.training.global_batch_size) + " gives " +
+             std::to_string(s.num_microbatches()) +
+             " micro-batches; schedule=\"dualpipev\" needs at least 2 × " +
+             show("parallelism.pipeline_model_parallel_size", p) +
+             " (DualPipe: num_chunks >= num_ranks * 2)");
+    }
+    if ((s.schedule == ScheduleKind::ZbH1 || s.schedule == ScheduleKind::ZbH2) && v > 1) {
+        fail("schedule=" + quoted(to_string(s.schedule)) +
+             " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
+             " (the handcrafted zero-bubble schedules run one model chunk per rank)");
+    }
     if (v > 1 && p <= 2 && s.resolved_schedule() == ScheduleKind::Interleaved) {
         fail(show("parallelism.virtual_pipeline_model_parallel_size", v) +
              " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +

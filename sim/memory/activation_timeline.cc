@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "sim/core/input_error.h"
+#include "sim/program/backward_split.h"
 #include "sim/program/op_span_visitor.h"
 
 namespace trainsim::memory {
@@ -42,7 +43,9 @@ std::int64_t add_bytes(std::int64_t a, std::int64_t b, std::size_t gpu) {
 struct KeyState {
     Key key;
     std::int64_t held = 0;
+    std::int64_t held_recomputed = 0;  // by recomputed forward ops: the input gradient's alone
     SimTime freed = 0;
+    SimTime input_gradient_done = 0;  // the end of its last backward task that is not W alone
     bool allocated = false;
     bool has_free = false;
 };
@@ -123,7 +126,11 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
                         span.op != nullptr ? span.op->saved_bytes.value : shape.saved.value;
                     if (bytes > 0) {
                         x.allocations.push_back({span.end, bytes, key});
-                        k.held = add_bytes(k.held, bytes, g);
+                        if (prog.weight_passes && span.op != nullptr && span.op->is_recompute) {
+                            k.held_recomputed = add_bytes(k.held_recomputed, bytes, g);
+                        } else {
+                            k.held = add_bytes(k.held, bytes, g);
+                        }
                         k.allocated = true;
                     }
                 });
@@ -136,12 +143,28 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
                 KeyState& k = x.state(key);
                 k.freed = std::max(k.freed, run.timings[t].end);
                 k.has_free = true;
+                if (prog.weight_passes) {
+                    // With zero-bubble W passes, what was recomputed serves the input gradient (B) alone:
+                    // it goes when the key's last task with more than wgrad GEMMs ends.
+                    bool weight_only = true;
+                    program::for_each_op_span(prog, shape, run.timings[t], [&](const program::OpSpan& span) {
+                        weight_only =
+                            weight_only && span.op != nullptr && program::is_weight_gradient(*span.op);
+                    });
+                    if (!weight_only) {
+                        k.input_gradient_done = std::max(k.input_gradient_done, run.timings[t].end);
+                    }
+                }
             }
         }
     }
     for (const KeyState& k : x.keys) {
         if (k.allocated && k.has_free) {
             x.frees.push_back({k.freed, -k.held, k.key});
+            if (k.held_recomputed > 0) {
+                x.frees.push_back(
+                    {k.input_gradient_done > 0 ? k.input_gradient_done : k.freed, -k.held_recomputed, k.key});
+            }
         }
     }
     // Allocations come in task order, which is time order on the compute stream; others (a kept

@@ -50,6 +50,9 @@ std::string layout_label(const config::Scenario& sc) {
     if (tr.use_distributed_optimizer) {
         label += " distopt";
     }
+    if (sc.schedule != config::ScheduleKind::Auto) {
+        label += std::string(" ") + config::to_string(sc.schedule);
+    }
     return label;
 }
 
@@ -99,14 +102,17 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                 }
                                 tr.use_distributed_optimizer = distributed;
                                 tr.ddp_bucket_size.reset();
-                                sc.schedule = config::ScheduleKind::Auto;
-                                sc.name = layout_label(sc);
-                                try {
-                                    config::validate_scenario(sc);
-                                } catch (const InputError&) {
-                                    continue;  // a combination Megatron-LM would reject
+                                for (const config::ScheduleKind kind : request.schedules) {
+                                    config::Scenario with = sc;
+                                    with.schedule = kind;
+                                    with.name = layout_label(with);
+                                    try {
+                                        config::validate_scenario(with);
+                                    } catch (const InputError&) {
+                                        continue;  // a combination Megatron-LM (or the schedule) rejects
+                                    }
+                                    space.valid.push_back(std::move(with));
                                 }
-                                space.valid.push_back(std::move(sc));
                             }
                         }
                     }

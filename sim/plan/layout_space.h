@@ -11,7 +11,8 @@
 // - d: the largest data-parallel size with t·p·d ≤ N GPUs and b·d dividing the global batch (so a
 //   layout uses all N GPUs when N factors, and as many as the batch allows otherwise);
 // - recompute none, selective or full (uniform, one layer per checkpoint); the distributed optimizer
-//   only with d > 1 and sequence parallelism only with t > 1, where they change anything.
+//   only with d > 1 and sequence parallelism only with t > 1, where they change anything;
+// - the schedules of PlanRequest::schedules (default: Megatron's auto choice only).
 #pragma once
 
 #include <cstddef>
@@ -28,6 +29,9 @@ struct PlanRequest {
     std::int64_t gpus = 0;
     std::int64_t global_batch = 0;
     std::int64_t max_micro_batch = 16;
+    /// The schedules searched (trainsim plan --schedules); `auto` is Megatron's choice for each v. The
+    /// zero-bubble and DualPipeV schedules join only where the scenario rules accept them.
+    std::vector<config::ScheduleKind> schedules{config::ScheduleKind::Auto};
 };
 
 struct LayoutSpace {

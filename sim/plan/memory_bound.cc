@@ -56,7 +56,9 @@ Bytes layers_saved_bytes(const config::Scenario& sc, std::int64_t layers_per_chu
 Bytes forward_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::int64_t chunk) {
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t v = sc.parallelism.virtual_pipeline_model_parallel_size;
-    const std::int64_t virtual_stage = chunk * p + rank;
+    // A V-shaped placement (DualPipeV) puts chunk 1 of rank r at stage 2p − 1 − r.
+    const std::int64_t virtual_stage =
+        sc.v_shaped_placement() && chunk == 1 ? 2 * p - 1 - rank : chunk * p + rank;
     const workload::LayerShape shape = workload::layer_shape_of(sc);
     Bytes bytes = layers_saved_bytes(sc, sc.chunk_num_layers(rank));
     if (virtual_stage == 0) {

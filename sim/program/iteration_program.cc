@@ -4,8 +4,10 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "sim/core/input_error.h"
+#include "sim/program/backward_split.h"
 #include "sim/program/op_lowering.h"
 #include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
@@ -98,9 +100,16 @@ public:
                                  ") and a lookahead of at least 0");
             }
         }
-        const auto sched = schedule::make_schedule(
+        sched_ = schedule::make_schedule(
             sc_.schedule,
             {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
+        split_ = sched_->splits_backward();
+        out_.weight_passes = split_;
+        if (split_ && fsdp_) {
+            throw InputError("schedule=" + std::string(config::to_string(sc_.schedule)) +
+                             " splits each backward into B and W passes, which is not modelled with "
+                             "parallelism.data_parallel_sharding_strategy=optim_grads_params (FSDP)");
+        }
         const std::int64_t t = sc_.parallelism.tensor_model_parallel_size;
         const std::int64_t c = sc_.parallelism.context_parallel_size;
         const std::int64_t d = sc_.parallelism.data_parallel_size;
@@ -126,7 +135,7 @@ public:
                 std::make_unique<NetworkFlows>(out_.program, out_.topology, pricing_cost_, layout_, fold_);
         }
         for (std::int64_t pp = 0; pp < p_; ++pp) {
-            const std::vector<schedule::Step> steps = sched->steps(pp);
+            const std::vector<schedule::Step> steps = sched_->steps(pp);
             for (std::int64_t dp = 0; dp < (fold_.data ? 1 : d); ++dp) {
                 for (std::int64_t tp = 0; tp < (fold_.tensor ? 1 : t); ++tp) {
                     build_gpu({tp, dp, pp}, steps);
@@ -186,9 +195,10 @@ private:
         const std::int64_t virtual_stages = p_ * v_;
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
+        // (With the backward split, during its last W.)
         std::vector<std::size_t> last_backward(static_cast<std::size_t>(v_), 0);
         for (std::size_t k = 0; k < steps.size(); ++k) {
-            if (steps[k].pass == schedule::Pass::Backward) {
+            if (steps[k].pass != schedule::Pass::Forward) {
                 last_backward[static_cast<std::size_t>(steps[k].chunk)] = k;
             }
         }
@@ -222,10 +232,18 @@ private:
                 }
             }
         }
+        // DualPipe's F&B chunk pairs (Step::paired) communicate the same way.
         auto pairs_with_next = [&](std::size_t k) {
-            return steady_forward[k] != 0 && k + 1 < steps.size() &&
+            return (steady_forward[k] != 0 || steps[k].paired) && k + 1 < steps.size() &&
                    steps[k + 1].pass == schedule::Pass::Backward;
         };
+        // The (micro-batch, chunk)s whose backward the schedule splits: it lists their W.
+        std::set<std::pair<std::int32_t, std::int32_t>> split_backwards;
+        for (const schedule::Step& step : steps) {
+            if (step.pass == schedule::Pass::Weight) {
+                split_backwards.insert({step.microbatch, step.chunk});
+            }
+        }
         std::vector<char> received(steps.size(), 0);
         auto receive_for = [&](std::size_t k) {
             if (received[k] != 0) {
@@ -233,14 +251,19 @@ private:
             }
             received[k] = 1;
             const schedule::Step& step = steps[k];
-            const std::int64_t vs = step.chunk * p_ + at.pp;
+            if (step.pass == schedule::Pass::Weight) {
+                return;  // W needs nothing from another stage
+            }
+            const std::int64_t vs = sched_->stage_of(at.pp, step.chunk, p_);
             const bool forward = step.pass == schedule::Pass::Forward;
             const StepContext ctx{step.microbatch, step.chunk, -1,
                                   forward ? Phase::Forward : Phase::Backward};
-            if (forward && vs != 0) {
-                low.receive(Direction::Forward, neighbour(at, vs - 1), p2p_bytes_, ctx);
-            } else if (!forward && vs != virtual_stages - 1) {
-                low.receive(Direction::Backward, neighbour(at, vs + 1), p2p_bytes_, ctx);
+            // In a V the stage after rank p − 1's chunk 0 is its own chunk 1: nothing to transfer.
+            if (forward && vs != 0 && neighbour(at, vs - 1, step.chunk).pp != at.pp) {
+                low.receive(Direction::Forward, neighbour(at, vs - 1, step.chunk), p2p_bytes_, ctx);
+            } else if (!forward && vs != virtual_stages - 1 &&
+                       neighbour(at, vs + 1, step.chunk).pp != at.pp) {
+                low.receive(Direction::Backward, neighbour(at, vs + 1, step.chunk), p2p_bytes_, ctx);
             }
         };
         struct ForwardSend {
@@ -252,7 +275,7 @@ private:
         for (std::size_t k = 0; k < steps.size(); ++k) {
             const schedule::Step& step = steps[k];
             markers[k] = low.last_compute();
-            const std::int64_t vs = step.chunk * p_ + at.pp;
+            const std::int64_t vs = sched_->stage_of(at.pp, step.chunk, p_);
             const bool first = vs == 0;
             const bool last = vs == virtual_stages - 1;
             const std::int64_t first_layer = sc_.first_layer_of_virtual_stage(vs);
@@ -283,11 +306,11 @@ private:
                 if (last) {
                     low.lower(*ops_.output_forward, ctx);
                 }
-                if (!last) {
+                if (!last && neighbour(at, vs + 1, step.chunk).pp != at.pp) {
                     // A kept output belongs with the chunk's last layer: its backward is when it goes.
                     StepContext output = ctx;
                     output.layer = static_cast<std::int32_t>(first_layer + chunk_layers - 1);
-                    const ForwardSend send{neighbour(at, vs + 1), output,
+                    const ForwardSend send{neighbour(at, vs + 1, step.chunk), output,
                                            sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_};
                     if (pairs_with_next(k)) {
                         deferred = send;
@@ -295,12 +318,18 @@ private:
                         low.send(Direction::Forward, send.to, p2p_bytes_, send.ctx, send.kept);
                     }
                 }
+            } else if (step.pass == schedule::Pass::Weight) {
+                ctx.phase = Phase::Backward;
+                bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
+                lower_weight_gradients(low, step);
+                flush_bucket(low, ctx);
+                bucketing_ = false;
             } else {
                 ctx.phase = Phase::Backward;
                 bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
+                defer_weights_ = split_backwards.contains({step.microbatch, step.chunk});
                 if (last) {
-                    low.lower(*ops_.output_backward, ctx);
-                    add_gradients(low, output_layer_parameters(at), ctx);
+                    lower_backward(low, *ops_.output_backward, ctx, output_layer_parameters(at));
                 }
                 if (plan_ != nullptr) {
                     lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done,
@@ -310,18 +339,18 @@ private:
                 }
                 ctx.layer = -1;
                 if (first) {
-                    low.lower(*ops_.embedding_backward, ctx);
-                    add_gradients(low, embedding_parameters(), ctx);
+                    lower_backward(low, *ops_.embedding_backward, ctx, embedding_parameters());
                 }
                 if (deferred) {
                     low.send(Direction::Forward, deferred->to, p2p_bytes_, deferred->ctx, deferred->kept);
                     deferred.reset();
                 }
-                if (!first) {
-                    low.send(Direction::Backward, neighbour(at, vs - 1), p2p_bytes_, ctx);
+                if (!first && neighbour(at, vs - 1, step.chunk).pp != at.pp) {
+                    low.send(Direction::Backward, neighbour(at, vs - 1, step.chunk), p2p_bytes_, ctx);
                 }
                 flush_bucket(low, ctx);
                 bucketing_ = false;
+                defer_weights_ = false;
             }
         }
         if (overlap || fsdp_) {
@@ -380,8 +409,7 @@ private:
             }
             if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                low.lower(*ops_.backward, ctx);
-                add_gradients(low, layer_parameters_, ctx);
+                lower_backward(low, *ops_.backward, ctx, layer_parameters_);
                 --j;
                 continue;
             }
@@ -392,8 +420,7 @@ private:
             }
             for (std::int64_t k = j; k >= block_start; --k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                low.lower(*ops_.backward_plain, ctx);
-                add_gradients(low, layer_parameters_, ctx);
+                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
             }
             j = block_start - 1;
         }
@@ -454,24 +481,59 @@ private:
             ctx.layer = static_cast<std::int32_t>(first_layer + j);
             switch (plan_of(j)) {
             case recompute::LayerRecompute::Keep:
-                low.lower(*ops_.backward_plain, ctx);
+                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
                 break;
             case recompute::LayerRecompute::SelectiveOnDemand:
-                low.lower(*ops_.backward_selective, ctx);
+                lower_backward(low, *ops_.backward_selective, ctx, layer_parameters_);
                 break;
             case recompute::LayerRecompute::FullOnDemand:
                 low.lower(*ops_.recompute, ctx);
-                low.lower(*ops_.backward_plain, ctx);
+                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
                 break;
             case recompute::LayerRecompute::SelectiveOverlapped:
             case recompute::LayerRecompute::FullOverlapped:
                 low.wait_for(ready[static_cast<std::size_t>(j)]);
-                low.lower(*ops_.backward_plain, ctx);
+                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
                 break;
             }
             layer_freed[static_cast<std::size_t>(j)] = low.last_compute();
-            add_gradients(low, layer_parameters_, ctx);
         }
+    }
+
+    // A backward op list and the gradients it makes final. With the backward split only B runs now;
+    // W is kept for the step's Weight pass, which adds the gradients to the bucket.
+    void lower_backward(OpLowering& low, const workload::OpList& ops, const StepContext& ctx,
+                        std::int64_t parameters) {
+        if (!defer_weights_) {
+            low.lower(ops, ctx);
+            add_gradients(low, parameters, ctx);
+            return;
+        }
+        auto [it, added] = splits_.try_emplace(&ops, nullptr, nullptr);
+        if (added) {
+            BackwardSplit parts = split_backward(ops);
+            it->second = {own(std::move(parts.input_gradient)), own(std::move(parts.weight_gradient))};
+        }
+        if (!it->second.first->empty()) {
+            low.lower(*it->second.first, ctx);
+        }
+        pending_weights_[{ctx.microbatch, ctx.chunk}].push_back({ctx, it->second.second, parameters});
+    }
+
+    // The W pass of a (micro-batch, chunk): the weight gradients its B left, in the B's order.
+    void lower_weight_gradients(OpLowering& low, const schedule::Step& step) {
+        const auto found = pending_weights_.find({step.microbatch, step.chunk});
+        if (found == pending_weights_.end()) {
+            throw InputError("schedule " + sched_->name() + ": W" + std::to_string(step.microbatch) + ".c" +
+                             std::to_string(step.chunk) + " runs before its B");
+        }
+        for (const PendingWeight& w : found->second) {
+            if (!w.ops->empty()) {
+                low.lower(*w.ops, w.ctx);
+            }
+            add_gradients(low, w.parameters, w.ctx);
+        }
+        pending_weights_.erase(found);
     }
 
     // FSDP: issues one layer's weight all-gather on the data-parallel stream and returns its task (-1
@@ -550,9 +612,10 @@ private:
         return sc_.training.recompute_num_layers.value_or(1);
     }
 
-    [[nodiscard]] parallel::Coordinates neighbour(const parallel::Coordinates& at,
-                                                  std::int64_t virtual_stage) const {
-        return {at.tp, at.dp, virtual_stage % p_};
+    // The GPU holding model stage `virtual_stage` of chunk `chunk`'s pipeline, beside `at`.
+    [[nodiscard]] parallel::Coordinates neighbour(const parallel::Coordinates& at, std::int64_t virtual_stage,
+                                                  std::int32_t chunk) const {
+        return {at.tp, at.dp, sched_->rank_of(virtual_stage, chunk, p_)};
     }
 
     [[nodiscard]] GroupMembers members_policy() const {
@@ -585,6 +648,18 @@ private:
     const OpList* fsdp_reduce_ = nullptr;
     bool bucketing_ = false;
     std::int64_t bucket_filled_ = 0;
+    std::unique_ptr<schedule::Schedule> sched_;
+    bool split_ = false;  // the schedule runs W passes of their own
+    // Each backward list's B and W parts (split_ only), by the list they come from.
+    std::map<const OpList*, std::pair<const OpList*, const OpList*>> splits_;
+    struct PendingWeight {
+        StepContext ctx;
+        const OpList* ops = nullptr;
+        std::int64_t parameters = 0;
+    };
+    bool defer_weights_ = false;  // the backward being lowered is B alone; its W step comes later
+    // The W parts a B left on this GPU, by (micro-batch, chunk), until the schedule's W step.
+    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<PendingWeight>> pending_weights_;
     IterationProgram out_;
 };
 

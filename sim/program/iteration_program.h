@@ -38,6 +38,8 @@ struct IterationProgram {
     std::vector<std::unique_ptr<workload::OpList>> op_lists;  // the lists `priced` points into
     std::vector<PricedOps> priced;
     std::vector<std::string> warnings;  // what the builder had to decide for the user (e.g. folding off)
+    /// The schedule runs some weight-gradient passes (W) apart from their backward (zero-bubble).
+    bool weight_passes = false;
     /// The cluster the flows ran on (hardware.network_model=flow; null for the analytical model): the
     /// engine's resource r is its link r.
     std::shared_ptr<const network::Topology> topology;

@@ -295,6 +295,24 @@ void OpLowering::join_data_parallel() {
     unjoined_data_.clear();
 }
 
+engine::StreamId OpLowering::transfer_stream(std::size_t direction, std::int64_t peer_rank, bool send) {
+    std::int64_t& first = send ? send_peer_[direction] : receive_peer_[direction];
+    if (first < 0 || first == peer_rank) {
+        first = peer_rank;
+        return send ? send_[direction] : receive_[direction];
+    }
+    const std::array<std::int64_t, 3> key{send ? 1 : 0, static_cast<std::int64_t>(direction), peer_rank};
+    for (const auto& [k, stream] : other_peer_streams_) {
+        if (k == key) {
+            return stream;
+        }
+    }
+    const std::string name = std::string(send ? "pp_send_" : "pp_recv_") +
+                             (direction == 0 ? "fwd_" : "bwd_") + std::to_string(peer_rank);
+    other_peer_streams_.push_back({key, out_.program.add_stream(gpu_, name)});
+    return other_peer_streams_.back().second;
+}
+
 void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes,
                           const StepContext& ctx, bool send, Bytes kept) {
     const auto di = static_cast<std::size_t>(dir);
@@ -338,7 +356,7 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     // A kept output (Appendix B off) is freed with the backward of the layer the context names.
     info.layer = ctx.layer;
     info.saved = kept;
-    const engine::TaskId id = add_task(send ? send_[di] : receive_[di], duration, r, deps, info);
+    const engine::TaskId id = add_task(transfer_stream(di, peer_rank, send), duration, r, deps, info);
     synchronized_ = sync_host_ != nullptr;
     if (send) {
         if (wait_for_sends_) {

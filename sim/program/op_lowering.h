@@ -133,7 +133,12 @@ private:
     Lane background_;  // created on first use
     engine::StreamId data_comm_;
     engine::StreamId context_comm_ = -1;  // context parallelism's KV exchange, created on first use
-    std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction
+    std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction, for the first peer that way
+    std::array<std::int64_t, 2> send_peer_{-1, -1}, receive_peer_{-1, -1};  // that peer's global rank
+    // Streams of the other peers one direction reaches (a V-shaped placement sends forward to both
+    // neighbours): NCCL's transfers to different peers do not queue behind each other.
+    std::vector<std::pair<std::array<std::int64_t, 3>, engine::StreamId>> other_peer_streams_;
+    [[nodiscard]] engine::StreamId transfer_stream(std::size_t direction, std::int64_t peer_rank, bool send);
 
     /// A collective's rendezvous: a flow on the network when there is one, else of fixed `duration`.
     [[nodiscard]] engine::RendezvousId collective_rendezvous(const workload::Op& op,

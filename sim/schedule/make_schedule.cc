@@ -2,10 +2,12 @@
 
 #include "sim/core/input_error.h"
 #include "sim/schedule/breadth_first_schedule.h"
+#include "sim/schedule/dualpipe_v_schedule.h"
 #include "sim/schedule/gpipe_schedule.h"
 #include "sim/schedule/interleaved_schedule.h"
 #include "sim/schedule/one_f_one_b_schedule.h"
 #include "sim/schedule/schedule.h"
+#include "sim/schedule/zero_bubble_handcrafted_schedule.h"
 
 namespace trainsim::schedule {
 
@@ -55,6 +57,29 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
                                                      shape.group_size == 0 ? shape.stages : shape.group_size);
     case config::ScheduleKind::BreadthFirst:
         return std::make_unique<BreadthFirstSchedule>(shape);
+    case config::ScheduleKind::ZbH1:
+    case config::ScheduleKind::ZbH2:
+        if (shape.chunks > 1) {
+            throw InputError(std::string("schedule=") + config::to_string(kind) +
+                             " needs parallelism.virtual_pipeline_model_parallel_size=1 (one model chunk per "
+                             "rank; zb-v runs two)");
+        }
+        return std::make_unique<ZeroBubbleHandcraftedSchedule>(
+            shape, kind == config::ScheduleKind::ZbH1 ? ZeroBubbleHandcraftedSchedule::Variant::H1
+                                                      : ZeroBubbleHandcraftedSchedule::Variant::H2);
+    case config::ScheduleKind::DualPipeV:
+        if (shape.chunks != 2) {
+            throw InputError(
+                "schedule=dualpipev needs parallelism.virtual_pipeline_model_parallel_size=2 (two "
+                "model chunks per rank, placed in a V)");
+        }
+        if (shape.microbatches < 2 * shape.stages) {
+            throw InputError(
+                "schedule=dualpipev needs at least 2 × parallelism.pipeline_model_parallel_size = " +
+                std::to_string(2 * shape.stages) + " micro-batches, got " +
+                std::to_string(shape.microbatches) + " (DualPipe's num_chunks >= num_ranks * 2)");
+        }
+        return std::make_unique<DualPipeVSchedule>(shape);
     case config::ScheduleKind::Auto:
         break;
     }
@@ -64,8 +89,11 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
 std::string to_string(const std::vector<Step>& steps) {
     std::ostringstream out;
     for (std::size_t i = 0; i < steps.size(); ++i) {
-        out << (i ? " " : "") << (steps[i].pass == Pass::Forward ? 'F' : 'B') << steps[i].microbatch << ".c"
-            << steps[i].chunk;
+        const char pass = steps[i].pass == Pass::Forward ? 'F' : steps[i].pass == Pass::Backward ? 'B' : 'W';
+        out << (i == 0                ? ""
+                : steps[i - 1].paired ? "&"
+                                      : " ")
+            << pass << steps[i].microbatch << ".c" << steps[i].chunk;
     }
     return out.str();
 }

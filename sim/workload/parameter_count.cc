@@ -58,31 +58,30 @@ std::int64_t position_embedding_parameters(const config::Scenario& sc) {
 }
 
 bool output_layer_has_own_weights(const config::Scenario& sc, std::int64_t pipeline_rank) {
-    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
-    if (pipeline_rank != p - 1) {
+    const std::int64_t last = sc.last_stage_rank();
+    if (pipeline_rank != last) {
         return false;
     }
     // Untied: the output layer always has its own weights. Tied: Megatron keeps a copy of the word
-    // embedding on the last stage when it is not also the first, and all-reduces its gradient with the
-    // first stage's.
-    return sc.model.untie_embeddings_and_output_weights || p > 1;
+    // embedding on the last stage when it is not also the first (in a V-shaped placement rank 0 holds
+    // both), and all-reduces its gradient with the first stage's.
+    return sc.model.untie_embeddings_and_output_weights || last != 0;
 }
 
 bool holds_tied_embedding_copy(const config::Scenario& sc, std::int64_t pipeline_rank) {
-    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
-    return !sc.model.untie_embeddings_and_output_weights && p > 1 &&
-           (pipeline_rank == 0 || pipeline_rank == p - 1);
+    const std::int64_t last = sc.last_stage_rank();
+    return !sc.model.untie_embeddings_and_output_weights && last != 0 &&
+           (pipeline_rank == 0 || pipeline_rank == last);
 }
 
 StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
-    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const LayerShape shape = layer_shape_of(sc);
     StageParameters out;
     out.transformer = sc.stage_num_layers(pipeline_rank) * layer_parameters_per_rank(shape);
     if (pipeline_rank == 0) {
         out.embedding += word_embedding_parameters_per_rank(sc) + position_embedding_parameters(sc);
     }
-    if (pipeline_rank == p - 1) {
+    if (pipeline_rank == sc.last_stage_rank()) {
         out.final_layernorm = norm_parameters(shape);
     }
     if (output_layer_has_own_weights(sc, pipeline_rank)) {
