@@ -10,6 +10,7 @@
 #include "sim/core/input_error.h"
 #include "sim/experiment/simulate_scenario.h"
 #include "sim/report/atomic_file.h"
+#include "sim/report/critical_path.h"
 #include "sim/report/perfetto_trace.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
@@ -61,6 +62,7 @@ int run_command(const std::vector<std::string>& args) {
     CommonOptions common;
     std::string format = "text";
     std::string trace;
+    bool critical_path = false;
     std::string fold = "tp,dp";
     std::string max_events = std::to_string(engine::RunOptions{}.max_events);
     po::options_description options("trainsim run SCENARIO [options]");
@@ -68,7 +70,11 @@ int run_command(const std::vector<std::string>& args) {
         "set", po::value<std::vector<std::string>>(&common.overrides)->composing(),
         "override a scenario key: --set parallelism.data_parallel_size=16")(
         "format", po::value<std::string>(&format), "text (default), json or csv")(
-        "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace of the iteration to FILE")(
+        "trace", po::value<std::string>(&trace),
+        "write a Chrome/Perfetto trace of the iteration to FILE (critical tasks carry args.critical; with "
+        "--critical-path also a 'critical path' track)")(
+        "critical-path", po::bool_switch(&critical_path),
+        "print the iteration's critical path: its split into compute, communication, recompute and waiting")(
         "fold", po::value<std::string>(&fold),
         "which identical GPUs to simulate once: tp,dp (default), tp, dp or none")(
         "max-events", po::value<std::string>(&max_events),
@@ -90,6 +96,9 @@ int run_command(const std::vector<std::string>& args) {
         throw InputError("run: missing SCENARIO (a scenario JSON file)");
     }
     common.format = parse_format(format);
+    if (critical_path && common.format == Format::Csv) {
+        throw InputError("--critical-path has no csv form: use --format text or json");
+    }
     experiment::SimulationOptions simulation;
     simulation.fold = parse_fold(fold);
     simulation.engine.max_events = parse_max_events(max_events);
@@ -98,20 +107,33 @@ int run_command(const std::vector<std::string>& args) {
     const cost::CostModel cost(load_profile(scenario));
     const experiment::Simulation sim = experiment::simulate_scenario(scenario, cost, simulation);
     const report::IterationReport& rep = sim.report;
+    std::optional<report::CriticalPath> path;
+    if (critical_path || !trace.empty()) {
+        path = report::make_critical_path(sim.program, sim.run);
+    }
     if (!trace.empty()) {
         report::write_file_atomically(trace, "--trace", [&](std::ostream& out) {
-            report::write_perfetto_trace(out, scenario, sim.program, sim.run);
+            report::write_perfetto_trace(out, scenario, sim.program, sim.run, path->task_ids, critical_path);
         });
     }
     switch (common.format) {
-    case Format::Json:
-        std::cout << report::to_json(rep).dump(2) << "\n";
+    case Format::Json: {
+        nlohmann::ordered_json j = report::to_json(rep);
+        if (critical_path) {
+            j["critical_path"] = report::to_json(*path);
+        }
+        std::cout << j.dump(2) << "\n";
         break;
+    }
     case Format::Csv:
         report::write_csv(std::cout, rep);
         break;
     case Format::Text:
         report::write_text(std::cout, rep);
+        if (critical_path) {
+            std::cout << "\n";
+            report::write_text(std::cout, *path);
+        }
         break;
     }
     return 0;

@@ -8,7 +8,12 @@
 namespace trainsim::report {
 
 void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
-                          const program::IterationProgram& prog, const engine::RunResult& run) {
+                          const program::IterationProgram& prog, const engine::RunResult& run,
+                          std::span<const engine::TaskId> critical, bool critical_track) {
+    std::vector<bool> on_path(critical.empty() ? 0 : prog.program.size(), false);
+    for (const engine::TaskId t : critical) {
+        on_path[static_cast<std::size_t>(t)] = true;
+    }
     // Streamed event by event: a 2240-GPU unfolded trace does not fit comfortably in one json object.
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
@@ -48,6 +53,9 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
             if (info.layer >= 0) {
                 args["layer"] = info.layer;
             }
+            if (!on_path.empty() && on_path[t]) {
+                args["critical"] = true;
+            }
             if (span.op != nullptr && span.op->flops().value > 0) {
                 args["flops"] = span.op->flops().value;
             }
@@ -60,6 +68,30 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"ts", static_cast<double>(span.start) / 1e3},  // microseconds
                   {"dur", static_cast<double>(span.end - span.start) / 1e3},
                   {"args", args}});
+        }
+    }
+    if (critical_track) {
+        // One track that follows the path from GPU to GPU: each critical task as one slice.
+        const std::size_t pid = prog.gpus.size();
+        emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", "critical path"}}}});
+        emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", -1}}}});
+        for (const engine::TaskId id : critical) {
+            const auto t = static_cast<std::size_t>(id);
+            const program::TaskInfo& info = prog.info[t];
+            const engine::TaskTiming& timing = run.timings[t];
+            emit({{"ph", "X"},
+                  {"name", prog.describe(id)},
+                  {"cat", program::to_string(info.category)},
+                  {"pid", pid},
+                  {"tid", 0},
+                  {"ts", static_cast<double>(timing.start) / 1e3},
+                  {"dur", static_cast<double>(timing.end - timing.start) / 1e3},
+                  {"args",
+                   {{"phase", program::to_string(info.phase)},
+                    {"stage", prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp},
+                    {"gpu", info.gpu},
+                    {"stream",
+                     prog.program.streams()[static_cast<std::size_t>(prog.program.stream(id))].name}}}});
         }
     }
     const std::vector<memory::ActivationTimeline> memory = memory::activation_timelines(prog, run);
