@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
@@ -11,9 +13,11 @@
 #include "sim/experiment/simulate_scenario.h"
 #include "sim/report/atomic_file.h"
 #include "sim/report/critical_path.h"
+#include "sim/report/gzip_stream.h"
 #include "sim/report/perfetto_trace.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
+#include "sim/report/trace_selection.h"
 
 namespace trainsim::cli {
 
@@ -63,6 +67,8 @@ int run_command(const std::vector<std::string>& args) {
     std::string format = "text";
     std::string trace;
     bool critical_path = false;
+    std::string trace_ranks;
+    std::string trace_window;
     std::string fold = "tp,dp";
     std::string max_events = std::to_string(engine::RunOptions{}.max_events);
     po::options_description options("trainsim run SCENARIO [options]");
@@ -71,8 +77,12 @@ int run_command(const std::vector<std::string>& args) {
         "override a scenario key: --set parallelism.data_parallel_size=16")(
         "format", po::value<std::string>(&format), "text (default), json or csv")(
         "trace", po::value<std::string>(&trace),
-        "write a Chrome/Perfetto trace of the iteration to FILE (critical tasks carry args.critical; with "
-        "--critical-path also a 'critical path' track)")(
+        "write a Chrome/Perfetto trace of the iteration to FILE, gzip'd when FILE ends in .gz (critical "
+        "tasks carry args.critical; with --critical-path also a 'critical path' track)")(
+        "trace-ranks", po::value<std::string>(&trace_ranks),
+        "keep only these global ranks in the trace: 0-7,64 (folded runs simulate tp 0, dp 0 of each stage)")(
+        "trace-window", po::value<std::string>(&trace_window),
+        "keep only the slices that overlap START:END seconds of the iteration (either may be left out)")(
         "critical-path", po::bool_switch(&critical_path),
         "print the iteration's critical path: its split into compute, communication, recompute and waiting")(
         "fold", po::value<std::string>(&fold),
@@ -96,6 +106,14 @@ int run_command(const std::vector<std::string>& args) {
         throw InputError("run: missing SCENARIO (a scenario JSON file)");
     }
     common.format = parse_format(format);
+    if (trace.empty() && (!trace_ranks.empty() || !trace_window.empty())) {
+        throw InputError(std::string(trace_ranks.empty() ? "--trace-window" : "--trace-ranks") +
+                         " needs --trace FILE");
+    }
+    std::optional<std::pair<SimTime, SimTime>> window;
+    if (!trace_window.empty()) {
+        window = report::parse_trace_window(trace_window);
+    }
     if (critical_path && common.format == Format::Csv) {
         throw InputError("--critical-path has no csv form: use --format text or json");
     }
@@ -112,8 +130,24 @@ int run_command(const std::vector<std::string>& args) {
         path = report::make_critical_path(sim.program, sim.run);
     }
     if (!trace.empty()) {
+        report::TraceOptions selection;
+        selection.critical = path->task_ids;
+        selection.critical_track = critical_path;
+        if (!trace_ranks.empty()) {
+            selection.keep_gpu = report::select_trace_ranks(trace_ranks, scenario, sim.program);
+        }
+        if (window) {
+            std::tie(selection.window_start, selection.window_end) = *window;
+        }
+        const bool gzip = trace.size() > 3 && trace.compare(trace.size() - 3, 3, ".gz") == 0;
         report::write_file_atomically(trace, "--trace", [&](std::ostream& out) {
-            report::write_perfetto_trace(out, scenario, sim.program, sim.run, path->task_ids, critical_path);
+            if (gzip) {
+                report::GzipOStream zipped(out);
+                report::write_perfetto_trace(zipped, scenario, sim.program, sim.run, selection);
+                zipped.finish();
+            } else {
+                report::write_perfetto_trace(out, scenario, sim.program, sim.run, selection);
+            }
         });
     }
     switch (common.format) {

@@ -6,8 +6,10 @@
 // track that follows the path from GPU to GPU.
 #pragma once
 
+#include <limits>
 #include <ostream>
 #include <span>
+#include <vector>
 
 #include "sim/config/scenario.h"
 #include "sim/engine/simulator.h"
@@ -15,8 +17,21 @@
 
 namespace trainsim::report {
 
+/// What a trace keeps: a subset of the GPUs and a window of time (`--trace-ranks`, `--trace-window`).
+struct TraceOptions {
+    std::span<const engine::TaskId> critical;
+    bool critical_track = false;
+    /// Indexed like IterationProgram::gpus: which to keep (empty: all). A GPU left out has no process,
+    /// no slices and no counter.
+    std::vector<bool> keep_gpu;
+    /// Slices that overlap [window_start, window_end] are kept whole; counter samples inside it, plus
+    /// the last one before it (the value the window opens with).
+    SimTime window_start = 0;
+    SimTime window_end = std::numeric_limits<SimTime>::max();
+};
+
 void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                           const program::IterationProgram& program, const engine::RunResult& run,
-                          std::span<const engine::TaskId> critical = {}, bool critical_track = false);
+                          const TraceOptions& options = {});
 
 }  // namespace trainsim::report
