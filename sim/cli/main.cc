@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "usage: trainsim <command> [options]\n"
     "commands:\n"
     "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, "
-    "--fold, --critical-path)\n"
+    "--fold, --critical-path, --report FILE.html)\n"
     "  layer SCENARIO  one transformer layer on one GPU for one micro-batch (Korthikanti Table 4)\n"
     "  activations [SCENARIO...]  activation memory per layer by technique (Korthikanti Table 2, Figure 7)\n"
     "  recompute [SCENARIO...]    none / selective / full / overlapped recomputation on time and memory\n"

@@ -11,6 +11,7 @@
 #include "sim/cli/commands.h"
 #include "sim/core/input_error.h"
 #include "sim/experiment/simulate_scenario.h"
+#include "sim/html/html_report.h"
 #include "sim/report/atomic_file.h"
 #include "sim/report/critical_path.h"
 #include "sim/report/gzip_stream.h"
@@ -18,6 +19,7 @@
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
 #include "sim/report/trace_selection.h"
+#include "sim/sweep/worker_pool.h"
 
 namespace trainsim::cli {
 
@@ -67,6 +69,7 @@ int run_command(const std::vector<std::string>& args) {
     std::string format = "text";
     std::string trace;
     bool critical_path = false;
+    std::string html_report;
     std::string trace_ranks;
     std::string trace_window;
     std::string fold = "tp,dp";
@@ -83,6 +86,9 @@ int run_command(const std::vector<std::string>& args) {
         "keep only these global ranks in the trace: 0-7,64 (folded runs simulate tp 0, dp 0 of each stage)")(
         "trace-window", po::value<std::string>(&trace_window),
         "keep only the slices that overlap START:END seconds of the iteration (either may be left out)")(
+        "report", po::value<std::string>(&html_report),
+        "write FILE.html: summary, breakdown and memory charts, critical path and what-if table (runs "
+        "`trainsim whatif` too)")(
         "critical-path", po::bool_switch(&critical_path),
         "print the iteration's critical path: its split into compute, communication, recompute and waiting")(
         "fold", po::value<std::string>(&fold),
@@ -149,6 +155,14 @@ int run_command(const std::vector<std::string>& args) {
                 report::write_perfetto_trace(out, scenario, sim.program, sim.run, selection);
             }
         });
+    }
+    if (!html_report.empty()) {
+        whatif::WhatIfOptions options;
+        options.jobs = sweep::default_jobs();
+        options.fold = simulation.fold;
+        const whatif::WhatIf result = whatif::run_whatif(scenario, cost.profile(), options);
+        report::write_file_atomically(html_report, "--report",
+                                      [&](std::ostream& out) { html::write_html_report(out, result); });
     }
     switch (common.format) {
     case Format::Json: {
