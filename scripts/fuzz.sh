@@ -19,7 +19,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYP
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_CXX_FLAGS="$sanitizers -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" \
-  -DTRAINSIM_BUILD_BENCHMARKS=OFF -DTRAINSIM_BUILD_CALIBRATE=ON -DTRAINSIM_BUILD_FUZZERS=ON > /dev/null
+  -DTRAINSIM_BUILD_BENCHMARKS=OFF -DTRAINSIM_BUILD_CALIBRATE=ON -DTRAINSIM_BUILD_FUZZERS=ON -DTRAINSIM_BUILD_PYTHON=OFF > /dev/null
 cmake --build build-asan --target fuzzers
 out=build-asan/fuzz
 mkdir -p $out/findings $out/logs

@@ -19,6 +19,7 @@ if ! command -v clang++ > /dev/null; then
   fuzzers=OFF
 fi
 sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+# No Python module: an ASan-instrumented extension cannot load into the uninstrumented interpreter.
 # -O1 keeps the instrumented suite fast without inlining away the frames a report names; no NDEBUG, so
 # that assertions run as well. scripts/fuzz.sh configures these same flags.
 cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -26,7 +27,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE
   -DCMAKE_CXX_FLAGS="$sanitizers -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" \
   -DTRAINSIM_BUILD_TESTS=ON -DTRAINSIM_BUILD_BENCHMARKS=OFF -DTRAINSIM_BUILD_CALIBRATE=OFF \
-  -DTRAINSIM_BUILD_FUZZERS=$fuzzers > /dev/null
+  -DTRAINSIM_BUILD_FUZZERS=$fuzzers -DTRAINSIM_BUILD_PYTHON=OFF > /dev/null
 cmake --build build-asan --target trainsim_tests trainsim
 
 asan="abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1"

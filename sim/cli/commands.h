@@ -15,6 +15,10 @@ int layer_command(const std::vector<std::string>& args);
 /// `trainsim activations [SCENARIO...] [--format text|json]`: Korthikanti Table 2 / Figure 7.
 int activations_command(const std::vector<std::string>& args);
 
+/// `trainsim whatif SCENARIO [--set k=v]... [--plot FILE.svg] [--jobs N]`: the iteration time's sensitivity
+/// to each profile parameter and layout knob, ranked.
+int whatif_command(const std::vector<std::string>& args);
+
 /// `trainsim sweep SWEEP.json [-o FILE] [--jobs N]`: a grid of overrides → one CSV row per scenario.
 int sweep_command(const std::vector<std::string>& args);
 

@@ -15,10 +15,12 @@ constexpr const char* kUsage =
     "usage: trainsim <command> [options]\n"
     "commands:\n"
     "  run SCENARIO    simulate one training iteration (--format text|json|csv, --trace FILE, --set k=v, "
-    "--fold)\n"
+    "--fold, --critical-path, --report FILE.html)\n"
     "  layer SCENARIO  one transformer layer on one GPU for one micro-batch (Korthikanti Table 4)\n"
     "  activations [SCENARIO...]  activation memory per layer by technique (Korthikanti Table 2, Figure 7)\n"
     "  recompute [SCENARIO...]    none / selective / full / overlapped recomputation on time and memory\n"
+    "  whatif SCENARIO rank what moves the iteration time: profile parameters +10 %, layout knobs to their "
+    "neighbours (--plot FILE.svg, --jobs N)\n"
     "  sweep SWEEP     a grid of scenario overrides -> one CSV row each (-o FILE resumes, --jobs N)\n"
     "  plan            rank the parallel layouts that fit (--model PRESET --gpus N --global-batch B)\n"
     "  validate FILE   compare with published measurements (exit 1 when one is outside its tolerance)\n"
@@ -49,6 +51,9 @@ int main(int argc, char** argv) {
         if (command == "recompute") {
             return trainsim::cli::recompute_command(rest);
         }
+        if (command == "whatif") {
+            return trainsim::cli::whatif_command(rest);
+        }
         if (command == "sweep") {
             return trainsim::cli::sweep_command(rest);
         }
@@ -62,7 +67,7 @@ int main(int argc, char** argv) {
             return trainsim::cli::check_command(rest);
         }
         std::cerr << "trainsim: unknown command '" << command
-                  << "' (commands: run, layer, activations, sweep, validate, plan, check)\n";
+                  << "' (commands: run, layer, activations, whatif, sweep, validate, plan, check)\n";
         return 2;
     } catch (const trainsim::InputError& e) {
         std::cerr << "trainsim: " << e.what() << "\n";

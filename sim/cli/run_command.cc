@@ -4,15 +4,22 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <tuple>
+#include <utility>
 
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
 #include "sim/core/input_error.h"
 #include "sim/experiment/simulate_scenario.h"
+#include "sim/html/html_report.h"
 #include "sim/report/atomic_file.h"
+#include "sim/report/critical_path.h"
+#include "sim/report/gzip_stream.h"
 #include "sim/report/perfetto_trace.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
+#include "sim/report/trace_selection.h"
+#include "sim/sweep/worker_pool.h"
 
 namespace trainsim::cli {
 
@@ -61,6 +68,10 @@ int run_command(const std::vector<std::string>& args) {
     CommonOptions common;
     std::string format = "text";
     std::string trace;
+    bool critical_path = false;
+    std::string html_report;
+    std::string trace_ranks;
+    std::string trace_window;
     std::string fold = "tp,dp";
     std::string max_events = std::to_string(engine::RunOptions{}.max_events);
     po::options_description options("trainsim run SCENARIO [options]");
@@ -68,7 +79,18 @@ int run_command(const std::vector<std::string>& args) {
         "set", po::value<std::vector<std::string>>(&common.overrides)->composing(),
         "override a scenario key: --set parallelism.data_parallel_size=16")(
         "format", po::value<std::string>(&format), "text (default), json or csv")(
-        "trace", po::value<std::string>(&trace), "write a Chrome/Perfetto trace of the iteration to FILE")(
+        "trace", po::value<std::string>(&trace),
+        "write a Chrome/Perfetto trace of the iteration to FILE, gzip'd when FILE ends in .gz (critical "
+        "tasks carry args.critical; with --critical-path also a 'critical path' track)")(
+        "trace-ranks", po::value<std::string>(&trace_ranks),
+        "keep only these global ranks in the trace: 0-7,64 (folded runs simulate tp 0, dp 0 of each stage)")(
+        "trace-window", po::value<std::string>(&trace_window),
+        "keep only the slices that overlap START:END seconds of the iteration (either may be left out)")(
+        "report", po::value<std::string>(&html_report),
+        "write FILE.html: summary, breakdown and memory charts, critical path and what-if table (runs "
+        "`trainsim whatif` too)")(
+        "critical-path", po::bool_switch(&critical_path),
+        "print the iteration's critical path: its split into compute, communication, recompute and waiting")(
         "fold", po::value<std::string>(&fold),
         "which identical GPUs to simulate once: tp,dp (default), tp, dp or none")(
         "max-events", po::value<std::string>(&max_events),
@@ -90,6 +112,17 @@ int run_command(const std::vector<std::string>& args) {
         throw InputError("run: missing SCENARIO (a scenario JSON file)");
     }
     common.format = parse_format(format);
+    if (trace.empty() && (!trace_ranks.empty() || !trace_window.empty())) {
+        throw InputError(std::string(trace_ranks.empty() ? "--trace-window" : "--trace-ranks") +
+                         " needs --trace FILE");
+    }
+    std::optional<std::pair<SimTime, SimTime>> window;
+    if (!trace_window.empty()) {
+        window = report::parse_trace_window(trace_window);
+    }
+    if (critical_path && common.format == Format::Csv) {
+        throw InputError("--critical-path has no csv form: use --format text or json");
+    }
     experiment::SimulationOptions simulation;
     simulation.fold = parse_fold(fold);
     simulation.engine.max_events = parse_max_events(max_events);
@@ -98,20 +131,57 @@ int run_command(const std::vector<std::string>& args) {
     const cost::CostModel cost(load_profile(scenario));
     const experiment::Simulation sim = experiment::simulate_scenario(scenario, cost, simulation);
     const report::IterationReport& rep = sim.report;
+    std::optional<report::CriticalPath> path;
+    if (critical_path || !trace.empty()) {
+        path = report::make_critical_path(sim.program, sim.run);
+    }
     if (!trace.empty()) {
+        report::TraceOptions selection;
+        selection.critical = path->task_ids;
+        selection.critical_track = critical_path;
+        if (!trace_ranks.empty()) {
+            selection.keep_gpu = report::select_trace_ranks(trace_ranks, scenario, sim.program);
+        }
+        if (window) {
+            std::tie(selection.window_start, selection.window_end) = *window;
+        }
+        const bool gzip = trace.size() > 3 && trace.compare(trace.size() - 3, 3, ".gz") == 0;
         report::write_file_atomically(trace, "--trace", [&](std::ostream& out) {
-            report::write_perfetto_trace(out, scenario, sim.program, sim.run);
+            if (gzip) {
+                report::GzipOStream zipped(out);
+                report::write_perfetto_trace(zipped, scenario, sim.program, sim.run, selection);
+                zipped.finish();
+            } else {
+                report::write_perfetto_trace(out, scenario, sim.program, sim.run, selection);
+            }
         });
     }
+    if (!html_report.empty()) {
+        whatif::WhatIfOptions options;
+        options.jobs = sweep::default_jobs();
+        options.fold = simulation.fold;
+        const whatif::WhatIf result = whatif::run_whatif(scenario, cost.profile(), options);
+        report::write_file_atomically(html_report, "--report",
+                                      [&](std::ostream& out) { html::write_html_report(out, result); });
+    }
     switch (common.format) {
-    case Format::Json:
-        std::cout << report::to_json(rep).dump(2) << "\n";
+    case Format::Json: {
+        nlohmann::ordered_json j = report::to_json(rep);
+        if (critical_path) {
+            j["critical_path"] = report::to_json(*path);
+        }
+        std::cout << j.dump(2) << "\n";
         break;
+    }
     case Format::Csv:
         report::write_csv(std::cout, rep);
         break;
     case Format::Text:
         report::write_text(std::cout, rep);
+        if (critical_path) {
+            std::cout << "\n";
+            report::write_text(std::cout, *path);
+        }
         break;
     }
     return 0;

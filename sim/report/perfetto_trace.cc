@@ -8,7 +8,17 @@
 namespace trainsim::report {
 
 void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
-                          const program::IterationProgram& prog, const engine::RunResult& run) {
+                          const program::IterationProgram& prog, const engine::RunResult& run,
+                          const TraceOptions& options) {
+    const std::span<const engine::TaskId> critical = options.critical;
+    auto kept = [&](std::size_t gpu) { return options.keep_gpu.empty() || options.keep_gpu[gpu]; };
+    auto in_window = [&](const engine::TaskTiming& t) {
+        return t.end >= options.window_start && t.start <= options.window_end;
+    };
+    std::vector<bool> on_path(critical.empty() ? 0 : prog.program.size(), false);
+    for (const engine::TaskId t : critical) {
+        on_path[static_cast<std::size_t>(t)] = true;
+    }
     // Streamed event by event: a 2240-GPU unfolded trace does not fit comfortably in one json object.
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
@@ -17,6 +27,9 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
         first = false;
     };
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        if (!kept(g)) {
+            continue;
+        }
         const parallel::Coordinates& c = prog.gpus[g].coordinates;
         emit({{"ph", "M"},
               {"name", "process_name"},
@@ -28,6 +41,9 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
     }
     const auto& streams = prog.program.streams();
     for (std::size_t s = 0; s < streams.size(); ++s) {
+        if (!kept(static_cast<std::size_t>(streams[s].gpu))) {
+            continue;
+        }
         emit({{"ph", "M"},
               {"name", "thread_name"},
               {"pid", streams[s].gpu},
@@ -35,6 +51,9 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
               {"args", {{"name", streams[s].name}}}});
     }
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
+        if (!in_window(run.timings[t]) || !kept(static_cast<std::size_t>(prog.info.gpu(t)))) {
+            continue;
+        }
         const program::TaskInfo& info = prog.info[t];
         const auto id = static_cast<engine::TaskId>(t);
         // One slice per op: a compute segment is expanded back into its kernels.
@@ -47,6 +66,9 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
             }
             if (info.layer >= 0) {
                 args["layer"] = info.layer;
+            }
+            if (!on_path.empty() && on_path[t]) {
+                args["critical"] = true;
             }
             if (span.op != nullptr && span.op->flops().value > 0) {
                 args["flops"] = span.op->flops().value;
@@ -62,20 +84,57 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"args", args}});
         }
     }
+    if (options.critical_track) {
+        // One track that follows the path from GPU to GPU: each critical task as one slice.
+        const std::size_t pid = prog.gpus.size();
+        emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", "critical path"}}}});
+        emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", -1}}}});
+        for (const engine::TaskId id : critical) {
+            const auto t = static_cast<std::size_t>(id);
+            const program::TaskInfo& info = prog.info[t];
+            const engine::TaskTiming& timing = run.timings[t];
+            if (!in_window(timing)) {
+                continue;
+            }
+            emit({{"ph", "X"},
+                  {"name", prog.describe(id)},
+                  {"cat", program::to_string(info.category)},
+                  {"pid", pid},
+                  {"tid", 0},
+                  {"ts", static_cast<double>(timing.start) / 1e3},
+                  {"dur", static_cast<double>(timing.end - timing.start) / 1e3},
+                  {"args",
+                   {{"phase", program::to_string(info.phase)},
+                    {"stage", prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp},
+                    {"gpu", info.gpu},
+                    {"stream",
+                     prog.program.streams()[static_cast<std::size_t>(prog.program.stream(id))].name}}}});
+        }
+    }
     const std::vector<memory::ActivationTimeline> memory = memory::activation_timelines(prog, run);
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        if (!kept(g)) {
+            continue;
+        }
         const std::int64_t resident = memory::static_bytes(scenario, prog.gpus[g].coordinates.pp).value;
+        // The value the window opens with (at its start), then every change inside it.
+        std::int64_t held = 0;
+        std::size_t i = 0;
+        const auto& samples = memory[g].samples;
+        for (; i < samples.size() && samples[i].time < options.window_start; ++i) {
+            held = samples[i].held.value;
+        }
         emit({{"ph", "C"},
               {"name", "allocated bytes"},
               {"pid", g},
-              {"ts", 0.0},
-              {"args", {{"bytes", resident}}}});
-        for (const memory::MemorySample& m : memory[g].samples) {
+              {"ts", static_cast<double>(options.window_start) / 1e3},
+              {"args", {{"bytes", resident + held}}}});
+        for (; i < samples.size() && samples[i].time <= options.window_end; ++i) {
             emit({{"ph", "C"},
                   {"name", "allocated bytes"},
                   {"pid", g},
-                  {"ts", static_cast<double>(m.time) / 1e3},
-                  {"args", {{"bytes", resident + m.held.value}}}});
+                  {"ts", static_cast<double>(samples[i].time) / 1e3},
+                  {"args", {{"bytes", resident + samples[i].held.value}}}});
         }
     }
     out << "\n]}\n";

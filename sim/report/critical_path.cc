@@ -1,0 +1,168 @@
+#include "sim/report/critical_path.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace trainsim::report {
+
+namespace {
+
+Seconds& share_of(CriticalPathShares& s, program::TaskCategory c) {
+    switch (c) {
+    case program::TaskCategory::Compute:
+        return s.compute;
+    case program::TaskCategory::Recompute:
+        return s.recompute;
+    case program::TaskCategory::Optimizer:
+        return s.optimizer;
+    case program::TaskCategory::TensorComm:
+        return s.tp_comm;
+    case program::TaskCategory::PipelineComm:
+        return s.pp_comm;
+    case program::TaskCategory::DataComm:
+        return s.dp_comm;
+    case program::TaskCategory::Host:
+        return s.host;
+    }
+    return s.compute;
+}
+
+std::vector<std::pair<std::string, Seconds>> named_shares(const CriticalPathShares& s) {
+    return {{"compute", s.compute}, {"recompute", s.recompute}, {"optimizer", s.optimizer}, {"host", s.host},
+            {"tp_comm", s.tp_comm}, {"pp_comm", s.pp_comm},     {"dp_comm", s.dp_comm},     {"wait", s.wait}};
+}
+
+std::string fmt(const char* format, double v) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, format, v);
+    return buffer;
+}
+
+}  // namespace
+
+std::string CriticalPath::biggest_share() const {
+    std::string best;
+    Seconds most{-1.0};
+    for (const auto& [name, time] : named_shares(shares)) {
+        if (time > most) {
+            best = name;
+            most = time;
+        }
+    }
+    return best;
+}
+
+CriticalPath make_critical_path(const program::IterationProgram& prog, const engine::RunResult& run) {
+    CriticalPath path;
+    const std::vector<engine::CriticalStep> steps = engine::critical_path(prog.program, run);
+    std::map<std::int32_t, Seconds> gpu_time;
+    const auto& streams = prog.program.streams();
+    for (const engine::CriticalStep& step : steps) {
+        const auto t = static_cast<std::size_t>(step.task);
+        const engine::TaskTiming& timing = run.timings[t];
+        const program::TaskCategory category = prog.info.category(t);
+        const std::int32_t gpu = prog.info.gpu(t);
+        const Seconds busy = to_seconds(timing.end - timing.start);
+        const Seconds wait = to_seconds(step.wait_before);
+        share_of(path.shares, category) += busy;
+        path.shares.wait += wait;
+        gpu_time[gpu] += busy + wait;
+        path.task_ids.push_back(step.task);
+
+        const engine::StreamId stream = prog.program.stream(step.task);
+        const std::string stream_name = streams[static_cast<std::size_t>(stream)].name;
+        const char* category_name = program::to_string(category);
+        if (!path.segments.empty() && step.wait_before == 0 && path.segments.back().gpu == gpu &&
+            path.segments.back().stream == stream_name && path.segments.back().category == category_name) {
+            CriticalSegment& s = path.segments.back();
+            s.last_task = prog.describe(step.task);
+            ++s.tasks;
+            s.end = to_seconds(timing.end);
+        } else {
+            const std::string name = prog.describe(step.task);
+            path.segments.push_back(
+                {gpu, static_cast<std::int32_t>(prog.gpus[static_cast<std::size_t>(gpu)].coordinates.pp),
+                 stream_name, category_name, name, name, 1, to_seconds(timing.start), to_seconds(timing.end),
+                 wait});
+        }
+    }
+    path.tasks = static_cast<std::int64_t>(steps.size());
+    path.length = to_seconds(run.makespan);
+    for (const auto& [gpu, time] : gpu_time) {
+        const parallel::Coordinates& c = prog.gpus[static_cast<std::size_t>(gpu)].coordinates;
+        path.gpus.push_back({gpu, static_cast<std::int32_t>(c.pp), static_cast<std::int32_t>(c.tp),
+                             static_cast<std::int32_t>(c.dp), time});
+    }
+    std::stable_sort(path.gpus.begin(), path.gpus.end(),
+                     [](const CriticalGpu& a, const CriticalGpu& b) { return a.time > b.time; });
+    return path;
+}
+
+nlohmann::ordered_json to_json(const CriticalPath& path) {
+    nlohmann::ordered_json j;
+    j["length_s"] = path.length.value;
+    j["tasks"] = path.tasks;
+    nlohmann::ordered_json shares;
+    for (const auto& [name, time] : named_shares(path.shares)) {
+        shares[name + "_s"] = time.value;
+    }
+    j["shares"] = shares;
+    j["biggest_share"] = path.biggest_share();
+    nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+    for (const CriticalGpu& g : path.gpus) {
+        gpus.push_back(
+            {{"gpu", g.gpu}, {"stage", g.stage}, {"tp", g.tp}, {"dp", g.dp}, {"time_s", g.time.value}});
+    }
+    j["gpus"] = gpus;
+    nlohmann::ordered_json segments = nlohmann::ordered_json::array();
+    for (const CriticalSegment& s : path.segments) {
+        segments.push_back({{"gpu", s.gpu},
+                            {"stage", s.stage},
+                            {"stream", s.stream},
+                            {"category", s.category},
+                            {"first_task", s.first_task},
+                            {"last_task", s.last_task},
+                            {"tasks", s.tasks},
+                            {"wait_before_s", s.wait_before.value},
+                            {"start_s", s.start.value},
+                            {"end_s", s.end.value}});
+    }
+    j["segments"] = segments;
+    return j;
+}
+
+void write_text(std::ostream& out, const CriticalPath& path, std::size_t max_segments) {
+    const double total = path.length.value;
+    out << "critical path: " << fmt("%.4f s", total) << " over " << path.tasks << " tasks, "
+        << path.gpus.size() << " GPU(s); biggest share: " << path.biggest_share() << "\n";
+    for (const auto& [name, time] : named_shares(path.shares)) {
+        out << "    " << name << std::string(12 - name.size(), ' ') << fmt("%12.3f ms", time.value * 1e3)
+            << fmt("  %5.1f %%", total > 0 ? 100.0 * time.value / total : 0.0) << "\n";
+    }
+    out << "  GPUs on the path (time spent there):\n";
+    for (const CriticalGpu& g : path.gpus) {
+        out << "    stage " << g.stage << " tp " << g.tp << " dp " << g.dp
+            << fmt("  %12.3f ms", g.time.value * 1e3) << "\n";
+    }
+    out << "  segments (" << path.segments.size() << "):\n";
+    for (std::size_t i = 0; i < path.segments.size(); ++i) {
+        if (i == max_segments) {
+            out << "    ... " << path.segments.size() - max_segments << " more (--format json lists all)\n";
+            break;
+        }
+        const CriticalSegment& s = path.segments[i];
+        out << fmt("    %10.3f", s.start.value * 1e3) << fmt(" – %10.3f ms", s.end.value * 1e3) << "  stage "
+            << s.stage << " " << s.stream << "  " << s.category << "  " << s.first_task;
+        if (s.tasks > 1) {
+            out << " .. " << s.last_task << " (" << s.tasks << " tasks)";
+        }
+        if (s.wait_before.value > 0) {
+            out << fmt("  after waiting %.3f ms", s.wait_before.value * 1e3);
+        }
+        out << "\n";
+    }
+}
+
+}  // namespace trainsim::report

@@ -1,0 +1,208 @@
+// The critical path: exact times on hand-built engine programs, and on small scenarios where what
+// lies on it is known (a single GPU runs everything on it; with one micro-batch a pipeline overlaps
+// nothing, so every stage's forward and backward is on it).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+
+#include "sim/engine/critical_path.h"
+#include "sim/engine/simulator.h"
+#include "sim/experiment/simulate_scenario.h"
+#include "sim/report/critical_path.h"
+#include "tests/test_support.h"
+
+namespace trainsim {
+namespace {
+
+using engine::CriticalStep;
+using engine::TaskId;
+
+std::vector<std::pair<TaskId, SimTime>> as_pairs(const std::vector<CriticalStep>& steps) {
+    std::vector<std::pair<TaskId, SimTime>> out;
+    for (const CriticalStep& s : steps) {
+        out.emplace_back(s.task, s.wait_before);
+    }
+    return out;
+}
+
+// GPU 0: a(10) b(5) then rendezvous member; GPU 1: c(30) then the other member; the rendezvous (20)
+// starts at 30 when c's member arrives. Then d(7) on GPU 0, and x(3) on a third stream after d.
+// Path: c [0,30] → member on GPU 1 [30,50] → d [50,57] → x [57,60].
+TEST(CriticalPath, FollowsTheLastArrivingRendezvousMember) {
+    engine::Program p;
+    const auto s0 = p.add_stream(0, "gpu0");
+    const auto s1 = p.add_stream(1, "gpu1");
+    const auto s2 = p.add_stream(1, "side");
+    const auto r = p.add_rendezvous(2, 20, "r");
+    const TaskId a = p.add_task(s0, 10, "a");
+    const TaskId b = p.add_task(s0, 5, "b");
+    const TaskId m0 = p.add_rendezvous_task(s0, r, "m0");
+    const TaskId c = p.add_task(s1, 30, "c");
+    const TaskId m1 = p.add_rendezvous_task(s1, r, "m1");
+    const TaskId d = p.add_task(s0, 7, "d");
+    const std::vector<TaskId> after_d = {d};
+    const TaskId x = p.add_task(s2, 3, "x", after_d);
+    const engine::RunResult run = engine::simulate(p);
+    ASSERT_EQ(run.makespan, 60);
+    EXPECT_EQ(as_pairs(engine::critical_path(p, run)),
+              (std::vector<std::pair<TaskId, SimTime>>{{c, 0}, {m1, 0}, {d, 0}, {x, 0}}));
+    (void)a;
+    (void)b;
+    (void)m0;
+}
+
+// A dependency that ends later than the stream predecessor binds: f2 waits for g (on another GPU).
+TEST(CriticalPath, TakesTheDependencyThatEndedLast) {
+    engine::Program p;
+    const auto s0 = p.add_stream(0, "gpu0");
+    const auto s1 = p.add_stream(1, "gpu1");
+    const TaskId f1 = p.add_task(s0, 10, "f1");
+    const TaskId g = p.add_task(s1, 25, "g");
+    const std::vector<TaskId> deps = {g};
+    const TaskId f2 = p.add_task(s0, 4, "f2", deps);
+    const engine::RunResult run = engine::simulate(p);
+    ASSERT_EQ(run.makespan, 29);
+    EXPECT_EQ(as_pairs(engine::critical_path(p, run)),
+              (std::vector<std::pair<TaskId, SimTime>>{{g, 0}, {f2, 0}}));
+    (void)f1;
+}
+
+// A background task waits for its foreground stream to go idle: that wait is on the path.
+// Foreground f1 [0,10]; background g (5) ready at 0 runs [10,15]; f2 (4) after g runs [15,19].
+TEST(CriticalPath, ChargesABackgroundTasksHoldUpAsWaiting) {
+    engine::Program p;
+    const auto fg = p.add_stream(0, "compute");
+    const auto bg = p.add_background_stream(fg, "recompute");
+    const TaskId f1 = p.add_task(fg, 10, "f1");
+    const TaskId g = p.add_task(bg, 5, "g");
+    const std::vector<TaskId> deps = {g};
+    const TaskId f2 = p.add_task(fg, 4, "f2", deps);
+    const engine::RunResult run = engine::simulate(p);
+    ASSERT_EQ(run.makespan, 19);
+    EXPECT_EQ(as_pairs(engine::critical_path(p, run)),
+              (std::vector<std::pair<TaskId, SimTime>>{{g, 10}, {f2, 0}}));
+    (void)f1;
+}
+
+TEST(CriticalPath, EmptyProgramHasNoPath) {
+    const engine::Program p;
+    EXPECT_TRUE(engine::critical_path(p, engine::simulate(p)).empty());
+}
+
+experiment::Simulation simulate(const std::vector<config::Override>& overrides) {
+    static const cost::CostModel cost = testing::shipped_cost_model();
+    return experiment::simulate_scenario(testing::shipped_scenario("korthikanti-22b", overrides), cost);
+}
+
+// The steps tile [0, makespan] and the shares add up to it, to the nanosecond.
+void expect_tiles(const experiment::Simulation& sim, const report::CriticalPath& path) {
+    SimTime at = 0;
+    for (const engine::CriticalStep& s : engine::critical_path(sim.program.program, sim.run)) {
+        const engine::TaskTiming& t = sim.run.timings[static_cast<std::size_t>(s.task)];
+        EXPECT_EQ(t.start, at + s.wait_before);
+        at = t.end;
+    }
+    EXPECT_EQ(at, sim.run.makespan);
+    EXPECT_NEAR(path.shares.total().value, sim.report.iteration_time.value, 1e-12);
+}
+
+// One GPU, no communication: the path is its compute stream, so its shares are the breakdown's.
+TEST(CriticalPath, OnOneGpuIsTheComputeStream) {
+    const experiment::Simulation sim = simulate({{"parallelism.tensor_model_parallel_size", "1"},
+                                                 {"parallelism.pipeline_model_parallel_size", "1"},
+                                                 {"parallelism.data_parallel_size", "1"},
+                                                 {"model.num_layers", "2"},
+                                                 {"training.global_batch_size", "2"},
+                                                 {"training.micro_batch_size", "1"}});
+    const report::CriticalPath path = report::make_critical_path(sim.program, sim.run);
+    expect_tiles(sim, path);
+    const report::Breakdown& b = sim.report.stages.at(0).time;
+    EXPECT_NEAR(path.shares.compute.value, b.compute.value, 1e-12);
+    EXPECT_NEAR(path.shares.optimizer.value, b.optimizer.value, 1e-12);
+    EXPECT_EQ(path.shares.wait.value, 0.0);
+    EXPECT_EQ(path.biggest_share(), "compute");
+    ASSERT_EQ(path.gpus.size(), 1U);
+}
+
+// Two stages, one micro-batch: nothing overlaps, so every forward and backward compute task of both
+// stages is on the path, with the two pipeline transfers between them.
+TEST(CriticalPath, OneMicrobatchPipelineRunsThroughEveryStage) {
+    const experiment::Simulation sim = simulate({{"parallelism.tensor_model_parallel_size", "1"},
+                                                 {"parallelism.pipeline_model_parallel_size", "2"},
+                                                 {"parallelism.data_parallel_size", "1"},
+                                                 {"model.num_layers", "4"},
+                                                 {"training.global_batch_size", "1"},
+                                                 {"training.micro_batch_size", "1"}});
+    const report::CriticalPath path = report::make_critical_path(sim.program, sim.run);
+    expect_tiles(sim, path);
+    const std::set<TaskId> on_path(path.task_ids.begin(), path.task_ids.end());
+    SimTime compute = 0;
+    int transfers = 0;
+    for (std::size_t t = 0; t < sim.program.program.size(); ++t) {
+        const auto id = static_cast<TaskId>(t);
+        const program::TaskInfo info = sim.program.info[t];
+        if (info.category == program::TaskCategory::Compute) {
+            EXPECT_TRUE(on_path.contains(id)) << sim.program.describe(id);
+            compute += sim.run.timings[t].end - sim.run.timings[t].start;
+        }
+        if (info.category == program::TaskCategory::PipelineComm && on_path.contains(id)) {
+            ++transfers;
+        }
+    }
+    EXPECT_NEAR(path.shares.compute.value, to_seconds(compute).value, 1e-12);
+    EXPECT_EQ(transfers, 2);  // activation forward, gradient back
+    EXPECT_EQ(path.gpus.size(), 2U);
+}
+
+TEST(CriticalPath, CliPrintsItAsTextAndJson) {
+    const auto text = testing::run_trainsim("run " + testing::source_path("scenarios/korthikanti-22b.json") +
+                                            " --set model.num_layers=8 --critical-path");
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("critical path: "), std::string::npos);
+    const auto json = testing::run_trainsim("run " + testing::source_path("scenarios/korthikanti-22b.json") +
+                                            " --set model.num_layers=8 --critical-path --format json");
+    ASSERT_EQ(json.status, 0) << json.err;
+    const auto j = nlohmann::json::parse(json.out);
+    EXPECT_NEAR(j["critical_path"]["length_s"].get<double>(), j["iteration_time_s"].get<double>(), 1e-12);
+    const auto csv = testing::run_trainsim("run " + testing::source_path("scenarios/korthikanti-22b.json") +
+                                           " --critical-path --format csv");
+    EXPECT_EQ(csv.status, 2);
+    EXPECT_NE(csv.err.find("--critical-path"), std::string::npos);
+}
+
+// --trace marks the critical tasks; with --critical-path it adds one track that repeats them.
+TEST(CriticalPath, TraceMarksItsTasks) {
+    const std::string path = ::testing::TempDir() + "critical_trace.json";
+    const auto r =
+        testing::run_trainsim("run " + testing::source_path("scenarios/korthikanti-22b.json") +
+                              " --set model.num_layers=8 --critical-path --format json --trace " + path);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto report = nlohmann::json::parse(r.out);
+    std::ifstream in(path);
+    const auto trace = nlohmann::json::parse(in);
+    int track_pid = -1;
+    for (const auto& e : trace["traceEvents"]) {
+        if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "critical path") {
+            track_pid = e["pid"].get<int>();
+        }
+    }
+    ASSERT_GE(track_pid, 0);
+    std::size_t track_slices = 0;
+    std::size_t marked = 0;
+    for (const auto& e : trace["traceEvents"]) {
+        if (e["ph"] != "X") {
+            continue;
+        }
+        if (e["pid"].get<int>() == track_pid) {
+            ++track_slices;
+        } else if (e["args"].value("critical", false)) {
+            ++marked;
+        }
+    }
+    EXPECT_EQ(track_slices, report["critical_path"]["tasks"].get<std::size_t>());
+    EXPECT_GE(marked, track_slices);  // a compute task's ops are marked one by one
+}
+
+}  // namespace
+}  // namespace trainsim
