@@ -11,47 +11,51 @@
 namespace trainsim::engine {
 namespace {
 
+// The version of a queued event that stands for the end of every member of rendezvous `task`.
+constexpr std::uint32_t kRendezvousEnd = 0xffffffffU;
+
 class Run {
 public:
     Run(const Program& program, const RunOptions& options) : program_(program), options_(options) {
         const std::size_t n = program.size();
         result_.timings.assign(n, TaskTiming{});
-        // Successors of each task as a CSR list, in increasing task order. The offsets double as fill
-        // cursors (each ends at the next task's start) and are shifted back afterwards: no scratch array
-        // as long as the program.
+        // Successors of each task and each stream's tasks in program order, as CSR lists, in two passes
+        // over the program: count, then fill. The offsets double as fill cursors (each ends at the next
+        // one's start) and are shifted back afterwards: no scratch array as long as the program.
+        const std::size_t s = program.streams().size();
         pending_dependencies_.resize(n);
         successor_offsets_.assign(n + 1, 0);
+        stream_offsets_.assign(s + 1, 0);
+        arrived_.assign(program.rendezvous_count(), 0);
         for (std::size_t t = 0; t < n; ++t) {
-            const auto deps = program.dependencies(static_cast<TaskId>(t));
+            const auto id = static_cast<TaskId>(t);
+            const auto deps = program.dependencies(id);
             pending_dependencies_[t] = static_cast<std::uint32_t>(deps.size());
             for (const TaskId d : deps) {
                 ++successor_offsets_[static_cast<std::size_t>(d) + 1];
+            }
+            ++stream_offsets_[static_cast<std::size_t>(program.stream(id)) + 1];
+            const RendezvousId r = program.rendezvous_of(id);
+            if (r != kNoRendezvous) {
+                ++arrived_[static_cast<std::size_t>(r)];  // checked against its member count below
             }
         }
         for (std::size_t t = 0; t < n; ++t) {
             successor_offsets_[t + 1] += successor_offsets_[t];
         }
-        successors_.resize(successor_offsets_[n]);
-        for (std::size_t t = 0; t < n; ++t) {
-            for (const TaskId d : program.dependencies(static_cast<TaskId>(t))) {
-                successors_[successor_offsets_[static_cast<std::size_t>(d)]++] = static_cast<TaskId>(t);
-            }
-        }
-        shift_back(successor_offsets_);
-        // Each stream's tasks in program order, as a CSR list.
-        const std::size_t s = program.streams().size();
-        stream_offsets_.assign(s + 1, 0);
-        for (std::size_t t = 0; t < n; ++t) {
-            ++stream_offsets_[static_cast<std::size_t>(program.stream(static_cast<TaskId>(t))) + 1];
-        }
         for (std::size_t i = 0; i < s; ++i) {
             stream_offsets_[i + 1] += stream_offsets_[i];
         }
+        successors_.resize(successor_offsets_[n]);
         stream_tasks_.resize(n);
         for (std::size_t t = 0; t < n; ++t) {
-            stream_tasks_[stream_offsets_[static_cast<std::size_t>(
-                program.stream(static_cast<TaskId>(t)))]++] = static_cast<TaskId>(t);
+            const auto id = static_cast<TaskId>(t);
+            for (const TaskId d : program.dependencies(id)) {
+                successors_[successor_offsets_[static_cast<std::size_t>(d)]++] = id;
+            }
+            stream_tasks_[stream_offsets_[static_cast<std::size_t>(program.stream(id))]++] = id;
         }
+        shift_back(successor_offsets_);
         shift_back(stream_offsets_);
         stream_head_.assign(s, 0);
         running_.assign(s, -1);
@@ -72,13 +76,6 @@ public:
         }
         // Each rendezvous must be joined by exactly its number of members, or the run would stall.
         const std::size_t rendezvous = program.rendezvous_count();
-        arrived_.assign(rendezvous, 0);
-        for (std::size_t t = 0; t < n; ++t) {
-            const RendezvousId r = program.rendezvous_of(static_cast<TaskId>(t));
-            if (r != kNoRendezvous) {
-                ++arrived_[static_cast<std::size_t>(r)];
-            }
-        }
         for (std::size_t r = 0; r < rendezvous; ++r) {
             const auto id = static_cast<RendezvousId>(r);
             if (static_cast<std::int32_t>(arrived_[r]) != program.rendezvous_members(id)) {
@@ -107,6 +104,11 @@ public:
                                       describe_waiting());
             }
             const Event e = queue_.pop();
+            if (e.version == kRendezvousEnd) {
+                now_ = e.time;
+                complete_rendezvous(e.task);
+                continue;
+            }
             ++result_.events;
             if (e.task < 0) {  // the end of a flow's transfer
                 if (flows_->current(-(e.task + 1), e.version)) {
@@ -178,7 +180,10 @@ private:
         }
         const auto si = static_cast<std::size_t>(bg);
         remaining_[si] -= now_ - slice_start_[si];
-        ++version_[si];  // its pending completion is now stale
+        // Its pending completion is now stale; a version never takes the value that marks a rendezvous.
+        if (++version_[si] == kRendezvousEnd) {
+            version_[si] = 0;
+        }
         running_[si] = -1;
     }
 
@@ -216,23 +221,15 @@ private:
             program_.rendezvous_flow(rv) != kNoFlow) {
             start_flow(rv);
         } else if (static_cast<std::int32_t>(arrived_[r]) == program_.rendezvous_members(rv)) {
-            const SimTime duration = program_.rendezvous_duration(rv);
-            TaskId member = first_arrived_[r];
-            // In arrival order, as the members' completions are then ordered.
-            for (std::uint32_t i = 0; i < arrived_[r]; ++i) {
-                const auto mi = static_cast<std::size_t>(member);
-                const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
-                pending_dependencies_[mi] = 0;
-                head_arrived_[static_cast<std::size_t>(program_.stream(member))] = 0;
-                start(member, duration);
-                member = next;
-            }
+            const SimTime end = end_of(t, program_.rendezvous_duration(rv));
+            start_members(rv);
+            queue_.push(end, rv, kRendezvousEnd);
         }
     }
 
-    // Every member starts now and runs until the flow has moved its data; the arrival list stays
-    // threaded through pending_dependencies_ until then, to end them.
-    void start_flow(RendezvousId rv) {
+    // Every member of `rv` starts now; the arrival list stays threaded through pending_dependencies_
+    // until they end, to end them.
+    void start_members(RendezvousId rv) {
         TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
         for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
             result_.timings[static_cast<std::size_t>(member)].start = now_;
@@ -244,6 +241,33 @@ private:
             }
             member = static_cast<TaskId>(pending_dependencies_[static_cast<std::size_t>(member)]);
         }
+    }
+
+    // The members of `rv` end together, in arrival order: one queued event stands for all of them.
+    // They would otherwise be pushed one after another at one time, so popped one after another with
+    // nothing between them (a run is FIFO and nothing earlier can be pushed): the order of completions,
+    // and every timing, is the same. Each member still counts as an event, against the budget too.
+    void complete_rendezvous(RendezvousId rv) {
+        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
+        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
+            if (i > 0 && result_.events >= options_.max_events) {
+                throw SimulationError("event budget of " + std::to_string(options_.max_events) +
+                                      " events exhausted at t=" + std::to_string(now_) + " ns; " +
+                                      describe_waiting());
+            }
+            ++result_.events;
+            const auto mi = static_cast<std::size_t>(member);
+            const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
+            pending_dependencies_[mi] = 0;
+            complete(member);
+            member = next;
+        }
+    }
+
+    // Every member starts now and runs until the flow has moved its data; the arrival list stays
+    // threaded through pending_dependencies_ until then, to end them.
+    void start_flow(RendezvousId rv) {
+        start_members(rv);
         reschedules_.clear();
         flows_->start(rv, now_, reschedules_);
         push_reschedules();
@@ -254,14 +278,7 @@ private:
         const RendezvousId rv = flows_->finish(slot, now_, reschedules_);
         push_reschedules();
         const SimTime end = now_ + program_.flow_spec(program_.rendezvous_flow(rv)).latency;
-        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
-        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
-            const auto mi = static_cast<std::size_t>(member);
-            const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
-            pending_dependencies_[mi] = 0;
-            queue_.push(end, member);
-            member = next;
-        }
+        queue_.push(end, rv, kRendezvousEnd);
     }
 
     void push_reschedules() {
@@ -303,13 +320,18 @@ private:
     // now + duration, which must stay inside SimTime: each cost is below 2^63 ns (to_sim_time checks),
     // but their sum along a stream is not, and a wrapped time would reorder every later event.
     [[nodiscard]] SimTime end_of(TaskId t, SimTime duration) const {
-        if (duration > std::numeric_limits<SimTime>::max() - now_) {
-            const Stream& stream = program_.streams()[static_cast<std::size_t>(program_.stream(t))];
-            throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
-                                  " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
-                                  " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
+        if (duration > std::numeric_limits<SimTime>::max() - now_) [[unlikely]] {
+            throw_time_overflow(t, duration);
         }
         return now_ + duration;
+    }
+
+    // Out of line, so that end_of's check costs the hot loop a compare and a branch.
+    [[noreturn, gnu::cold, gnu::noinline]] void throw_time_overflow(TaskId t, SimTime duration) const {
+        const Stream& stream = program_.streams()[static_cast<std::size_t>(program_.stream(t))];
+        throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
+                              " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
+                              " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
     }
 
     [[nodiscard]] std::string task_name(TaskId t) const {
