@@ -2,8 +2,10 @@
 // ranking, and the CLI's errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "sim/core/input_error.h"
 #include "sim/plan/explain.h"
 #include "sim/plan/layout_space.h"
 #include "sim/plan/memory_bound.h"
@@ -156,6 +158,46 @@ TEST(Plan, TightMemoryPrunesWithoutSimulating) {
     EXPECT_TRUE(r.ranked.empty());
 }
 
+// --memory-headroom: a layout fits when its simulated peak is within (1 − h) × the usable memory, and
+// the memory bound prunes against that budget, never dropping a layout that would have fit.
+TEST(Plan, HeadroomShrinksTheBudgetForFittingAndPruning) {
+    plan::PlanOptions full = plan_options();
+    full.exhaustive = true;
+    full.memory_headroom = 0.0;
+    const plan::PlanRequest request = small_request(8, 16);
+    const plan::PlanResult all = plan::run_plan(request, full);
+    EXPECT_EQ(all.budget, all.capacity);
+    ASSERT_GE(all.ranked.size(), 4u);
+    // A headroom that puts the budget at the median simulated peak of the full-capacity run.
+    std::vector<std::int64_t> peaks;
+    for (const plan::RankedLayout& l : all.ranked) {
+        peaks.push_back(l.report.peak_memory_bytes.value);
+    }
+    std::sort(peaks.begin(), peaks.end());
+    plan::PlanOptions tight = full;
+    tight.memory_headroom =
+        1.0 - static_cast<double>(peaks[peaks.size() / 2]) / static_cast<double>(all.capacity.value);
+    const plan::PlanResult some = plan::run_plan(request, tight);
+    EXPECT_EQ(some.budget.value, static_cast<std::int64_t>(static_cast<double>(some.capacity.value) *
+                                                           (1.0 - tight.memory_headroom)));
+    EXPECT_GE(some.pruned_by_memory, all.pruned_by_memory);
+    EXPECT_LT(some.fit, all.fit);
+    EXPECT_GT(some.fit, 0u);
+    for (const plan::RankedLayout& l : some.ranked) {
+        EXPECT_LE(l.report.peak_memory_bytes, some.budget) << l.scenario.name;
+    }
+    // Exactly the layouts of the full-capacity run whose peak is within the tighter budget: the memory
+    // bound, pruning against the budget, dropped none of them.
+    std::size_t within = 0;
+    for (const plan::RankedLayout& l : all.ranked) {
+        within += l.report.peak_memory_bytes <= some.budget ? 1 : 0;
+    }
+    EXPECT_EQ(some.fit, within);
+    plan::PlanOptions bad = full;
+    bad.memory_headroom = 1.0;
+    EXPECT_THROW((void)plan::run_plan(request, bad), InputError);
+}
+
 TEST(PlanCli, PrintsTheTopLayoutsAndWhy) {
     const auto r = testing::run_trainsim(
         "plan --model gpt-22b --gpus 8 --global-batch 8 --top 3 --jobs 2 --max-micro-batch 2");
@@ -165,6 +207,12 @@ TEST(PlanCli, PrintsTheTopLayoutsAndWhy) {
     EXPECT_EQ(r.out.find("   4  t"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("why: "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("searched "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("less 10% headroom (the default: "), std::string::npos) << r.out;
+    const auto none = testing::run_trainsim(
+        "plan --model gpt-22b --gpus 8 --global-batch 8 --top 3 --jobs 2 --max-micro-batch 2 "
+        "--memory-headroom 0%");
+    EXPECT_EQ(none.status, 0) << none.err;
+    EXPECT_NE(none.out.find("less 0% headroom\n"), std::string::npos) << none.out;
 }
 
 TEST(PlanCli, BadRequestsExitTwoWithOneLine) {
@@ -172,7 +220,9 @@ TEST(PlanCli, BadRequestsExitTwoWithOneLine) {
          {std::string("plan --model gpt-22b --gpus 0 --global-batch 8"),
           std::string("plan --model gpt-9t --gpus 8 --global-batch 8"),
           std::string("plan --gpus 8 --global-batch 8"), std::string("plan --model gpt-22b --gpus 8"),
-          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --top 0")}) {
+          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --top 0"),
+          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --memory-headroom 100%"),
+          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --memory-headroom ten")}) {
         const auto r = testing::run_trainsim(args);
         EXPECT_EQ(r.status, 2) << args << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
