@@ -52,10 +52,11 @@ void print_text(std::ostream& out, const plan::PlanResult& r, std::size_t top, u
     const std::string failed = r.failed ? ", " + std::to_string(r.failed) + " failed" : "";
     std::snprintf(
         line, sizeof line,
-        "searched %zu layouts (%zu valid): %zu over the memory bound of %s GiB; %zu simulated (%zu fit%s), "
+        "searched %zu layouts (%zu valid): %zu over the memory bound of the %s GiB budget; %zu simulated "
+        "(%zu fit%s), "
         "%zu provably slower than the top %zu; %.2f s on %u threads\n",
-        r.considered, r.valid, r.pruned_by_memory, gib(r.capacity).c_str(), r.simulated, r.fit,
-        failed.c_str(), r.skipped_by_time, top, r.seconds, jobs);
+        r.considered, r.valid, r.pruned_by_memory, gib(r.budget).c_str(), r.simulated, r.fit, failed.c_str(),
+        r.skipped_by_time, top, r.seconds, jobs);
     out << line;
     for (const std::string& e : r.errors) {
         out << "  failed: " << e << "\n";
