@@ -60,12 +60,16 @@ TEST(PlanSpace, LayoutsAreValidDistinctAndUseTheLargestDataParallelSize) {
     }
     // t 4 × p 2 × d 3 uses all 24 GPUs; t 8 × p 2 leaves 8 idle (d 2 would need 32).
     EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp distopt"));
+    // Every data-parallel sharding where d > 1 (so the bound tests below cover ZeRO-2 and FSDP too).
+    EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp zero2"));
+    EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp fsdp"));
+    EXPECT_FALSE(labels.contains("t8 p2 d1 v1 b1 full sp fsdp"));  // nothing to shard among 1 replica
     EXPECT_TRUE(labels.contains("t8 p2 d1 v1 b1 full sp"));
     EXPECT_FALSE(labels.contains("t8 p4 d1 v2 b1 full sp"));  // 32 GPUs
 }
 
 // The bound is what makes pruning safe: check it against the simulated peak of every layout of a grid
-// that includes interleaving, all three recompute policies, the distributed optimizer and SP.
+// that includes interleaving, all three recompute policies, SP and every data-parallel sharding.
 TEST(PlanMemoryBound, NeverExceedsTheSimulatedPeak) {
     const plan::LayoutSpace space = plan::enumerate_layouts(small_request(16, 16));
     ASSERT_GT(space.valid.size(), 100u);

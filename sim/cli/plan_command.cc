@@ -90,6 +90,8 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
              {"recompute_granularity", config::to_string(sc.training.recompute_granularity)},
              {"sequence_parallel", sc.parallelism.sequence_parallel},
              {"use_distributed_optimizer", sc.training.use_distributed_optimizer},
+             {"data_parallel_sharding_strategy",
+              config::to_string(sc.parallelism.data_parallel_sharding_strategy)},
              {"num_gpus", rep.num_gpus},
              {"iteration_time_s", rep.iteration_time.value},
              {"mfu", rep.mfu},

@@ -5,7 +5,22 @@
 namespace trainsim::plan {
 namespace {
 
+using config::DataParallelSharding;
 using config::RecomputeGranularity;
+
+// What the d replicas shard: nothing, the optimizer state (the distributed optimizer, ZeRO-1), the
+// gradients too (ZeRO-2) or the weights too (FSDP, ZeRO-3). Megatron's `optim` strategy is the
+// distributed optimizer again, so it is not searched twice.
+struct DataParallelState {
+    bool distributed_optimizer;
+    DataParallelSharding sharding;
+};
+constexpr DataParallelState kDataParallelStates[] = {
+    {false, DataParallelSharding::NoShard},
+    {true, DataParallelSharding::NoShard},
+    {true, DataParallelSharding::OptimGrads},
+    {true, DataParallelSharding::OptimGradsParams},
+};
 
 std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t at_most) {
     std::vector<std::int64_t> out;
@@ -44,8 +59,19 @@ std::string layout_label(const config::Scenario& sc) {
     if (par.sequence_parallel) {
         label += " sp";
     }
-    if (tr.use_distributed_optimizer) {
-        label += " distopt";
+    switch (par.data_parallel_sharding_strategy) {
+    case DataParallelSharding::OptimGradsParams:
+        label += " fsdp";
+        break;
+    case DataParallelSharding::OptimGrads:
+        label += " zero2";
+        break;
+    case DataParallelSharding::Optim:
+    case DataParallelSharding::NoShard:
+        if (tr.use_distributed_optimizer) {
+            label += " distopt";
+        }
+        break;
     }
     return label;
 }
@@ -67,7 +93,8 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                          {RecomputeGranularity::None, RecomputeGranularity::Selective,
                           RecomputeGranularity::Full}) {
                         for (const bool sp : {false, true}) {
-                            for (const bool distributed : {false, true}) {
+                            for (const DataParallelState state : kDataParallelStates) {
+                                const bool distributed = state.distributed_optimizer;
                                 if ((sp && t == 1) || (distributed && d == 1)) {
                                     continue;  // the same layout as without
                                 }
@@ -93,6 +120,7 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                     tr.recompute_num_layers = 1;
                                 }
                                 tr.use_distributed_optimizer = distributed;
+                                par.data_parallel_sharding_strategy = state.sharding;
                                 tr.ddp_bucket_size.reset();
                                 sc.schedule = config::ScheduleKind::Auto;
                                 sc.name = layout_label(sc);

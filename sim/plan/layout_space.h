@@ -10,8 +10,9 @@
 // - b: every divisor of the global batch up to `max_micro_batch`;
 // - d: the largest data-parallel size with t·p·d ≤ N GPUs and b·d dividing the global batch (so a
 //   layout uses all N GPUs when N factors, and as many as the batch allows otherwise);
-// - recompute none, selective or full (uniform, one layer per checkpoint); the distributed optimizer
-//   only with d > 1 and sequence parallelism only with t > 1, where they change anything.
+// - recompute none, selective or full (uniform, one layer per checkpoint); sequence parallelism only
+//   with t > 1, and with d > 1 what the replicas shard: nothing, the optimizer state (the distributed
+//   optimizer), the gradients too (ZeRO-2, `zero2`) or the weights too (FSDP, `fsdp`).
 #pragma once
 
 #include <cstddef>
@@ -37,7 +38,8 @@ struct LayoutSpace {
 
 [[nodiscard]] LayoutSpace enumerate_layouts(const PlanRequest& request);
 
-/// "t8 p35 d8 v3 b1 selective sp" — the searched knobs of a layout, as the planner prints them.
+/// "t8 p35 d8 v3 b1 selective sp distopt" — the searched knobs of a layout, as the planner prints them
+/// (`zero2` and `fsdp` stand for the distributed optimizer with those shardings).
 [[nodiscard]] std::string layout_label(const config::Scenario& scenario);
 
 }  // namespace trainsim::plan
