@@ -6,6 +6,7 @@
 #include <set>
 
 #include "sim/core/input_error.h"
+#include "sim/cost/hardware_profile.h"
 #include "sim/plan/explain.h"
 #include "sim/plan/layout_space.h"
 #include "sim/plan/memory_bound.h"
@@ -84,6 +85,35 @@ TEST(PlanMemoryBound, NeverExceedsTheSimulatedPeak) {
     }
     // And it is not vacuous: most layouts' bound is within 5% of their peak.
     EXPECT_GT(tight * 2, space.valid.size()) << tight << " of " << space.valid.size();
+}
+
+// On a profile with FP8 tensor cores the planner searches FP8 beside BF16: both bounds hold on that grid
+// too (FP8 weight copies in memory, FP8 GEMM prices in time).
+TEST(PlanBounds, HoldForFp8LayoutsOnH100) {
+    plan::PlanRequest request = small_request(8, 8);
+    request.base.hardware.profile = "h100-80gb-dgx";
+    request.search_fp8 = true;
+    const plan::LayoutSpace space = plan::enumerate_layouts(request);
+    const cost::CostModel cost(
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    std::size_t fp8 = 0;
+    for (const config::Scenario& sc : space.valid) {
+        fp8 += sc.training.fp8_format ? 1 : 0;
+        const sweep::PointOutcome out = runner.simulate(sc);
+        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
+        EXPECT_LE(plan::memory_lower_bound(sc).value, out.report->peak_memory_bytes.value) << sc.name;
+        EXPECT_LE(plan::iteration_time_lower_bound(sc, cost), out.report->iteration_time) << sc.name;
+    }
+    EXPECT_GT(fp8, 20u);
+    EXPECT_EQ(fp8 * 2, space.valid.size());  // each layout in BF16 and in FP8
+    // The planner turns the search on from the profile, and not on A100 (no FP8 tensor cores).
+    plan::PlanOptions options = plan_options();
+    options.top = 3;
+    const plan::PlanResult h100 = plan::run_plan(request, options);
+    EXPECT_EQ(h100.valid, space.valid.size());
+    plan::PlanRequest a100 = small_request(8, 8);
+    EXPECT_EQ(plan::run_plan(a100, options).valid * 2, h100.valid);
 }
 
 // The time bound is what makes stopping early exact: check it against every simulated time of the grid.

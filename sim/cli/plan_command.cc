@@ -27,12 +27,12 @@ std::string gib(Bytes b) {
 
 void print_text(std::ostream& out, const plan::PlanResult& r, std::size_t top, unsigned jobs) {
     char line[320];
-    std::snprintf(line, sizeof line, "%4s  %-36s %6s %10s %7s %10s\n", "rank", "layout", "gpus", "iter (s)",
+    std::snprintf(line, sizeof line, "%4s  %-44s %6s %10s %7s %10s\n", "rank", "layout", "gpus", "iter (s)",
                   "MFU", "peak GiB");
     out << line;
     for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i) {
         const report::IterationReport& rep = r.ranked[i].report;
-        std::snprintf(line, sizeof line, "%4zu  %-36s %6lld %10.3f %6.1f%% %10s\n", i + 1,
+        std::snprintf(line, sizeof line, "%4zu  %-44s %6lld %10.3f %6.1f%% %10s\n", i + 1,
                       r.ranked[i].scenario.name.c_str(), static_cast<long long>(rep.num_gpus),
                       rep.iteration_time.value, 100.0 * rep.mfu, gib(rep.peak_memory_bytes).c_str());
         out << line;
@@ -92,6 +92,9 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
              {"use_distributed_optimizer", sc.training.use_distributed_optimizer},
              {"data_parallel_sharding_strategy",
               config::to_string(sc.parallelism.data_parallel_sharding_strategy)},
+             {"fp8_format", sc.training.fp8_format
+                                ? nlohmann::ordered_json(config::to_string(*sc.training.fp8_format))
+                                : nlohmann::ordered_json()},
              {"num_gpus", rep.num_gpus},
              {"iteration_time_s", rep.iteration_time.value},
              {"mfu", rep.mfu},

@@ -59,6 +59,9 @@ std::string layout_label(const config::Scenario& sc) {
     if (par.sequence_parallel) {
         label += " sp";
     }
+    if (tr.fp8_format) {
+        label += " fp8";
+    }
     switch (par.data_parallel_sharding_strategy) {
     case DataParallelSharding::OptimGradsParams:
         label += " fsdp";
@@ -93,43 +96,52 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                          {RecomputeGranularity::None, RecomputeGranularity::Selective,
                           RecomputeGranularity::Full}) {
                         for (const bool sp : {false, true}) {
-                            for (const DataParallelState state : kDataParallelStates) {
-                                const bool distributed = state.distributed_optimizer;
-                                if ((sp && t == 1) || (distributed && d == 1)) {
-                                    continue;  // the same layout as without
+                            for (const bool fp8 : {false, true}) {
+                                if (fp8 && !request.search_fp8) {
+                                    continue;
                                 }
-                                ++space.considered;
-                                config::Scenario sc = base;
-                                auto& par = sc.parallelism;
-                                par.tensor_model_parallel_size = t;
-                                par.pipeline_model_parallel_size = p;
-                                par.data_parallel_size = d;
-                                par.virtual_pipeline_model_parallel_size = v;
-                                par.sequence_parallel = sp;
-                                par.microbatch_group_size_per_vp_stage.reset();
-                                par.layers_per_pipeline_stage.clear();  // the split is per layout
-                                auto& tr = sc.training;
-                                tr.micro_batch_size = b;
-                                tr.global_batch_size = request.global_batch;
-                                tr.recompute_granularity = r;
-                                tr.recompute_method.reset();
-                                tr.recompute_num_layers.reset();
-                                tr.num_microbatches_with_partial_activation_checkpoints.reset();
-                                if (r == RecomputeGranularity::Full) {
-                                    tr.recompute_method = config::RecomputeMethod::Uniform;
-                                    tr.recompute_num_layers = 1;
+                                for (const DataParallelState state : kDataParallelStates) {
+                                    const bool distributed = state.distributed_optimizer;
+                                    if ((sp && t == 1) || (distributed && d == 1)) {
+                                        continue;  // the same layout as without
+                                    }
+                                    ++space.considered;
+                                    config::Scenario sc = base;
+                                    auto& par = sc.parallelism;
+                                    par.tensor_model_parallel_size = t;
+                                    par.pipeline_model_parallel_size = p;
+                                    par.data_parallel_size = d;
+                                    par.virtual_pipeline_model_parallel_size = v;
+                                    par.sequence_parallel = sp;
+                                    par.microbatch_group_size_per_vp_stage.reset();
+                                    par.layers_per_pipeline_stage.clear();  // the split is per layout
+                                    auto& tr = sc.training;
+                                    tr.micro_batch_size = b;
+                                    tr.global_batch_size = request.global_batch;
+                                    tr.recompute_granularity = r;
+                                    tr.recompute_method.reset();
+                                    tr.recompute_num_layers.reset();
+                                    tr.num_microbatches_with_partial_activation_checkpoints.reset();
+                                    if (r == RecomputeGranularity::Full) {
+                                        tr.recompute_method = config::RecomputeMethod::Uniform;
+                                        tr.recompute_num_layers = 1;
+                                    }
+                                    tr.use_distributed_optimizer = distributed;
+                                    par.data_parallel_sharding_strategy = state.sharding;
+                                    if (fp8) {
+                                        tr.fp8_format = config::Fp8Format::Hybrid;
+                                        tr.fp8_recipe = config::Fp8Recipe::Delayed;
+                                    }
+                                    tr.ddp_bucket_size.reset();
+                                    sc.schedule = config::ScheduleKind::Auto;
+                                    sc.name = layout_label(sc);
+                                    try {
+                                        config::validate_scenario(sc);
+                                    } catch (const InputError&) {
+                                        continue;  // a combination Megatron-LM would reject
+                                    }
+                                    space.valid.push_back(std::move(sc));
                                 }
-                                tr.use_distributed_optimizer = distributed;
-                                par.data_parallel_sharding_strategy = state.sharding;
-                                tr.ddp_bucket_size.reset();
-                                sc.schedule = config::ScheduleKind::Auto;
-                                sc.name = layout_label(sc);
-                                try {
-                                    config::validate_scenario(sc);
-                                } catch (const InputError&) {
-                                    continue;  // a combination Megatron-LM would reject
-                                }
-                                space.valid.push_back(std::move(sc));
                             }
                         }
                     }

@@ -12,7 +12,8 @@
 //   layout uses all N GPUs when N factors, and as many as the batch allows otherwise);
 // - recompute none, selective or full (uniform, one layer per checkpoint); sequence parallelism only
 //   with t > 1, and with d > 1 what the replicas shard: nothing, the optimizer state (the distributed
-//   optimizer), the gradients too (ZeRO-2, `zero2`) or the weights too (FSDP, `fsdp`).
+//   optimizer), the gradients too (ZeRO-2, `zero2`) or the weights too (FSDP, `fsdp`);
+// - with search_fp8, BF16 and FP8 (`fp8`).
 #pragma once
 
 #include <cstddef>
@@ -29,6 +30,10 @@ struct PlanRequest {
     std::int64_t gpus = 0;
     std::int64_t global_batch = 0;
     std::int64_t max_micro_batch = 16;
+    /// Also search FP8 (Transformer Engine's hybrid format with the delayed recipe, the NeMo FP8 runs'
+    /// setting) beside BF16. run_plan sets it when the profile has FP8 tensor cores and the base sets no
+    /// training.fp8_format (a format the base sets is kept, not searched).
+    bool search_fp8 = false;
 };
 
 struct LayoutSpace {

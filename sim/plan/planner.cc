@@ -28,7 +28,9 @@ PlanResult run_plan(const PlanRequest& request, const PlanOptions& options) {
     result.budget = Bytes{static_cast<std::int64_t>(static_cast<double>(result.capacity.value) *
                                                     (1.0 - options.memory_headroom))};
 
-    LayoutSpace space = enumerate_layouts(request);
+    PlanRequest searched = request;
+    searched.search_fp8 = profile.has_fp8() && !request.base.training.fp8_format;
+    LayoutSpace space = enumerate_layouts(searched);
     result.considered = space.considered;
     result.valid = space.valid.size();
     std::vector<config::Scenario> candidates;
