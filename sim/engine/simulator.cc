@@ -19,13 +19,16 @@ public:
     Run(const Program& program, const RunOptions& options) : program_(program), options_(options) {
         const std::size_t n = program.size();
         result_.timings.assign(n, TaskTiming{});
-        // Successors of each task and each stream's tasks in program order, as CSR lists, in two passes
-        // over the program: count, then fill. The offsets double as fill cursors (each ends at the next
-        // one's start) and are shifted back afterwards: no scratch array as long as the program.
+        // Successors of each task as a CSR list, in two passes over the program: count, then fill. The
+        // offsets double as fill cursors (each ends at the next one's start) and are shifted back
+        // afterwards: no scratch array as long as the program. Each stream's tasks in program order as a
+        // list threaded through next_in_stream_, built in the first pass.
         const std::size_t s = program.streams().size();
         pending_dependencies_.resize(n);
         successor_offsets_.assign(n + 1, 0);
-        stream_offsets_.assign(s + 1, 0);
+        next_in_stream_.resize(n);
+        head_.assign(s, -1);
+        std::vector<TaskId> last_in_stream(s, -1);
         arrived_.assign(program.rendezvous_count(), 0);
         for (std::size_t t = 0; t < n; ++t) {
             const auto id = static_cast<TaskId>(t);
@@ -34,7 +37,14 @@ public:
             for (const TaskId d : deps) {
                 ++successor_offsets_[static_cast<std::size_t>(d) + 1];
             }
-            ++stream_offsets_[static_cast<std::size_t>(program.stream(id)) + 1];
+            const auto stream = static_cast<std::size_t>(program.stream(id));
+            next_in_stream_[t] = -1;
+            if (last_in_stream[stream] < 0) {
+                head_[stream] = id;
+            } else {
+                next_in_stream_[static_cast<std::size_t>(last_in_stream[stream])] = id;
+            }
+            last_in_stream[stream] = id;
             const RendezvousId r = program.rendezvous_of(id);
             if (r != kNoRendezvous) {
                 ++arrived_[static_cast<std::size_t>(r)];  // checked against its member count below
@@ -43,21 +53,14 @@ public:
         for (std::size_t t = 0; t < n; ++t) {
             successor_offsets_[t + 1] += successor_offsets_[t];
         }
-        for (std::size_t i = 0; i < s; ++i) {
-            stream_offsets_[i + 1] += stream_offsets_[i];
-        }
         successors_.resize(successor_offsets_[n]);
-        stream_tasks_.resize(n);
         for (std::size_t t = 0; t < n; ++t) {
             const auto id = static_cast<TaskId>(t);
             for (const TaskId d : program.dependencies(id)) {
                 successors_[successor_offsets_[static_cast<std::size_t>(d)]++] = id;
             }
-            stream_tasks_[stream_offsets_[static_cast<std::size_t>(program.stream(id))]++] = id;
         }
         shift_back(successor_offsets_);
-        shift_back(stream_offsets_);
-        stream_head_.assign(s, 0);
         running_.assign(s, -1);
         head_arrived_.assign(s, 0);
         background_of_.assign(s, -1);
@@ -94,7 +97,7 @@ public:
     }
 
     RunResult execute() {
-        for (std::size_t s = 0; s < stream_head_.size(); ++s) {
+        for (std::size_t s = 0; s < head_.size(); ++s) {
             try_start_head(static_cast<StreamId>(s));
         }
         while (!queue_.empty()) {
@@ -142,11 +145,7 @@ private:
         offsets[0] = 0;
     }
 
-    [[nodiscard]] TaskId head_of(StreamId s) const {
-        const std::uint32_t pos =
-            stream_offsets_[static_cast<std::size_t>(s)] + stream_head_[static_cast<std::size_t>(s)];
-        return pos < stream_offsets_[static_cast<std::size_t>(s) + 1] ? stream_tasks_[pos] : -1;
-    }
+    [[nodiscard]] TaskId head_of(StreamId s) const { return head_[static_cast<std::size_t>(s)]; }
 
     [[nodiscard]] bool started(TaskId t) const {
         return result_.timings[static_cast<std::size_t>(t)].start >= 0;
@@ -301,7 +300,7 @@ private:
         result_.timings[static_cast<std::size_t>(t)].end = now_;
         ++completed_;
         const StreamId s = program_.stream(t);
-        ++stream_head_[static_cast<std::size_t>(s)];
+        head_[static_cast<std::size_t>(s)] = next_in_stream_[static_cast<std::size_t>(t)];  // t was the head
         running_[static_cast<std::size_t>(s)] = -1;
         for (std::uint32_t i = successor_offsets_[static_cast<std::size_t>(t)];
              i < successor_offsets_[static_cast<std::size_t>(t) + 1]; ++i) {
@@ -348,7 +347,7 @@ private:
         std::ostringstream out;
         bool first = true;
         std::size_t waiting = 0;
-        for (std::size_t s = 0; s < stream_head_.size(); ++s) {
+        for (std::size_t s = 0; s < head_.size(); ++s) {
             const TaskId t = head_of(static_cast<StreamId>(s));
             if (t < 0 || started(t)) {
                 continue;
@@ -395,10 +394,9 @@ private:
     TaskVector<std::uint32_t> pending_dependencies_;  // an arrived rendezvous member: the next arrival
     TaskVector<std::uint32_t> successor_offsets_;
     TaskVector<TaskId> successors_;
-    TaskVector<std::uint32_t> stream_offsets_;
-    TaskVector<TaskId> stream_tasks_;
+    TaskVector<TaskId> next_in_stream_;  // the next task of its stream, or -1
     // Per stream.
-    std::vector<std::uint32_t> stream_head_;
+    std::vector<TaskId> head_;             // the first task of the stream not yet completed, or -1
     std::vector<TaskId> running_;          // the task running now, or -1
     std::vector<char> head_arrived_;       // its head waits at a rendezvous for the other members
     std::vector<StreamId> background_of_;  // its background stream, or -1
