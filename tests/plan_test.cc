@@ -65,6 +65,17 @@ TEST(PlanSpace, LayoutsAreValidDistinctAndUseTheLargestDataParallelSize) {
     EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp zero2"));
     EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp fsdp"));
     EXPECT_FALSE(labels.contains("t8 p2 d1 v1 b1 full sp fsdp"));  // nothing to shard among 1 replica
+    // Megatron's accounted split: 8 layers + embedding + loss on 5 stages, 1 + 2 + 2 + 2 + 1.
+    std::size_t uneven = 0;
+    for (const config::Scenario& sc : space.valid) {
+        if (sc.parallelism.account_for_embedding_in_pipeline_split) {
+            ++uneven;
+            EXPECT_EQ(sc.parallelism.layers_per_pipeline_stage, (std::vector<std::int64_t>{1, 2, 2, 2, 1}))
+                << sc.name;
+        }
+    }
+    EXPECT_GT(uneven, 0u);
+    EXPECT_TRUE(labels.contains("t1 p5 d4 v1 b1 selective uneven distopt"));
     EXPECT_TRUE(labels.contains("t8 p2 d1 v1 b1 full sp"));
     EXPECT_FALSE(labels.contains("t8 p4 d1 v2 b1 full sp"));  // 32 GPUs
 }

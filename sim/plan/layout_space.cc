@@ -1,5 +1,6 @@
 #include "sim/plan/layout_space.h"
 
+#include "sim/config/scenario_reader.h"
 #include "sim/core/input_error.h"
 
 namespace trainsim::plan {
@@ -46,6 +47,28 @@ std::int64_t data_parallel_size(std::int64_t model_parallel, std::int64_t gpus, 
     return 0;
 }
 
+// A pipeline size and how the layers fall on it: evenly (p divides the layers), or Megatron's split
+// that counts the embedding and the loss as a layer each (p divides layers + 2; the first and last
+// stage build one layer fewer, as Llama 3 405B's 126 layers on 16 stages).
+struct PipelineSplit {
+    std::int64_t stages;
+    bool uneven;
+};
+
+std::vector<PipelineSplit> pipeline_splits(std::int64_t layers, std::int64_t at_most) {
+    std::vector<PipelineSplit> out;
+    for (std::int64_t p = 1; p <= layers + 2 && p <= at_most; ++p) {
+        if (layers % p == 0) {
+            out.push_back({p, false});
+        }
+        // On 2 stages the accounted split is the even one.
+        if (p > 2 && (layers + 2) % p == 0 && (layers + 2) / p >= 2) {
+            out.push_back({p, true});
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string layout_label(const config::Scenario& sc) {
@@ -58,6 +81,9 @@ std::string layout_label(const config::Scenario& sc) {
         std::to_string(tr.micro_batch_size) + " " + config::to_string(tr.recompute_granularity);
     if (par.sequence_parallel) {
         label += " sp";
+    }
+    if (par.account_for_embedding_in_pipeline_split) {
+        label += " uneven";  // Megatron's embedding- and loss-accounted split
     }
     if (tr.fp8_format) {
         label += " fp8";
@@ -85,13 +111,16 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
     const std::int64_t layers = base.model.num_layers;
     const std::int64_t node = base.hardware.gpus_per_node;
     for (std::int64_t t = 1; t <= node && t <= request.gpus; t *= 2) {
-        for (const std::int64_t p : divisors(layers, request.gpus / t)) {
+        for (const PipelineSplit split : pipeline_splits(layers, request.gpus / t)) {
+            const std::int64_t p = split.stages;
             for (const std::int64_t b : divisors(request.global_batch, request.max_micro_batch)) {
                 const std::int64_t d = data_parallel_size(t * p, request.gpus, b, request.global_batch);
                 if (d == 0) {
                     continue;
                 }
-                for (const std::int64_t v : divisors(layers / p, layers)) {
+                // Megatron's accounted split is modelled without interleaving (megatron_pipeline_split.cc).
+                for (const std::int64_t v :
+                     split.uneven ? std::vector<std::int64_t>{1} : divisors(layers / p, layers)) {
                     for (const RecomputeGranularity r :
                          {RecomputeGranularity::None, RecomputeGranularity::Selective,
                           RecomputeGranularity::Full}) {
@@ -115,6 +144,10 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                     par.sequence_parallel = sp;
                                     par.microbatch_group_size_per_vp_stage.reset();
                                     par.layers_per_pipeline_stage.clear();  // the split is per layout
+                                    par.decoder_first_pipeline_num_layers.reset();
+                                    par.decoder_last_pipeline_num_layers.reset();
+                                    par.account_for_embedding_in_pipeline_split = split.uneven;
+                                    par.account_for_loss_in_pipeline_split = split.uneven;
                                     auto& tr = sc.training;
                                     tr.micro_batch_size = b;
                                     tr.global_batch_size = request.global_batch;
@@ -136,6 +169,7 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                     sc.schedule = config::ScheduleKind::Auto;
                                     sc.name = layout_label(sc);
                                     try {
+                                        config::resolve_pipeline_split(sc);
                                         config::validate_scenario(sc);
                                     } catch (const InputError&) {
                                         continue;  // a combination Megatron-LM would reject
