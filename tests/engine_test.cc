@@ -215,6 +215,38 @@ TEST(Simulator, EventBudgetStopsARunawayProgram) {
     EXPECT_THROW((void)simulate(p, options), SimulationError);
 }
 
+// A rendezvous's members end together as one queued event (simulator.cc): they must still end in
+// arrival order, before a zero-duration task one of them releases, each counting as an event.
+TEST(Simulator, RendezvousMembersEndInArrivalOrderAndEachCountsAsAnEvent) {
+    Program p;
+    const RendezvousId rv = p.add_rendezvous(3, 5, "all-reduce");
+    std::vector<TaskId> members;
+    std::vector<TaskId> after;
+    for (int g = 0; g < 3; ++g) {
+        const StreamId s = p.add_stream(g, "compute");
+        p.add_task(s, 10 - 3 * g, "before");  // arrivals at 10, 7, 4: GPU 2 first, GPU 0 last
+        members.push_back(p.add_rendezvous_task(s, rv, "member"));
+        after.push_back(p.add_task(s, 0, "after"));
+    }
+    // A task on a fourth stream released by GPU 0's member, also zero-duration.
+    const StreamId other = p.add_stream(3, "other");
+    const TaskId released = p.add_task(other, 0, "released", std::vector<TaskId>{members[0]});
+    const RunResult r = simulate(p);
+    for (int g = 0; g < 3; ++g) {
+        EXPECT_EQ(r.timings[static_cast<std::size_t>(members[static_cast<std::size_t>(g)])].start, 10);
+        EXPECT_EQ(r.timings[static_cast<std::size_t>(members[static_cast<std::size_t>(g)])].end, 15);
+        EXPECT_EQ(r.timings[static_cast<std::size_t>(after[static_cast<std::size_t>(g)])].end, 15);
+    }
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(released)].end, 15);
+    EXPECT_EQ(r.events, 10u);  // 3 before, 3 members, 3 after, 1 released
+    // The budget counts members one by one: 3 befores and 1 member, then it stops inside the rendezvous.
+    RunOptions options;
+    options.max_events = 4;
+    EXPECT_THROW((void)simulate(p, options), SimulationError);
+    options.max_events = 10;
+    EXPECT_EQ(simulate(p, options).events, 10u);
+}
+
 TEST(Program, RejectsForwardDependenciesAndNegativeDurations) {
     Program p;
     const StreamId s = p.add_stream(0, "compute");

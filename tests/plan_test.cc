@@ -2,8 +2,11 @@
 // ranking, and the CLI's errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
+#include "sim/core/input_error.h"
+#include "sim/cost/hardware_profile.h"
 #include "sim/plan/explain.h"
 #include "sim/plan/layout_space.h"
 #include "sim/plan/memory_bound.h"
@@ -58,12 +61,27 @@ TEST(PlanSpace, LayoutsAreValidDistinctAndUseTheLargestDataParallelSize) {
     }
     // t 4 × p 2 × d 3 uses all 24 GPUs; t 8 × p 2 leaves 8 idle (d 2 would need 32).
     EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp distopt"));
+    // Every data-parallel sharding where d > 1 (so the bound tests below cover ZeRO-2 and FSDP too).
+    EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp zero2"));
+    EXPECT_TRUE(labels.contains("t4 p2 d3 v1 b1 selective sp fsdp"));
+    EXPECT_FALSE(labels.contains("t8 p2 d1 v1 b1 full sp fsdp"));  // nothing to shard among 1 replica
+    // Megatron's accounted split: 8 layers + embedding + loss on 5 stages, 1 + 2 + 2 + 2 + 1.
+    std::size_t uneven = 0;
+    for (const config::Scenario& sc : space.valid) {
+        if (sc.parallelism.account_for_embedding_in_pipeline_split) {
+            ++uneven;
+            EXPECT_EQ(sc.parallelism.layers_per_pipeline_stage, (std::vector<std::int64_t>{1, 2, 2, 2, 1}))
+                << sc.name;
+        }
+    }
+    EXPECT_GT(uneven, 0u);
+    EXPECT_TRUE(labels.contains("t1 p5 d4 v1 b1 selective uneven distopt"));
     EXPECT_TRUE(labels.contains("t8 p2 d1 v1 b1 full sp"));
     EXPECT_FALSE(labels.contains("t8 p4 d1 v2 b1 full sp"));  // 32 GPUs
 }
 
 // The bound is what makes pruning safe: check it against the simulated peak of every layout of a grid
-// that includes interleaving, all three recompute policies, the distributed optimizer and SP.
+// that includes interleaving, all three recompute policies, SP and every data-parallel sharding.
 TEST(PlanMemoryBound, NeverExceedsTheSimulatedPeak) {
     const plan::LayoutSpace space = plan::enumerate_layouts(small_request(16, 16));
     ASSERT_GT(space.valid.size(), 100u);
@@ -78,6 +96,35 @@ TEST(PlanMemoryBound, NeverExceedsTheSimulatedPeak) {
     }
     // And it is not vacuous: most layouts' bound is within 5% of their peak.
     EXPECT_GT(tight * 2, space.valid.size()) << tight << " of " << space.valid.size();
+}
+
+// On a profile with FP8 tensor cores the planner searches FP8 beside BF16: both bounds hold on that grid
+// too (FP8 weight copies in memory, FP8 GEMM prices in time).
+TEST(PlanBounds, HoldForFp8LayoutsOnH100) {
+    plan::PlanRequest request = small_request(8, 8);
+    request.base.hardware.profile = "h100-80gb-dgx";
+    request.search_fp8 = true;
+    const plan::LayoutSpace space = plan::enumerate_layouts(request);
+    const cost::CostModel cost(
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    std::size_t fp8 = 0;
+    for (const config::Scenario& sc : space.valid) {
+        fp8 += sc.training.fp8_format ? 1 : 0;
+        const sweep::PointOutcome out = runner.simulate(sc);
+        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
+        EXPECT_LE(plan::memory_lower_bound(sc).value, out.report->peak_memory_bytes.value) << sc.name;
+        EXPECT_LE(plan::iteration_time_lower_bound(sc, cost), out.report->iteration_time) << sc.name;
+    }
+    EXPECT_GT(fp8, 20u);
+    EXPECT_EQ(fp8 * 2, space.valid.size());  // each layout in BF16 and in FP8
+    // The planner turns the search on from the profile, and not on A100 (no FP8 tensor cores).
+    plan::PlanOptions options = plan_options();
+    options.top = 3;
+    const plan::PlanResult h100 = plan::run_plan(request, options);
+    EXPECT_EQ(h100.valid, space.valid.size());
+    plan::PlanRequest a100 = small_request(8, 8);
+    EXPECT_EQ(plan::run_plan(a100, options).valid * 2, h100.valid);
 }
 
 // The time bound is what makes stopping early exact: check it against every simulated time of the grid.
@@ -176,6 +223,46 @@ TEST(Plan, TightMemoryPrunesWithoutSimulating) {
     EXPECT_TRUE(r.ranked.empty());
 }
 
+// --memory-headroom: a layout fits when its simulated peak is within (1 − h) × the usable memory, and
+// the memory bound prunes against that budget, never dropping a layout that would have fit.
+TEST(Plan, HeadroomShrinksTheBudgetForFittingAndPruning) {
+    plan::PlanOptions full = plan_options();
+    full.exhaustive = true;
+    full.memory_headroom = 0.0;
+    const plan::PlanRequest request = small_request(8, 16);
+    const plan::PlanResult all = plan::run_plan(request, full);
+    EXPECT_EQ(all.budget, all.capacity);
+    ASSERT_GE(all.ranked.size(), 4u);
+    // A headroom that puts the budget at the median simulated peak of the full-capacity run.
+    std::vector<std::int64_t> peaks;
+    for (const plan::RankedLayout& l : all.ranked) {
+        peaks.push_back(l.report.peak_memory_bytes.value);
+    }
+    std::sort(peaks.begin(), peaks.end());
+    plan::PlanOptions tight = full;
+    tight.memory_headroom =
+        1.0 - static_cast<double>(peaks[peaks.size() / 2]) / static_cast<double>(all.capacity.value);
+    const plan::PlanResult some = plan::run_plan(request, tight);
+    EXPECT_EQ(some.budget.value, static_cast<std::int64_t>(static_cast<double>(some.capacity.value) *
+                                                           (1.0 - tight.memory_headroom)));
+    EXPECT_GE(some.pruned_by_memory, all.pruned_by_memory);
+    EXPECT_LT(some.fit, all.fit);
+    EXPECT_GT(some.fit, 0u);
+    for (const plan::RankedLayout& l : some.ranked) {
+        EXPECT_LE(l.report.peak_memory_bytes, some.budget) << l.scenario.name;
+    }
+    // Exactly the layouts of the full-capacity run whose peak is within the tighter budget: the memory
+    // bound, pruning against the budget, dropped none of them.
+    std::size_t within = 0;
+    for (const plan::RankedLayout& l : all.ranked) {
+        within += l.report.peak_memory_bytes <= some.budget ? 1 : 0;
+    }
+    EXPECT_EQ(some.fit, within);
+    plan::PlanOptions bad = full;
+    bad.memory_headroom = 1.0;
+    EXPECT_THROW((void)plan::run_plan(request, bad), InputError);
+}
+
 TEST(PlanCli, PrintsTheTopLayoutsAndWhy) {
     const auto r = testing::run_trainsim(
         "plan --model gpt-22b --gpus 8 --global-batch 8 --top 3 --jobs 2 --max-micro-batch 2");
@@ -185,6 +272,12 @@ TEST(PlanCli, PrintsTheTopLayoutsAndWhy) {
     EXPECT_EQ(r.out.find("   4  t"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("why: "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("searched "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("less 10% headroom (the default: "), std::string::npos) << r.out;
+    const auto none = testing::run_trainsim(
+        "plan --model gpt-22b --gpus 8 --global-batch 8 --top 3 --jobs 2 --max-micro-batch 2 "
+        "--memory-headroom 0%");
+    EXPECT_EQ(none.status, 0) << none.err;
+    EXPECT_NE(none.out.find("less 0% headroom\n"), std::string::npos) << none.out;
 }
 
 TEST(PlanCli, BadRequestsExitTwoWithOneLine) {
@@ -192,7 +285,9 @@ TEST(PlanCli, BadRequestsExitTwoWithOneLine) {
          {std::string("plan --model gpt-22b --gpus 0 --global-batch 8"),
           std::string("plan --model gpt-9t --gpus 8 --global-batch 8"),
           std::string("plan --gpus 8 --global-batch 8"), std::string("plan --model gpt-22b --gpus 8"),
-          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --top 0")}) {
+          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --top 0"),
+          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --memory-headroom 100%"),
+          std::string("plan --model gpt-22b --gpus 8 --global-batch 8 --memory-headroom ten")}) {
         const auto r = testing::run_trainsim(args);
         EXPECT_EQ(r.status, 2) << args << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;

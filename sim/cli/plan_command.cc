@@ -1,4 +1,5 @@
-// `trainsim plan --model PRESET|--scenario FILE --gpus N --global-batch B [--profile NAME] [--top N]`:
+// `trainsim plan --model PRESET|--scenario FILE --gpus N --global-batch B [--profile NAME] [--top N]
+// [--memory-headroom P%]`:
 // the fastest layouts for a model on N GPUs, each simulated, with why the best wins.
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -28,29 +29,37 @@ std::string gib(Bytes b) {
 }
 
 void print_text(std::ostream& out, const plan::PlanResult& r, std::size_t top, unsigned jobs) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%4s  %-36s %6s %10s %7s %10s\n", "rank", "layout", "gpus", "iter (s)",
+    char line[320];
+    std::snprintf(line, sizeof line, "%4s  %-44s %6s %10s %7s %10s\n", "rank", "layout", "gpus", "iter (s)",
                   "MFU", "peak GiB");
     out << line;
     for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i) {
         const report::IterationReport& rep = r.ranked[i].report;
-        std::snprintf(line, sizeof line, "%4zu  %-36s %6lld %10.3f %6.1f%% %10s\n", i + 1,
+        std::snprintf(line, sizeof line, "%4zu  %-44s %6lld %10.3f %6.1f%% %10s\n", i + 1,
                       r.ranked[i].scenario.name.c_str(), static_cast<long long>(rep.num_gpus),
                       rep.iteration_time.value, 100.0 * rep.mfu, gib(rep.peak_memory_bytes).c_str());
         out << line;
     }
     if (r.ranked.empty()) {
-        out << "no layout fits in " << gib(r.capacity) << " GiB per GPU\n";
+        out << "no layout fits in " << gib(r.budget) << " GiB per GPU\n";
     } else if (r.ranked.size() >= 2) {
         out << "why: " << plan::explain_win(r.ranked[0], r.ranked[1]) << "\n";
     }
+    std::snprintf(line, sizeof line, "memory budget %s GiB per GPU: %s GiB usable less %g%% headroom%s\n",
+                  gib(r.budget).c_str(), gib(r.capacity).c_str(), 100.0 * r.memory_headroom,
+                  r.memory_headroom == plan::kDefaultMemoryHeadroom
+                      ? " (the default: the simulated peak omits allocator fragmentation and transient "
+                        "workspaces; --memory-headroom 0% plans to the full capacity)"
+                      : "");
+    out << line;
     const std::string failed = r.failed ? ", " + std::to_string(r.failed) + " failed" : "";
     std::snprintf(
         line, sizeof line,
-        "searched %zu layouts (%zu valid): %zu over the memory bound of %s GiB; %zu simulated (%zu fit%s), "
+        "searched %zu layouts (%zu valid): %zu over the memory bound of the %s GiB budget; %zu simulated "
+        "(%zu fit%s), "
         "%zu provably slower than the top %zu; %.2f s on %u threads\n",
-        r.considered, r.valid, r.pruned_by_memory, gib(r.capacity).c_str(), r.simulated, r.fit,
-        failed.c_str(), r.skipped_by_time, top, r.seconds, jobs);
+        r.considered, r.valid, r.pruned_by_memory, gib(r.budget).c_str(), r.simulated, r.fit, failed.c_str(),
+        r.skipped_by_time, top, r.seconds, jobs);
     out << line;
     for (const std::string& e : r.errors) {
         out << "  failed: " << e << "\n";
@@ -67,6 +76,8 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
     j["fit"] = r.fit;
     j["failed"] = r.failed;
     j["capacity_bytes"] = r.capacity.value;
+    j["memory_headroom"] = r.memory_headroom;
+    j["budget_bytes"] = r.budget.value;
     j["seconds"] = r.seconds;
     nlohmann::ordered_json ranked = nlohmann::ordered_json::array();
     for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i) {
@@ -83,6 +94,11 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
              {"recompute_granularity", config::to_string(sc.training.recompute_granularity)},
              {"sequence_parallel", sc.parallelism.sequence_parallel},
              {"use_distributed_optimizer", sc.training.use_distributed_optimizer},
+             {"data_parallel_sharding_strategy",
+              config::to_string(sc.parallelism.data_parallel_sharding_strategy)},
+             {"fp8_format", sc.training.fp8_format
+                                ? nlohmann::ordered_json(config::to_string(*sc.training.fp8_format))
+                                : nlohmann::ordered_json()},
              {"num_gpus", rep.num_gpus},
              {"iteration_time_s", rep.iteration_time.value},
              {"mfu", rep.mfu},
@@ -91,6 +107,22 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
     j["ranked"] = ranked;
     j["why"] = r.ranked.size() >= 2 ? plan::explain_win(r.ranked[0], r.ranked[1]) : "";
     out << j.dump(2) << "\n";
+}
+
+// "10%" or "10": a percentage in [0, 100), as a share.
+double parse_headroom(const std::string& text) {
+    const std::string number = !text.empty() && text.back() == '%' ? text.substr(0, text.size() - 1) : text;
+    std::size_t used = 0;
+    double percent = -1.0;
+    try {
+        percent = std::stod(number, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (number.empty() || used != number.size() || !(percent >= 0.0 && percent < 100.0)) {
+        throw InputError("--memory-headroom=" + text + " must be a percentage in [0%, 100%), e.g. 10%");
+    }
+    return percent / 100.0;
 }
 
 }  // namespace
@@ -106,6 +138,7 @@ int plan_command(const std::vector<std::string>& args) {
     long long max_micro = 16;
     int jobs = 0;
     std::string schedules = "auto";
+    std::string headroom = "10%";
     po::options_description options(
         "trainsim plan (--model PRESET | --scenario FILE) --gpus N --global-batch B");
     options.add_options()("help,h", "show this help")(
@@ -121,6 +154,9 @@ int plan_command(const std::vector<std::string>& args) {
         "largest micro-batch size searched (default 16)")(
         "jobs,j", po::value<int>(&jobs), "worker threads (default 0: one per hardware thread)")(
         "format", po::value<std::string>(&format), "text (default) or json")(
+        "memory-headroom", po::value<std::string>(&headroom),
+        "share of the usable GPU memory a layout must leave free, e.g. 10% (default 10%: the simulated "
+        "peak omits allocator fragmentation and transient workspaces)")(
         "exhaustive",
         "simulate every layout within the memory bound, not only those that could reach the top")(
         "schedules", po::value<std::string>(&schedules),
@@ -197,6 +233,7 @@ int plan_command(const std::vector<std::string>& args) {
     run.profile_directory = profile_directory();
     run.top = static_cast<std::size_t>(top);
     run.exhaustive = vm.count("exhaustive") > 0;
+    run.memory_headroom = parse_headroom(headroom);
     const plan::PlanResult result = plan::run_plan(request, run);
     if (format == "json") {
         print_json(std::cout, result, static_cast<std::size_t>(top));

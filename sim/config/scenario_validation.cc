@@ -338,6 +338,14 @@ void check_schedule(const Scenario& s) {
              " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
              " (the handcrafted zero-bubble schedules run one model chunk per rank)");
     }
+    const bool splits_backward = s.schedule == ScheduleKind::ZbH1 || s.schedule == ScheduleKind::ZbH2 ||
+                                 s.schedule == ScheduleKind::DualPipeV;
+    if (splits_backward &&
+        s.parallelism.data_parallel_sharding_strategy == DataParallelSharding::OptimGradsParams) {
+        fail("schedule=" + quoted(to_string(s.schedule)) +
+             " splits each backward into B and W passes, which is not modelled with "
+             "parallelism.data_parallel_sharding_strategy=\"optim_grads_params\" (FSDP)");
+    }
     if (v > 1 && p <= 2 && s.resolved_schedule() == ScheduleKind::Interleaved) {
         fail(show("parallelism.virtual_pipeline_model_parallel_size", v) +
              " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +

@@ -11,21 +11,43 @@
 namespace trainsim::engine {
 namespace {
 
+// The version of a queued event that stands for the end of every member of rendezvous `task`.
+constexpr std::uint32_t kRendezvousEnd = 0xffffffffU;
+
 class Run {
 public:
     Run(const Program& program, const RunOptions& options) : program_(program), options_(options) {
         const std::size_t n = program.size();
         result_.timings.assign(n, TaskTiming{});
-        // Successors of each task as a CSR list, in increasing task order. The offsets double as fill
-        // cursors (each ends at the next task's start) and are shifted back afterwards: no scratch array
-        // as long as the program.
+        // Successors of each task as a CSR list, in two passes over the program: count, then fill. The
+        // offsets double as fill cursors (each ends at the next one's start) and are shifted back
+        // afterwards: no scratch array as long as the program. Each stream's tasks in program order as a
+        // list threaded through next_in_stream_, built in the first pass.
+        const std::size_t s = program.streams().size();
         pending_dependencies_.resize(n);
         successor_offsets_.assign(n + 1, 0);
+        next_in_stream_.resize(n);
+        head_.assign(s, -1);
+        std::vector<TaskId> last_in_stream(s, -1);
+        arrived_.assign(program.rendezvous_count(), 0);
         for (std::size_t t = 0; t < n; ++t) {
-            const auto deps = program.dependencies(static_cast<TaskId>(t));
+            const auto id = static_cast<TaskId>(t);
+            const auto deps = program.dependencies(id);
             pending_dependencies_[t] = static_cast<std::uint32_t>(deps.size());
             for (const TaskId d : deps) {
                 ++successor_offsets_[static_cast<std::size_t>(d) + 1];
+            }
+            const auto stream = static_cast<std::size_t>(program.stream(id));
+            next_in_stream_[t] = -1;
+            if (last_in_stream[stream] < 0) {
+                head_[stream] = id;
+            } else {
+                next_in_stream_[static_cast<std::size_t>(last_in_stream[stream])] = id;
+            }
+            last_in_stream[stream] = id;
+            const RendezvousId r = program.rendezvous_of(id);
+            if (r != kNoRendezvous) {
+                ++arrived_[static_cast<std::size_t>(r)];  // checked against its member count below
             }
         }
         for (std::size_t t = 0; t < n; ++t) {
@@ -33,27 +55,12 @@ public:
         }
         successors_.resize(successor_offsets_[n]);
         for (std::size_t t = 0; t < n; ++t) {
-            for (const TaskId d : program.dependencies(static_cast<TaskId>(t))) {
-                successors_[successor_offsets_[static_cast<std::size_t>(d)]++] = static_cast<TaskId>(t);
+            const auto id = static_cast<TaskId>(t);
+            for (const TaskId d : program.dependencies(id)) {
+                successors_[successor_offsets_[static_cast<std::size_t>(d)]++] = id;
             }
         }
         shift_back(successor_offsets_);
-        // Each stream's tasks in program order, as a CSR list.
-        const std::size_t s = program.streams().size();
-        stream_offsets_.assign(s + 1, 0);
-        for (std::size_t t = 0; t < n; ++t) {
-            ++stream_offsets_[static_cast<std::size_t>(program.stream(static_cast<TaskId>(t))) + 1];
-        }
-        for (std::size_t i = 0; i < s; ++i) {
-            stream_offsets_[i + 1] += stream_offsets_[i];
-        }
-        stream_tasks_.resize(n);
-        for (std::size_t t = 0; t < n; ++t) {
-            stream_tasks_[stream_offsets_[static_cast<std::size_t>(
-                program.stream(static_cast<TaskId>(t)))]++] = static_cast<TaskId>(t);
-        }
-        shift_back(stream_offsets_);
-        stream_head_.assign(s, 0);
         running_.assign(s, -1);
         head_arrived_.assign(s, 0);
         background_of_.assign(s, -1);
@@ -72,13 +79,6 @@ public:
         }
         // Each rendezvous must be joined by exactly its number of members, or the run would stall.
         const std::size_t rendezvous = program.rendezvous_count();
-        arrived_.assign(rendezvous, 0);
-        for (std::size_t t = 0; t < n; ++t) {
-            const RendezvousId r = program.rendezvous_of(static_cast<TaskId>(t));
-            if (r != kNoRendezvous) {
-                ++arrived_[static_cast<std::size_t>(r)];
-            }
-        }
         for (std::size_t r = 0; r < rendezvous; ++r) {
             const auto id = static_cast<RendezvousId>(r);
             if (static_cast<std::int32_t>(arrived_[r]) != program.rendezvous_members(id)) {
@@ -97,7 +97,7 @@ public:
     }
 
     RunResult execute() {
-        for (std::size_t s = 0; s < stream_head_.size(); ++s) {
+        for (std::size_t s = 0; s < head_.size(); ++s) {
             try_start_head(static_cast<StreamId>(s));
         }
         while (!queue_.empty()) {
@@ -107,6 +107,11 @@ public:
                                       describe_waiting());
             }
             const Event e = queue_.pop();
+            if (e.version == kRendezvousEnd) {
+                now_ = e.time;
+                complete_rendezvous(e.task);
+                continue;
+            }
             ++result_.events;
             if (e.task < 0) {  // the end of a flow's transfer
                 if (flows_->current(-(e.task + 1), e.version)) {
@@ -140,11 +145,7 @@ private:
         offsets[0] = 0;
     }
 
-    [[nodiscard]] TaskId head_of(StreamId s) const {
-        const std::uint32_t pos =
-            stream_offsets_[static_cast<std::size_t>(s)] + stream_head_[static_cast<std::size_t>(s)];
-        return pos < stream_offsets_[static_cast<std::size_t>(s) + 1] ? stream_tasks_[pos] : -1;
-    }
+    [[nodiscard]] TaskId head_of(StreamId s) const { return head_[static_cast<std::size_t>(s)]; }
 
     [[nodiscard]] bool started(TaskId t) const {
         return result_.timings[static_cast<std::size_t>(t)].start >= 0;
@@ -178,7 +179,10 @@ private:
         }
         const auto si = static_cast<std::size_t>(bg);
         remaining_[si] -= now_ - slice_start_[si];
-        ++version_[si];  // its pending completion is now stale
+        // Its pending completion is now stale; a version never takes the value that marks a rendezvous.
+        if (++version_[si] == kRendezvousEnd) {
+            version_[si] = 0;
+        }
         running_[si] = -1;
     }
 
@@ -216,23 +220,15 @@ private:
             program_.rendezvous_flow(rv) != kNoFlow) {
             start_flow(rv);
         } else if (static_cast<std::int32_t>(arrived_[r]) == program_.rendezvous_members(rv)) {
-            const SimTime duration = program_.rendezvous_duration(rv);
-            TaskId member = first_arrived_[r];
-            // In arrival order, as the members' completions are then ordered.
-            for (std::uint32_t i = 0; i < arrived_[r]; ++i) {
-                const auto mi = static_cast<std::size_t>(member);
-                const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
-                pending_dependencies_[mi] = 0;
-                head_arrived_[static_cast<std::size_t>(program_.stream(member))] = 0;
-                start(member, duration);
-                member = next;
-            }
+            const SimTime end = end_of(t, program_.rendezvous_duration(rv));
+            start_members(rv);
+            queue_.push(end, rv, kRendezvousEnd);
         }
     }
 
-    // Every member starts now and runs until the flow has moved its data; the arrival list stays
-    // threaded through pending_dependencies_ until then, to end them.
-    void start_flow(RendezvousId rv) {
+    // Every member of `rv` starts now; the arrival list stays threaded through pending_dependencies_
+    // until they end, to end them.
+    void start_members(RendezvousId rv) {
         TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
         for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
             result_.timings[static_cast<std::size_t>(member)].start = now_;
@@ -244,6 +240,33 @@ private:
             }
             member = static_cast<TaskId>(pending_dependencies_[static_cast<std::size_t>(member)]);
         }
+    }
+
+    // The members of `rv` end together, in arrival order: one queued event stands for all of them.
+    // They would otherwise be pushed one after another at one time, so popped one after another with
+    // nothing between them (a run is FIFO and nothing earlier can be pushed): the order of completions,
+    // and every timing, is the same. Each member still counts as an event, against the budget too.
+    void complete_rendezvous(RendezvousId rv) {
+        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
+        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
+            if (i > 0 && result_.events >= options_.max_events) {
+                throw SimulationError("event budget of " + std::to_string(options_.max_events) +
+                                      " events exhausted at t=" + std::to_string(now_) + " ns; " +
+                                      describe_waiting());
+            }
+            ++result_.events;
+            const auto mi = static_cast<std::size_t>(member);
+            const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
+            pending_dependencies_[mi] = 0;
+            complete(member);
+            member = next;
+        }
+    }
+
+    // Every member starts now and runs until the flow has moved its data; the arrival list stays
+    // threaded through pending_dependencies_ until then, to end them.
+    void start_flow(RendezvousId rv) {
+        start_members(rv);
         reschedules_.clear();
         flows_->start(rv, now_, reschedules_);
         push_reschedules();
@@ -254,14 +277,7 @@ private:
         const RendezvousId rv = flows_->finish(slot, now_, reschedules_);
         push_reschedules();
         const SimTime end = now_ + program_.flow_spec(program_.rendezvous_flow(rv)).latency;
-        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
-        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
-            const auto mi = static_cast<std::size_t>(member);
-            const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
-            pending_dependencies_[mi] = 0;
-            queue_.push(end, member);
-            member = next;
-        }
+        queue_.push(end, rv, kRendezvousEnd);
     }
 
     void push_reschedules() {
@@ -284,7 +300,7 @@ private:
         result_.timings[static_cast<std::size_t>(t)].end = now_;
         ++completed_;
         const StreamId s = program_.stream(t);
-        ++stream_head_[static_cast<std::size_t>(s)];
+        head_[static_cast<std::size_t>(s)] = next_in_stream_[static_cast<std::size_t>(t)];  // t was the head
         running_[static_cast<std::size_t>(s)] = -1;
         for (std::uint32_t i = successor_offsets_[static_cast<std::size_t>(t)];
              i < successor_offsets_[static_cast<std::size_t>(t) + 1]; ++i) {
@@ -303,13 +319,18 @@ private:
     // now + duration, which must stay inside SimTime: each cost is below 2^63 ns (to_sim_time checks),
     // but their sum along a stream is not, and a wrapped time would reorder every later event.
     [[nodiscard]] SimTime end_of(TaskId t, SimTime duration) const {
-        if (duration > std::numeric_limits<SimTime>::max() - now_) {
-            const Stream& stream = program_.streams()[static_cast<std::size_t>(program_.stream(t))];
-            throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
-                                  " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
-                                  " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
+        if (duration > std::numeric_limits<SimTime>::max() - now_) [[unlikely]] {
+            throw_time_overflow(t, duration);
         }
         return now_ + duration;
+    }
+
+    // Out of line, so that end_of's check costs the hot loop a compare and a branch.
+    [[noreturn, gnu::cold, gnu::noinline]] void throw_time_overflow(TaskId t, SimTime duration) const {
+        const Stream& stream = program_.streams()[static_cast<std::size_t>(program_.stream(t))];
+        throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
+                              " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
+                              " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
     }
 
     [[nodiscard]] std::string task_name(TaskId t) const {
@@ -326,7 +347,7 @@ private:
         std::ostringstream out;
         bool first = true;
         std::size_t waiting = 0;
-        for (std::size_t s = 0; s < stream_head_.size(); ++s) {
+        for (std::size_t s = 0; s < head_.size(); ++s) {
             const TaskId t = head_of(static_cast<StreamId>(s));
             if (t < 0 || started(t)) {
                 continue;
@@ -373,10 +394,9 @@ private:
     TaskVector<std::uint32_t> pending_dependencies_;  // an arrived rendezvous member: the next arrival
     TaskVector<std::uint32_t> successor_offsets_;
     TaskVector<TaskId> successors_;
-    TaskVector<std::uint32_t> stream_offsets_;
-    TaskVector<TaskId> stream_tasks_;
+    TaskVector<TaskId> next_in_stream_;  // the next task of its stream, or -1
     // Per stream.
-    std::vector<std::uint32_t> stream_head_;
+    std::vector<TaskId> head_;             // the first task of the stream not yet completed, or -1
     std::vector<TaskId> running_;          // the task running now, or -1
     std::vector<char> head_arrived_;       // its head waits at a rendezvous for the other members
     std::vector<StreamId> background_of_;  // its background stream, or -1

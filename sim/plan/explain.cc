@@ -36,6 +36,9 @@ std::string knob_differences(const config::Scenario& a, const config::Scenario& 
     compare("sp", pa.sequence_parallel ? "on" : "off", pb.sequence_parallel ? "on" : "off");
     compare("distopt", a.training.use_distributed_optimizer ? "on" : "off",
             b.training.use_distributed_optimizer ? "on" : "off");
+    compare("fp8", a.training.fp8_format ? "on" : "off", b.training.fp8_format ? "on" : "off");
+    compare("sharding", config::to_string(pa.data_parallel_sharding_strategy),
+            config::to_string(pb.data_parallel_sharding_strategy));
     std::string text;
     for (const std::string& p : parts) {
         text += (text.empty() ? "" : ", ") + p;

@@ -1,11 +1,27 @@
 #include "sim/plan/layout_space.h"
 
+#include "sim/config/scenario_reader.h"
 #include "sim/core/input_error.h"
 
 namespace trainsim::plan {
 namespace {
 
+using config::DataParallelSharding;
 using config::RecomputeGranularity;
+
+// What the d replicas shard: nothing, the optimizer state (the distributed optimizer, ZeRO-1), the
+// gradients too (ZeRO-2) or the weights too (FSDP, ZeRO-3). Megatron's `optim` strategy is the
+// distributed optimizer again, so it is not searched twice.
+struct DataParallelState {
+    bool distributed_optimizer;
+    DataParallelSharding sharding;
+};
+constexpr DataParallelState kDataParallelStates[] = {
+    {false, DataParallelSharding::NoShard},
+    {true, DataParallelSharding::NoShard},
+    {true, DataParallelSharding::OptimGrads},
+    {true, DataParallelSharding::OptimGradsParams},
+};
 
 std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t at_most) {
     std::vector<std::int64_t> out;
@@ -31,6 +47,28 @@ std::int64_t data_parallel_size(std::int64_t model_parallel, std::int64_t gpus, 
     return 0;
 }
 
+// A pipeline size and how the layers fall on it: evenly (p divides the layers), or Megatron's split
+// that counts the embedding and the loss as a layer each (p divides layers + 2; the first and last
+// stage build one layer fewer, as Llama 3 405B's 126 layers on 16 stages).
+struct PipelineSplit {
+    std::int64_t stages;
+    bool uneven;
+};
+
+std::vector<PipelineSplit> pipeline_splits(std::int64_t layers, std::int64_t at_most) {
+    std::vector<PipelineSplit> out;
+    for (std::int64_t p = 1; p <= layers + 2 && p <= at_most; ++p) {
+        if (layers % p == 0) {
+            out.push_back({p, false});
+        }
+        // On 2 stages the accounted split is the even one.
+        if (p > 2 && (layers + 2) % p == 0 && (layers + 2) / p >= 2) {
+            out.push_back({p, true});
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string layout_label(const config::Scenario& sc) {
@@ -47,8 +85,25 @@ std::string layout_label(const config::Scenario& sc) {
     if (par.sequence_parallel) {
         label += " sp";
     }
-    if (tr.use_distributed_optimizer) {
-        label += " distopt";
+    if (par.account_for_embedding_in_pipeline_split) {
+        label += " uneven";  // Megatron's embedding- and loss-accounted split
+    }
+    if (tr.fp8_format) {
+        label += " fp8";
+    }
+    switch (par.data_parallel_sharding_strategy) {
+    case DataParallelSharding::OptimGradsParams:
+        label += " fsdp";
+        break;
+    case DataParallelSharding::OptimGrads:
+        label += " zero2";
+        break;
+    case DataParallelSharding::Optim:
+    case DataParallelSharding::NoShard:
+        if (tr.use_distributed_optimizer) {
+            label += " distopt";
+        }
+        break;
     }
     if (sc.schedule != config::ScheduleKind::Auto) {
         label += std::string(" ") + config::to_string(sc.schedule);
@@ -64,54 +119,77 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
     // The base scenario's context parallelism is kept: t·p·d is planned over the GPUs / c left.
     const std::int64_t c = base.parallelism.context_parallel_size;
     for (std::int64_t t = 1; t <= node && t * c <= request.gpus; t *= 2) {
-        for (const std::int64_t p : divisors(layers, request.gpus / (t * c))) {
+        for (const PipelineSplit split : pipeline_splits(layers, request.gpus / (t * c))) {
+            const std::int64_t p = split.stages;
             for (const std::int64_t b : divisors(request.global_batch, request.max_micro_batch)) {
                 const std::int64_t d = data_parallel_size(t * p * c, request.gpus, b, request.global_batch);
                 if (d == 0) {
                     continue;
                 }
-                for (const std::int64_t v : divisors(layers / p, layers)) {
+                // Megatron's accounted split is modelled without interleaving (megatron_pipeline_split.cc).
+                for (const std::int64_t v :
+                     split.uneven ? std::vector<std::int64_t>{1} : divisors(layers / p, layers)) {
                     for (const RecomputeGranularity r :
                          {RecomputeGranularity::None, RecomputeGranularity::Selective,
                           RecomputeGranularity::Full}) {
                         for (const bool sp : {false, true}) {
-                            for (const bool distributed : {false, true}) {
-                                if ((sp && t == 1) || (distributed && d == 1)) {
-                                    continue;  // the same layout as without
+                            for (const bool fp8 : {false, true}) {
+                                if (fp8 && !request.search_fp8) {
+                                    continue;
                                 }
-                                ++space.considered;
-                                config::Scenario sc = base;
-                                auto& par = sc.parallelism;
-                                par.tensor_model_parallel_size = t;
-                                par.pipeline_model_parallel_size = p;
-                                par.data_parallel_size = d;
-                                par.virtual_pipeline_model_parallel_size = v;
-                                par.sequence_parallel = sp;
-                                par.microbatch_group_size_per_vp_stage.reset();
-                                par.layers_per_pipeline_stage.clear();  // the split is per layout
-                                auto& tr = sc.training;
-                                tr.micro_batch_size = b;
-                                tr.global_batch_size = request.global_batch;
-                                tr.recompute_granularity = r;
-                                tr.recompute_method.reset();
-                                tr.recompute_num_layers.reset();
-                                tr.num_microbatches_with_partial_activation_checkpoints.reset();
-                                if (r == RecomputeGranularity::Full) {
-                                    tr.recompute_method = config::RecomputeMethod::Uniform;
-                                    tr.recompute_num_layers = 1;
-                                }
-                                tr.use_distributed_optimizer = distributed;
-                                tr.ddp_bucket_size.reset();
-                                for (const config::ScheduleKind kind : request.schedules) {
-                                    config::Scenario with = sc;
-                                    with.schedule = kind;
-                                    with.name = layout_label(with);
-                                    try {
-                                        config::validate_scenario(with);
-                                    } catch (const InputError&) {
-                                        continue;  // a combination Megatron-LM (or the schedule) rejects
+                                for (const DataParallelState state : kDataParallelStates) {
+                                    const bool distributed = state.distributed_optimizer;
+                                    if ((sp && t == 1) || (distributed && d == 1)) {
+                                        continue;  // the same layout as without
                                     }
-                                    space.valid.push_back(std::move(with));
+                                    ++space.considered;
+                                    config::Scenario sc = base;
+                                    auto& par = sc.parallelism;
+                                    par.tensor_model_parallel_size = t;
+                                    par.pipeline_model_parallel_size = p;
+                                    par.data_parallel_size = d;
+                                    par.virtual_pipeline_model_parallel_size = v;
+                                    par.sequence_parallel = sp;
+                                    par.microbatch_group_size_per_vp_stage.reset();
+                                    par.layers_per_pipeline_stage.clear();  // the split is per layout
+                                    par.decoder_first_pipeline_num_layers.reset();
+                                    par.decoder_last_pipeline_num_layers.reset();
+                                    par.account_for_embedding_in_pipeline_split = split.uneven;
+                                    par.account_for_loss_in_pipeline_split = split.uneven;
+                                    auto& tr = sc.training;
+                                    tr.micro_batch_size = b;
+                                    tr.global_batch_size = request.global_batch;
+                                    tr.recompute_granularity = r;
+                                    tr.recompute_method.reset();
+                                    tr.recompute_num_layers.reset();
+                                    tr.num_microbatches_with_partial_activation_checkpoints.reset();
+                                    if (r == RecomputeGranularity::Full) {
+                                        tr.recompute_method = config::RecomputeMethod::Uniform;
+                                        tr.recompute_num_layers = 1;
+                                    }
+                                    tr.use_distributed_optimizer = distributed;
+                                    par.data_parallel_sharding_strategy = state.sharding;
+                                    if (fp8) {
+                                        tr.fp8_format = config::Fp8Format::Hybrid;
+                                        tr.fp8_recipe = config::Fp8Recipe::Delayed;
+                                    }
+                                    tr.ddp_bucket_size.reset();
+                                    try {
+                                        config::resolve_pipeline_split(sc);
+                                    } catch (const InputError&) {
+                                        continue;  // a split Megatron-LM would reject
+                                    }
+                                    for (const config::ScheduleKind kind : request.schedules) {
+                                        config::Scenario with = sc;
+                                        with.schedule = kind;
+                                        with.name = layout_label(with);
+                                        try {
+                                            config::validate_scenario(with);
+                                        } catch (const InputError&) {
+                                            continue;  // a combination Megatron-LM (or the schedule) rejects
+                                        }
+                                        space.valid.push_back(std::move(with));
+                                    }
                                 }
                             }
                         }

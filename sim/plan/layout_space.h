@@ -6,12 +6,16 @@
 // - t: powers of two up to the GPUs of one node (a tensor-parallel group inside a node, as Megatron-LM
 //   and the papers run it);
 // - p: every divisor of the layer count; v: every divisor of the layers per stage (v > 1 only where the
-//   interleaved schedule allows it: p > 2 and the micro-batch count a multiple of p);
+//   interleaved schedule allows it: p > 2 and the micro-batch count a multiple of p); and, with v = 1,
+//   every p > 2 dividing layers + 2 under Megatron's split that counts the embedding and the loss as a
+//   layer each (`uneven`: the first and last stage build one layer fewer);
 // - b: every divisor of the global batch up to `max_micro_batch`;
 // - d: the largest data-parallel size with t·p·d ≤ N GPUs and b·d dividing the global batch (so a
 //   layout uses all N GPUs when N factors, and as many as the batch allows otherwise);
-// - recompute none, selective or full (uniform, one layer per checkpoint); the distributed optimizer
-//   only with d > 1 and sequence parallelism only with t > 1, where they change anything;
+// - recompute none, selective or full (uniform, one layer per checkpoint); sequence parallelism only
+//   with t > 1, and with d > 1 what the replicas shard: nothing, the optimizer state (the distributed
+//   optimizer), the gradients too (ZeRO-2, `zero2`) or the weights too (FSDP, `fsdp`);
+// - with search_fp8, BF16 and FP8 (`fp8`);
 // - the schedules of PlanRequest::schedules (default: Megatron's auto choice only).
 #pragma once
 
@@ -29,6 +33,10 @@ struct PlanRequest {
     std::int64_t gpus = 0;
     std::int64_t global_batch = 0;
     std::int64_t max_micro_batch = 16;
+    /// Also search FP8 (Transformer Engine's hybrid format with the delayed recipe, the NeMo FP8 runs'
+    /// setting) beside BF16. run_plan sets it when the profile has FP8 tensor cores and the base sets no
+    /// training.fp8_format (a format the base sets is kept, not searched).
+    bool search_fp8 = false;
     /// The schedules searched (trainsim plan --schedules); `auto` is Megatron's choice for each v. The
     /// zero-bubble and DualPipeV schedules join only where the scenario rules accept them.
     std::vector<config::ScheduleKind> schedules{config::ScheduleKind::Auto};
@@ -41,7 +49,8 @@ struct LayoutSpace {
 
 [[nodiscard]] LayoutSpace enumerate_layouts(const PlanRequest& request);
 
-/// "t8 p35 d8 v3 b1 selective sp" — the searched knobs of a layout, as the planner prints them.
+/// "t8 p35 d8 v3 b1 selective sp distopt" — the searched knobs of a layout, as the planner prints them
+/// (`zero2` and `fsdp` stand for the distributed optimizer with those shardings).
 [[nodiscard]] std::string layout_label(const config::Scenario& scenario);
 
 }  // namespace trainsim::plan

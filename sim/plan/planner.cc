@@ -4,6 +4,7 @@
 #include <chrono>
 #include <numeric>
 
+#include "sim/core/input_error.h"
 #include "sim/cost/cost_model.h"
 #include "sim/cost/hardware_profile.h"
 #include "sim/plan/memory_bound.h"
@@ -19,13 +20,22 @@ PlanResult run_plan(const PlanRequest& request, const PlanOptions& options) {
     const cost::HardwareProfile profile =
         cost::load_hardware_profile(request.base.hardware.profile, options.profile_directory);
     result.capacity = profile.memory_visible - profile.memory_reserved;
+    if (!(options.memory_headroom >= 0.0 && options.memory_headroom < 1.0)) {
+        throw InputError("memory headroom " + std::to_string(options.memory_headroom) +
+                         " must be in [0, 1) (a share of the usable memory)");
+    }
+    result.memory_headroom = options.memory_headroom;
+    result.budget = Bytes{static_cast<std::int64_t>(static_cast<double>(result.capacity.value) *
+                                                    (1.0 - options.memory_headroom))};
 
-    LayoutSpace space = enumerate_layouts(request);
+    PlanRequest searched = request;
+    searched.search_fp8 = profile.has_fp8() && !request.base.training.fp8_format;
+    LayoutSpace space = enumerate_layouts(searched);
     result.considered = space.considered;
     result.valid = space.valid.size();
     std::vector<config::Scenario> candidates;
     for (config::Scenario& sc : space.valid) {
-        if (memory_lower_bound(sc) > result.capacity) {
+        if (memory_lower_bound(sc) > result.budget) {
             ++result.pruned_by_memory;
         } else {
             candidates.push_back(std::move(sc));
@@ -72,7 +82,8 @@ PlanResult run_plan(const PlanRequest& request, const PlanOptions& options) {
             if (!outcomes[i].report) {
                 ++result.failed;
                 result.errors.push_back(sc.name + ": " + outcomes[i].error);
-            } else if (outcomes[i].report->fits_in_memory) {
+            } else if (outcomes[i].report->fits_in_memory &&
+                       outcomes[i].report->peak_memory_bytes <= result.budget) {
                 fitting_times.push_back(outcomes[i].report->iteration_time);
                 result.ranked.push_back({std::move(sc), std::move(*outcomes[i].report)});
             }

@@ -1,6 +1,7 @@
 // `trainsim plan`: enumerate the layouts (layout_space.h), drop those whose memory lower bound
-// (memory_bound.h) exceeds the GPU's memory, and simulate the others on worker threads, ranking the
-// ones that fit by simulated iteration time.
+// (memory_bound.h) exceeds the memory budget (the GPU's usable memory less a headroom), and simulate
+// the others on worker threads, ranking the ones whose peak stays within the budget by simulated
+// iteration time.
 //
 // By default layouts are simulated in order of their iteration-time lower bound (time_bound.h), and
 // the search stops once the next bound exceeds the `top`-th best simulated time: no layout left could
@@ -19,11 +20,19 @@
 
 namespace trainsim::plan {
 
+/// The share of a GPU's usable memory a plan leaves free by default (README "Planning a layout"): the
+/// simulated peak counts tensors only, while a real run also loses memory to the caching allocator's
+/// fragmentation and to transient workspaces, and practitioners do not plan to the last GiB. 10 % is
+/// a judgement (kind: assumed), not a measurement; --memory-headroom 0% plans to the full capacity.
+inline constexpr double kDefaultMemoryHeadroom = 0.10;
+
 struct PlanOptions {
     unsigned jobs = 1;
     std::string profile_directory;
     std::size_t top = 5;      // how many layouts must be exact
     bool exhaustive = false;  // simulate every layout within the memory bound
+    /// A layout fits when its peak is at most (1 − headroom) × the usable memory; in [0, 1).
+    double memory_headroom = kDefaultMemoryHeadroom;
 };
 
 struct RankedLayout {
@@ -40,12 +49,15 @@ struct PlanResult {
     std::size_t fit = 0;     // simulated and fitting in memory
     std::size_t failed = 0;  // could not be simulated (their errors in `errors`)
     std::vector<std::string> errors;
-    Bytes capacity{0};                 // usable bytes per GPU
-    double seconds = 0.0;              // wall time of the whole search
+    Bytes capacity{0};             // usable bytes per GPU (visible minus the profile's reservation)
+    double memory_headroom = 0.0;  // the share of `capacity` left free
+    Bytes budget{0};               // (1 − memory_headroom) × capacity: what a fitting layout may peak at
+    double seconds = 0.0;          // wall time of the whole search
     std::vector<RankedLayout> ranked;  // every simulated layout that fits, fastest first
 };
 
-/// Runs the search. Throws InputError when the request itself is bad (e.g. an unknown profile).
+/// Runs the search. Throws InputError when the request itself is bad (e.g. an unknown profile, or a
+/// headroom outside [0, 1)).
 [[nodiscard]] PlanResult run_plan(const PlanRequest& request, const PlanOptions& options);
 
 }  // namespace trainsim::plan
