@@ -194,6 +194,23 @@ TEST(MoeKeys, DefaultsFollowMegatron) {
     EXPECT_EQ(every_other.model.moe->layer_is_moe, (std::vector<bool>{true, false, true, false}));
 }
 
+TEST(MoeKeys, KeysBesideAPresetOverrideIt) {
+    // DeepSeek-V3 cut to 8 layers keeps its three dense ones; a null q_lora_rank is a full-rank query.
+    const config::Scenario sc = scenario(R"("preset": "deepseek-v3", "num_layers": 8, "q_lora_rank": null,
+        "moe_router_topk": 4, "moe_token_dispatcher_type": "alltoall", "mtp_num_layers": 0)");
+    EXPECT_EQ(sc.model.moe->layer_is_moe,
+              (std::vector<bool>{false, false, false, true, true, true, true, true}));
+    EXPECT_EQ(sc.model.moe->router_topk, 4);
+    EXPECT_EQ(sc.model.moe->num_experts, 256);
+    EXPECT_EQ(sc.model.moe->token_dispatcher, config::MoeTokenDispatcher::AllToAll);
+    EXPECT_FALSE(sc.model.mla->q_lora_rank);
+    EXPECT_EQ(sc.model.mla->kv_lora_rank, 512);
+    EXPECT_EQ(sc.model.mtp_num_layers, 0);
+    // Full-rank queries: h·a·(128 + 64) in place of the 1536-rank pair.
+    EXPECT_EQ(attention_parameters(sc.model),
+              7168LL * 128 * 192 + 7168LL * 576 + 512 + 512LL * 128 * 256 + 128LL * 128 * 7168);
+}
+
 TEST(MoeKeys, ExpertDataParallelIsTheRestOfTheStage) {
     // t 2, c 1, d 8: 16 ranks a stage; ETP 1 × EP 8 leaves expert DP 2 (Megatron-Core's RankGenerator).
     const config::Scenario sc =

@@ -1,6 +1,8 @@
 #include "sim/config/moe_reader.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <string_view>
 
 #include "sim/config/scenario_enums.h"

@@ -171,9 +171,8 @@ bool hardware_flops_formula_applies(const config::Scenario& sc) {
 
 const char* model_flops_convention(const config::Scenario& sc) {
     if (uses_moe_aware_formula(sc)) {
-        return "Megatron-LM num_floating_point_operations, MoE-aware (routed top-k and shared experts, MLA "
-               "with "
-               "its core attention halved, MTP modules; GQA core attention not halved)";
+        return "Megatron-LM num_floating_point_operations, MoE-aware (routed top-k and shared experts, "
+               "MLA with its core attention halved, MTP modules; GQA core attention not halved)";
     }
     const config::ModelConfig& m = sc.model;
     const bool gpt3_layer = m.query_groups() == m.num_attention_heads &&
