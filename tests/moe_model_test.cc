@@ -211,6 +211,14 @@ TEST(MoeKeys, KeysBesideAPresetOverrideIt) {
               7168LL * 128 * 192 + 7168LL * 576 + 512 + 512LL * 128 * 256 + 128LL * 128 * 7168);
 }
 
+TEST(MoeKeys, NullExpertsMakeAnMoePresetDense) {
+    const config::Scenario sc = scenario(R"("preset": "mixtral-8x7b", "num_experts": null)");
+    EXPECT_FALSE(sc.model.moe);
+    // Mixtral's layer with one dense MLP of 14336: the active count without the router.
+    EXPECT_EQ(model_parameters(sc.model).total,
+              model_parameters(preset("mixtral-8x7b").model).active - 32 * (14336LL * 4096 * 3 + 4096 * 8));
+}
+
 TEST(MoeKeys, ExpertDataParallelIsTheRestOfTheStage) {
     // t 2, c 1, d 8: 16 ranks a stage; ETP 1 × EP 8 leaves expert DP 2 (Megatron-Core's RankGenerator).
     const config::Scenario sc =

@@ -65,8 +65,10 @@ std::vector<bool> read_layer_pattern(const SectionReader& r, std::int64_t num_la
 std::optional<MoeConfig> read_moe(const SectionReader& r, const ModelPreset* preset,
                                   const ModelConfig& model) {
     const PresetMoe from_preset = preset != nullptr ? preset->moe : PresetMoe{};
-    const std::int64_t num_experts =
-        r.nullable_positive_integer("num_experts").value_or(from_preset.num_experts);
+    // null (Megatron's None) makes even an MoE preset dense; absent keeps the preset's experts.
+    const std::int64_t num_experts = r.has("num_experts")
+                                         ? r.nullable_positive_integer("num_experts").value_or(0)
+                                         : from_preset.num_experts;
     if (num_experts == 0) {
         for (const std::string_view key : kMoeKeys) {
             if (r.has(key)) {
