@@ -284,8 +284,9 @@ TEST(ModelPresets, KorthikantiPresetsMatchTheShippedScenarios) {
 
 TEST(ModelPresets, EveryPresetIsListedWithItsSource) {
     // Korthikanti Table 3 (4), Brown et al. Table 2.1 (4), NeMo GPT-3 (2), Llama 2 (3), Llama 3 (3),
-    // Nemotron-4 (2), Nemotron-3 as NeMo configures it (2).
-    EXPECT_EQ(model_presets().size(), 20U);
+    // Nemotron-4 (2), Nemotron-3 as NeMo configures it (2), mixture of experts: Mixtral (2), DeepSeek-V3,
+    // Qwen3 MoE (2).
+    EXPECT_EQ(model_presets().size(), 25U);
     for (const auto& p : model_presets()) {
         EXPECT_EQ(find_model_preset(p.name), &p);
         EXPECT_FALSE(p.source.empty());

@@ -164,8 +164,9 @@ TEST(CollectiveCost, TwoAllReducesOfThe22BLayerTakeAbout2Ms) {
 
 TEST(CollectiveCost, GroupOfOneOrNoBytesCostsNothing) {
     const CostModel model = shipped_model();
-    for (const CollectiveKind k : {CollectiveKind::AllReduce, CollectiveKind::AllGather,
-                                   CollectiveKind::ReduceScatter, CollectiveKind::SendRecv}) {
+    for (const CollectiveKind k :
+         {CollectiveKind::AllReduce, CollectiveKind::AllGather, CollectiveKind::ReduceScatter,
+          CollectiveKind::SendRecv, CollectiveKind::AllToAll}) {
         EXPECT_EQ(model.collective(k, Bytes{1 << 20}, 1, Scope::IntraNode).value, 0.0) << to_string(k);
         EXPECT_EQ(model.collective(k, Bytes{1 << 20}, 1, Scope::InterNode, 1).value, 0.0) << to_string(k);
     }
@@ -194,6 +195,34 @@ TEST(CollectiveCost, InterNodeGroupGetsOneRailPerRankPerNode) {
     // All-gather has only the ring: 6.6 + (4-4)·0.6 + (4-1)·2.7 = 14.7 µs; factor 3/4.
     expect_seconds(model.collective(CollectiveKind::AllGather, s, 4, Scope::InterNode, 4),
                    0.035785426602407494);
+}
+
+TEST(CollectiveCost, AllToAllInsideANodeMovesWhatAnAllGatherMovesWithOneSendLatency) {
+    // The expert dispatch/combine inside one NVSwitch node: each rank sends 7/8 of S, as an all-gather
+    // of S does; one NVLink send latency 7.2 µs instead of the ring's 6.6 + 7·0.6.
+    const CostModel model = shipped_model();
+    const Bytes s{100 * 1024 * 1024};
+    const double all_reduce = 1.0485523548388923e-3;
+    expect_seconds(model.collective(CollectiveKind::AllToAll, s, 8, Scope::IntraNode),
+                   7.2e-6 + 0.5 * (all_reduce - 15e-6));
+}
+
+TEST(CollectiveCost, AllToAllAcrossNodesIsBoundByTheNodesNics) {
+    const CostModel model = shipped_model();
+    const Bytes s{1 << 30};  // the 1 GiB point of the efficiency curve: 0.958
+    const double rail = 23.5e9 * 0.958;
+    // EP 16 over 2 nodes: 8 ranks a node each send S·8/16 off the node, 8·S/2 through the node's 8
+    // rails; the NVLink part (S·7/16 a rank) is far smaller. One network send latency, 9.3 µs.
+    expect_seconds(model.collective(CollectiveKind::AllToAll, s, 16, Scope::InterNode, 2),
+                   9.3e-6 + 8.0 * (1 << 30) * 8 / 16 / (8 * rail));
+    // EP 8 with one rank a node (beside TP 8): each rank sends 7/8 of S through its one rail.
+    expect_seconds(model.collective(CollectiveKind::AllToAll, s, 8, Scope::InterNode, 8),
+                   9.3e-6 + (1 << 30) * 7.0 / 8 / rail);
+    // The NVLink part (the intra-node all-gather's bandwidth part scaled from (r−1)/r to (r−1)/n of S)
+    // runs beside the network part; here it is the smaller, so the time above is the network's alone.
+    const double nvlink =
+        (model.collective(CollectiveKind::AllGather, s, 8, Scope::IntraNode).value - 10.8e-6) * 8 / 16;
+    EXPECT_LT(nvlink, 8.0 * (1 << 30) * 8 / 16 / (8 * rail));
 }
 
 TEST(CollectiveCost, SmallInterNodeAllReduceLatencyMatchesPublishedMeasurements) {

@@ -191,6 +191,7 @@ double busbw_factor(cost::CollectiveKind op, int ranks) {
         return 2.0 * (n - 1.0) / n;
     case cost::CollectiveKind::AllGather:
     case cost::CollectiveKind::ReduceScatter:
+    case cost::CollectiveKind::AllToAll:  // nccl-tests' alltoall factor
         return (n - 1.0) / n;
     case cost::CollectiveKind::SendRecv:
         return 1.0;

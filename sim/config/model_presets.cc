@@ -34,6 +34,71 @@ constexpr std::string_view kNemoGpt3 =
     "NeMo GPTConfig5B / GPTConfig20B (nemo/collections/llm/gpt/model/base.py); vocabulary 51200 as in "
     "the Megatron papers";
 
+// Mixture-of-experts models, shapes from each model's paper and released config (HF config.json); the
+// parameter counts they publish are checked in tests/moe_model_test.cc.
+constexpr std::string_view kMixtral8x7b =
+    "Jiang et al. 2024, Mixtral of Experts, arXiv 2401.04088, Table 1 (46.7B total, 12.9B active); "
+    "vocabulary 32000 (HF mistralai/Mixtral-8x7B-v0.1 config)";
+constexpr std::string_view kMixtral8x22b =
+    "Mistral AI 2024, Mixtral 8x22B release (141B total, 39B active); shapes and vocabulary 32768 from HF "
+    "mistralai/Mixtral-8x22B-v0.1 config";
+constexpr std::string_view kDeepSeekV3 =
+    "DeepSeek-AI 2024, DeepSeek-V3 Technical Report, arXiv 2412.19437, §4.2 (61 layers, h 7168, 128 heads, "
+    "MLA ranks 1536/512, head dims 128+64, v 128; first 3 layers dense (ffn 18432), then 1 shared + 256 "
+    "routed experts of 2048, top-8; one MTP module; 671B total, 37B active); vocabulary 129280 (HF config)";
+constexpr std::string_view kQwen3 =
+    "Qwen Team 2025, Qwen3 Technical Report, arXiv 2505.09388, Table 2 (128 experts, top-8, no shared "
+    "expert, QK-norm); widths, head dim 128 and vocabulary 151936 from the HF Qwen/Qwen3-30B-A3B and "
+    "Qwen3-235B-A22B configs";
+
+// Mistral/Qwen-style MoE layer: the Llama layer (GQA, SwiGLU, RMSNorm, RoPE, untied, no biases) with
+// every MLP an MoE MLP of `experts` experts of width `moe_ffn`, each token to `topk` of them.
+constexpr ModelPreset moe_llama(std::string_view name, std::string_view source, std::int64_t layers,
+                                std::int64_t hidden, std::int64_t heads, std::int64_t groups,
+                                std::int64_t vocab, std::int64_t ffn, std::optional<std::int64_t> kv_channels,
+                                bool qk_layernorm, std::int64_t experts, std::int64_t topk,
+                                std::int64_t moe_ffn) {
+    ModelPreset p{name,
+                  source,
+                  layers,
+                  hidden,
+                  heads,
+                  4096,
+                  vocab,
+                  ffn,
+                  groups,
+                  /*swiglu=*/true,
+                  /*rmsnorm=*/true,
+                  /*rope=*/true,
+                  /*untie=*/true,
+                  /*add_bias_linear=*/false};
+    p.kv_channels = kv_channels;
+    p.qk_layernorm = qk_layernorm;
+    p.moe = PresetMoe{experts, topk, moe_ffn, 0, 0};
+    return p;
+}
+
+constexpr ModelPreset deepseek_v3() {
+    ModelPreset p{"deepseek-v3",
+                  kDeepSeekV3,
+                  61,
+                  7168,
+                  128,
+                  4096,
+                  129280,
+                  18432,
+                  std::nullopt,
+                  /*swiglu=*/true,
+                  /*rmsnorm=*/true,
+                  /*rope=*/true,
+                  /*untie=*/true,
+                  /*add_bias_linear=*/false};
+    p.moe = PresetMoe{256, 8, 2048, 2048, 3};
+    p.mla = PresetMla{1536, 512, 128, 64, 128};
+    p.mtp_num_layers = 1;
+    return p;
+}
+
 constexpr ModelPreset llama(std::string_view name, std::string_view source, std::int64_t layers,
                             std::int64_t hidden, std::int64_t heads, std::int64_t seq, std::int64_t vocab,
                             std::int64_t ffn, std::optional<std::int64_t> groups) {
@@ -71,7 +136,7 @@ constexpr ModelPreset nemotron4(std::string_view name, std::string_view source, 
             /*add_bias_linear=*/false};
 }
 
-constexpr std::array<ModelPreset, 20> kPresets{{
+constexpr std::array<ModelPreset, 25> kPresets{{
     // 22B: 48 layers, h 6144, 64 heads.
     {"gpt-22b", kKorthikantiTable3, 48, 6144, 64, 2048, 51200, std::nullopt},
     // 175B (GPT-3): 96 layers, h 12288, 96 heads.
@@ -98,6 +163,12 @@ constexpr std::array<ModelPreset, 20> kPresets{{
     // Nemotron-4 with one key/value head per query head.
     nemotron4("nemotron3-8b", kNemotron3, 32, 4096, 32, std::nullopt),
     nemotron4("nemotron3-22b", kNemotron3, 40, 6144, 48, std::nullopt),
+    moe_llama("mixtral-8x7b", kMixtral8x7b, 32, 4096, 32, 8, 32000, 14336, std::nullopt, false, 8, 2, 14336),
+    moe_llama("mixtral-8x22b", kMixtral8x22b, 56, 6144, 48, 8, 32768, 16384, std::nullopt, false, 8, 2,
+              16384),
+    deepseek_v3(),
+    moe_llama("qwen3-30b-a3b", kQwen3, 48, 2048, 32, 4, 151936, 6144, 128, true, 128, 8, 768),
+    moe_llama("qwen3-235b-a22b", kQwen3, 94, 4096, 64, 4, 151936, 12288, 128, true, 128, 8, 1536),
 }};
 
 }  // namespace

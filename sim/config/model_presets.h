@@ -13,6 +13,25 @@
 
 namespace trainsim::config {
 
+/// A preset's mixture-of-experts MLPs (num_experts 0: dense). MoE layers follow the first
+/// `first_dense_layers` dense ones (DeepSeek-V3's moe_layer_freq [0]*3 + [1]*58).
+struct PresetMoe {
+    std::int64_t num_experts = 0;
+    std::int64_t router_topk = 0;
+    std::int64_t ffn_hidden_size = 0;
+    std::int64_t shared_expert_intermediate_size = 0;
+    std::int64_t first_dense_layers = 0;
+};
+
+/// A preset's multi-latent attention (kv_lora_rank 0: none); q_lora_rank 0 means none.
+struct PresetMla {
+    std::int64_t q_lora_rank = 0;
+    std::int64_t kv_lora_rank = 0;
+    std::int64_t qk_head_dim = 0;
+    std::int64_t qk_pos_emb_head_dim = 0;
+    std::int64_t v_head_dim = 0;
+};
+
 struct ModelPreset {
     std::string_view name;
     std::string_view source;  // where the numbers come from
@@ -30,6 +49,11 @@ struct ModelPreset {
     bool rope = false;
     bool untie_embeddings_and_output_weights = false;
     bool add_bias_linear = true;
+    std::optional<std::int64_t> kv_channels = std::nullopt;
+    bool qk_layernorm = false;
+    PresetMoe moe{};
+    PresetMla mla{};
+    std::int64_t mtp_num_layers = 0;
 };
 
 /// All presets, in a fixed order.

@@ -12,6 +12,48 @@ namespace trainsim::config {
 
 enum class Normalization { LayerNorm, RMSNorm };
 enum class PositionEmbeddingType { LearnedAbsolute, Rope };
+/// Megatron-Core's moe_token_dispatcher_type: tokens reach their experts' ranks by an all-to-all over
+/// the expert-parallel group, or by an all-gather of every token (and a reduce-scatter back).
+enum class MoeTokenDispatcher { AllGather, AllToAll };
+
+/// Mixture-of-experts MLPs (Megatron-Core's MoE arguments, DESIGN.md §8). Present only when the model
+/// has num_experts; each MoE layer replaces the dense MLP by a router, num_experts routed experts of
+/// width ffn_hidden_size (each token goes to router_topk of them) and an optional shared expert.
+struct MoeConfig {
+    std::int64_t num_experts = 0;
+    std::int64_t router_topk = 2;  // Megatron's default
+    /// Width of one routed expert's MLP (moe_ffn_hidden_size); defaults to the model's ffn_hidden_size.
+    std::int64_t ffn_hidden_size = 0;
+    /// Width of the shared expert's MLP (moe_shared_expert_intermediate_size); 0: no shared expert.
+    std::int64_t shared_expert_intermediate_size = 0;
+    /// moe_layer_freq expanded to one flag per layer (true: MoE MLP). An integer k gives MoE on layers
+    /// i with i % k == 0; a list gives the pattern itself (DeepSeek-V3: three dense, then 58 MoE).
+    std::vector<bool> layer_is_moe;
+    MoeTokenDispatcher token_dispatcher = MoeTokenDispatcher::AllGather;  // Megatron's default
+    /// Token-dropping capacity (moe_expert_capacity_factor); absent: dropless.
+    std::optional<double> expert_capacity_factor;
+    bool grouped_gemm = false;
+
+    [[nodiscard]] std::int64_t num_moe_layers() const {
+        std::int64_t n = 0;
+        for (const bool moe : layer_is_moe) {
+            n += moe ? 1 : 0;
+        }
+        return n;
+    }
+};
+
+/// Multi-latent attention (DeepSeek-V2/V3; Megatron's multi_latent_attention and its MLA arguments):
+/// queries through a low-rank bottleneck of q_lora_rank (absent: a full h → heads·(qk + rope) GEMM),
+/// keys and values through a shared latent of kv_lora_rank plus one RoPE key of qk_pos_emb_head_dim.
+/// Defaults are Megatron's (q_lora_rank None, kv_lora_rank 32, 128, 64, 128).
+struct MlaConfig {
+    std::optional<std::int64_t> q_lora_rank;
+    std::int64_t kv_lora_rank = 32;
+    std::int64_t qk_head_dim = 128;
+    std::int64_t qk_pos_emb_head_dim = 64;
+    std::int64_t v_head_dim = 128;
+};
 
 /// The model, with Megatron-Core's defaults for everything a GPT-3 layer leaves out (DESIGN.md §8):
 /// multi-head attention, a GeLU MLP, LayerNorm, learned absolute positions, tied embeddings and biases.
@@ -35,6 +77,14 @@ struct ModelConfig {
     bool untie_embeddings_and_output_weights = false;
     /// Biases in the linear layers (Megatron's add_bias_linear; --disable-bias-linear sets it false).
     bool add_bias_linear = true;
+    /// LayerNorm/RMSNorm on each head's queries and keys (Megatron's qk_layernorm; Qwen3).
+    bool qk_layernorm = false;
+    /// Mixture-of-experts MLPs; absent: every MLP is dense.
+    std::optional<MoeConfig> moe;
+    /// Multi-latent attention in place of multi-head/grouped-query attention.
+    std::optional<MlaConfig> mla;
+    /// Multi-token prediction modules after the last layer (Megatron's mtp_num_layers; DeepSeek-V3: 1).
+    std::int64_t mtp_num_layers = 0;
 
     [[nodiscard]] std::int64_t query_groups() const { return num_query_groups.value_or(num_attention_heads); }
     [[nodiscard]] std::int64_t head_dim() const {
@@ -91,6 +141,21 @@ struct ParallelConfig {
     std::optional<std::int64_t> decoder_last_pipeline_num_layers;
     bool account_for_embedding_in_pipeline_split = false;
     bool account_for_loss_in_pipeline_split = false;
+    /// Expert parallelism: each MoE layer's experts split over this many ranks (num_experts / ep each).
+    std::int64_t expert_model_parallel_size = 1;
+    /// Tensor parallelism inside each expert; absent means tensor_model_parallel_size (Megatron's default).
+    std::optional<std::int64_t> expert_tensor_parallel_size;
+
+    [[nodiscard]] std::int64_t expert_tensor_parallel() const {
+        return expert_tensor_parallel_size.value_or(tensor_model_parallel_size);
+    }
+    /// Megatron-Core's expert data parallelism: the rest of the t·c·d ranks of a pipeline stage once
+    /// expert TP and EP are taken out (RankGenerator for experts: etp × ep × edp = tp × cp × dp). Expert
+    /// gradients are reduced, and the distributed optimizer shards expert state, over these ranks.
+    [[nodiscard]] std::int64_t expert_data_parallel_size() const {
+        return tensor_model_parallel_size * context_parallel_size * data_parallel_size /
+               (expert_tensor_parallel() * expert_model_parallel_size);
+    }
 
     /// The ranks that hold the same weights and reduce their gradients together: d·c (Megatron's
     /// get_data_parallel_world_size(with_context_parallel=True)); the distributed optimizer and FSDP
@@ -238,6 +303,7 @@ struct Scenario {
 [[nodiscard]] const char* to_string(VariabilityMode m);
 [[nodiscard]] const char* to_string(Fp8Format f);
 [[nodiscard]] const char* to_string(Fp8Recipe r);
+[[nodiscard]] const char* to_string(MoeTokenDispatcher d);
 
 /// Largest value accepted for any size or count in a scenario (2^40). Anything larger is a typo, and
 /// would overflow the byte and element counts computed downstream.

@@ -34,6 +34,9 @@ const char* to_string(DataParallelSharding s) {
 const char* to_string(CpCommType c) {
     return name_of(kCpCommTypeNames, c);
 }
+const char* to_string(MoeTokenDispatcher d) {
+    return name_of(kMoeTokenDispatcherNames, d);
+}
 const char* to_string(RecomputeMethod m) {
     return name_of(kRecomputeMethodNames, m);
 }

@@ -53,6 +53,11 @@ inline constexpr std::array<EnumName<CpCommType>, 3> kCpCommTypeNames{{
     {CpCommType::A2a, "a2a"},
 }};
 
+inline constexpr std::array<EnumName<MoeTokenDispatcher>, 2> kMoeTokenDispatcherNames{{
+    {MoeTokenDispatcher::AllGather, "allgather"},
+    {MoeTokenDispatcher::AllToAll, "alltoall"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{{
     {RecomputeMethod::Uniform, "uniform"},
     {RecomputeMethod::Block, "block"},

@@ -1,6 +1,8 @@
 #include "sim/config/scenario_reader.h"
 
+#include "sim/config/mla_reader.h"
 #include "sim/config/model_presets.h"
+#include "sim/config/moe_reader.h"
 #include "sim/config/section_reader.h"
 #include "sim/config/topology_presets.h"
 #include "sim/core/did_you_mean.h"
@@ -67,6 +69,23 @@ ModelConfig read_model(const Json& document) {
     // default to int(4h·2/3 / 64)·64 so that the two up-projections hold about as many weights as 4h.
     const std::int64_t default_ffn = m.swiglu ? (4 * m.hidden_size * 2 / 3) / 64 * 64 : 4 * m.hidden_size;
     m.ffn_hidden_size = r.positive_integer("ffn_hidden_size").value_or(preset_ffn.value_or(default_ffn));
+    if (!r.has("kv_channels") && preset != nullptr) {
+        m.kv_channels = preset->kv_channels;
+    }
+    m.qk_layernorm = r.boolean("qk_layernorm", preset != nullptr && preset->qk_layernorm);
+    m.moe = read_moe(r, preset, m);
+    m.mla = read_mla(r, preset);
+    if (const Json* mtp = r.value("mtp_num_layers"); mtp != nullptr && !mtp->is_null()) {
+        // 0 is allowed (Megatron's None): no multi-token prediction.
+        if (!mtp->is_number_integer() || mtp->get<std::int64_t>() < 0 ||
+            mtp->get<std::int64_t>() > kMaxScenarioSize) {
+            throw InputError(r.path("mtp_num_layers") + ": expected a non-negative integer, got " +
+                             describe_json(*mtp));
+        }
+        m.mtp_num_layers = mtp->get<std::int64_t>();
+    } else if (preset != nullptr) {
+        m.mtp_num_layers = preset->mtp_num_layers;
+    }
     return m;
 }
 
@@ -94,6 +113,8 @@ ParallelConfig read_parallelism(const Json& document) {
     p.decoder_last_pipeline_num_layers = r.nullable_positive_integer("decoder_last_pipeline_num_layers");
     p.account_for_embedding_in_pipeline_split = r.boolean("account_for_embedding_in_pipeline_split", false);
     p.account_for_loss_in_pipeline_split = r.boolean("account_for_loss_in_pipeline_split", false);
+    p.expert_model_parallel_size = r.positive_integer("expert_model_parallel_size").value_or(1);
+    p.expert_tensor_parallel_size = r.nullable_positive_integer("expert_tensor_parallel_size");
     p.data_parallel_sharding_strategy =
         r.enumeration("data_parallel_sharding_strategy", kDataParallelShardingNames, /*nullable=*/false)
             .value_or(DataParallelSharding::NoShard);

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/config/moe_validation.h"
 #include "sim/config/scenario.h"
 #include "sim/config/scenario_enums.h"
 #include "sim/config/section_reader.h"
@@ -525,6 +526,7 @@ void validate_scenario(const Scenario& scenario) {
     check_sharding(scenario);
     check_hardware(scenario);
     check_fp8(scenario);
+    validate_moe(scenario);
 }
 
 }  // namespace trainsim::config

@@ -24,6 +24,9 @@ public:
 
     [[nodiscard]] bool has(std::string_view key) const { return find(key) != nullptr; }
 
+    /// The raw value, or nullptr when absent: for keys of more than one JSON type (moe_layer_freq).
+    [[nodiscard]] const Json* value(std::string_view key) const { return find(key); }
+
     /// Absent → nullopt. Otherwise a positive integer ≤ kMaxScenarioSize; null is an error.
     [[nodiscard]] std::optional<std::int64_t> positive_integer(std::string_view key) const;
 

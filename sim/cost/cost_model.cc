@@ -75,6 +75,7 @@ double busbw_factor(CollectiveKind kind, int n) {
         return 2.0 * (n - 1) / n;
     case CollectiveKind::AllGather:
     case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllToAll:  // nccl-tests' alltoall: each rank sends (n−1)/n of S
         return static_cast<double>(n - 1) / n;
     case CollectiveKind::SendRecv:
         return 1.0;
@@ -107,6 +108,8 @@ const char* to_string(CollectiveKind k) {
         return "reduce_scatter";
     case CollectiveKind::SendRecv:
         return "send_recv";
+    case CollectiveKind::AllToAll:
+        return "all_to_all";
     }
     return "unknown";
 }
@@ -327,7 +330,11 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
         // Clamped at 0: below the smallest point a clamped busbw can give t0 under the latency.
         const double bandwidth0 =
             std::max(0.0, s * f0 / (busbw.y * kBytesPerGB) - latency0_us * kSecondsPerMicrosecond);
-        const double latency_us = l.ring_latency_us(ring_steps(kind, n));
+        // All-to-all: every rank sends (n−1)/n of S through NVSwitch at once, the same per-GPU traffic
+        // as an all-gather of S, so the same bandwidth part; NCCL issues its n−1 sends and receives as
+        // one group, so it pays one point-to-point latency rather than a ring of n−1 steps.
+        const double latency_us =
+            kind == CollectiveKind::AllToAll ? l.p2p_latency_us : l.ring_latency_us(ring_steps(kind, n));
         const double bandwidth_s = bandwidth0 * factor / f0;
         const double total_s = latency_us * kSecondsPerMicrosecond + bandwidth_s;
         if (busbw.range != CurveRange::Inside && matters(busbw.range, bandwidth_s, total_s)) {
@@ -357,6 +364,9 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
     const int rails = std::min(ranks_per_node, l.nics_per_node);
     const CurveRead eff = read_curve(l.busbw_efficiency_vs_bytes, s);
     const double busbw = rails * l.nic_GBps * nic_share * kBytesPerGB * eff.y;
+    if (kind == CollectiveKind::AllToAll) {
+        return Seconds{inter_node_all_to_all_s(s, n, nodes, busbw, eff)};
+    }
     // NCCL's latency model: all-reduce takes the tree when latency matters (log2 of the nodes), all-gather
     // and reduce-scatter only have the ring (every rank one step); intra-node hops run over NVLink.
     const double hop_us = profile_.intra_node.latency_per_hop_us;
@@ -373,6 +383,36 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
                            collective_text(kind, s, n) + " on " + std::to_string(nodes) + " nodes"));
     }
     return Seconds{total_s};
+}
+
+// All-to-all across nodes (the expert dispatch and combine): with r = ⌈n / nodes⌉ ranks a node, each
+// rank's S splits into S·(r−1)/n for its node's other ranks (NVLink) and S·(n−r)/n for other nodes.
+// The node's r ranks push r·S·(n−r)/n through its rails together (`busbw`: the rails the group drives,
+// their share of the NICs and the profile's efficiency at S; PXN routes off-rail traffic over NVLink to
+// the matching rail first), while the NVLink part runs beside it at the intra-node all-gather's per-GPU
+// rate (collective()'s intra-node rule with factor (r−1)/n). The two run concurrently, so the slower
+// one is the bandwidth time; one network point-to-point latency on top (one group of sends).
+double CostModel::inter_node_all_to_all_s(double s, int n, int nodes, double busbw,
+                                          const CurveRead& eff) const {
+    const InterNodeLinks& l = profile_.inter_node;
+    const int r = (n + nodes - 1) / nodes;
+    const double network_s = static_cast<double>(r) * s * static_cast<double>(n - r) / n / busbw;
+    const double nvlink_s = r > 1 ? collective(CollectiveKind::AllGather, Bytes{static_cast<std::int64_t>(s)},
+                                               r, Scope::IntraNode)
+                                            .value -
+                                        profile_.intra_node.ring_latency_us(r - 1) * kSecondsPerMicrosecond
+                                  : 0.0;
+    // The intra-node all-gather of S over r ranks moves (r−1)/r of S; the all-to-all moves (r−1)/n.
+    const double nvlink_part_s = nvlink_s * static_cast<double>(r) / n;
+    const double bandwidth_s = std::max(network_s, nvlink_part_s);
+    const double total_s = l.p2p_latency_us * kSecondsPerMicrosecond + bandwidth_s;
+    if (eff.range != CurveRange::Inside && matters(eff.range, network_s, total_s)) {
+        warn(warning_key("inter-node busbw efficiency", eff.range),
+             clamp_warning("inter-node busbw efficiency", "bytes", l.busbw_efficiency_vs_bytes, eff.range, s,
+                           collective_text(CollectiveKind::AllToAll, s, n) + " on " + std::to_string(nodes) +
+                               " nodes"));
+    }
+    return total_s;
 }
 
 double CostModel::compute_slowdown_while_overlapped(Scope scope) const {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/core/units.h"
+#include "sim/cost/curve.h"
 #include "sim/cost/hardware_profile.h"
 
 namespace trainsim::cost {
@@ -55,8 +56,10 @@ inline constexpr std::array<MemoryBoundKind, 7> kMemoryBoundKinds = {
     MemoryBoundKind::ScaleMaskSoftmax, MemoryBoundKind::Dropout,  MemoryBoundKind::Optimizer,
     MemoryBoundKind::Generic};
 
-/// NCCL collectives, with nccl-tests' bus-bandwidth factors (DESIGN.md §6).
-enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv };
+/// NCCL collectives, with nccl-tests' bus-bandwidth factors (DESIGN.md §6). AllToAll is the expert
+/// dispatch/combine exchange (each rank sends 1/n of its buffer to every rank), priced from the same
+/// curves by the rule at CostModel::collective.
+enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv, AllToAll };
 
 /// Where a group's traffic goes: all members inside one node (NVLink), or across nodes (InfiniBand).
 enum class Scope { IntraNode, InterNode };
@@ -85,7 +88,8 @@ public:
     [[nodiscard]] Seconds memory_bound(Bytes bytes_moved, MemoryBoundKind kind) const;
 
     /// Time of a collective. `bytes` is nccl-tests' S: the total array size (for all-gather the
-    /// gathered output, for reduce-scatter the input, for send/recv the message). `group_size` is n;
+    /// gathered output, for reduce-scatter the input, for send/recv the message, for all-to-all each
+    /// rank's send buffer, S/n to every rank). `group_size` is n;
     /// `nodes` is how many nodes the group spans (1 for IntraNode). `busy_ranks_per_node` is how many
     /// GPUs of each node drive the network at the same time, this group's and other groups' (0: only
     /// this group's): beyond the node's NICs they share them.
@@ -107,6 +111,9 @@ public:
 
 private:
     void warn(const std::string& key, const std::string& message) const;
+    /// collective()'s all-to-all across `nodes` nodes; `busbw` the group's network bytes/s at S.
+    [[nodiscard]] double inter_node_all_to_all_s(double s, int n, int nodes, double busbw,
+                                                 const CurveRead& eff) const;
 
     HardwareProfile profile_;
     mutable std::vector<std::string> warnings_;

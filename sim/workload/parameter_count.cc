@@ -1,8 +1,24 @@
 #include "sim/workload/parameter_count.h"
 
+#include "sim/core/input_error.h"
+
 namespace trainsim::workload {
 
 LayerShape layer_shape_of(const config::Scenario& sc) {
+    // The layer op list, its memory and its pricing describe the dense GQA layer only: refuse, rather
+    // than simulate an MoE, MLA or MTP model as if it were dense. Their parameter counts and model FLOPs
+    // (model_parameters.h, model_flops.h) are exact already.
+    if (sc.model.moe) {
+        throw InputError("model.num_experts: mixture-of-experts layers are not simulated yet (the scenario "
+                         "parses and its parameter counts and model FLOPs are exact; the MoE layer ops are "
+                         "issue 16's next step)");
+    }
+    if (sc.model.mla) {
+        throw InputError("model.multi_latent_attention: multi-latent attention layers are not simulated yet");
+    }
+    if (sc.model.mtp_num_layers > 0) {
+        throw InputError("model.mtp_num_layers: multi-token prediction modules are not simulated yet");
+    }
     LayerShape x;
     // Every op but attention's key/value exchange sees only this rank's share of the sequence.
     x.seq = sc.model.seq_length / sc.parallelism.context_parallel_size;

@@ -100,6 +100,12 @@ private:
         case cost::CollectiveKind::ReduceScatter:
             reduce_chunk(r, recv_[r].data());
             break;
+        case cost::CollectiveKind::AllToAll:
+            // Rank r receives chunk r of every rank's send buffer, in rank order.
+            for (std::size_t q = 0; q < n_; ++q) {
+                std::copy_n(send_[q].data() + r * chunk_, chunk_, recv_[r].data() + q * chunk_);
+            }
+            break;
         case cost::CollectiveKind::SendRecv: {
             const std::size_t from = (r + n_ - 1) % n_;  // each rank receives from its ring predecessor
             std::copy(send_[from].begin(), send_[from].end(), recv_[r].begin());

@@ -114,6 +114,19 @@ private:
                 TRAINSIM_CUDA_CHECK(ncclRecv(r->recv.get(), count, ncclBfloat16, previous, r->comm, s));
                 break;
             }
+            case cost::CollectiveKind::AllToAll: {
+                // As nccl-tests' alltoall: chunk q of every rank's buffer goes to rank q, one grouped
+                // send and receive per peer.
+                const std::size_t chunk_bytes = count / n * kBf16Bytes;
+                for (int q = 0; q < c_.ranks; ++q) {
+                    const std::size_t offset = static_cast<std::size_t>(q) * chunk_bytes;
+                    TRAINSIM_CUDA_CHECK(ncclSend(static_cast<char*>(r->send.get()) + offset, count / n,
+                                                 ncclBfloat16, q, r->comm, s));
+                    TRAINSIM_CUDA_CHECK(ncclRecv(static_cast<char*>(r->recv.get()) + offset, count / n,
+                                                 ncclBfloat16, q, r->comm, s));
+                }
+                break;
+            }
             }
         }
         TRAINSIM_CUDA_CHECK(ncclGroupEnd());

@@ -1,0 +1,106 @@
+#include "sim/config/moe_validation.h"
+
+#include <string>
+
+#include "sim/core/input_error.h"
+
+namespace trainsim::config {
+
+namespace {
+
+std::string show(std::string_view path, std::int64_t value) {
+    return std::string(path) + "=" + std::to_string(value);
+}
+
+[[noreturn]] void fail(const std::string& message) {
+    throw InputError(message);
+}
+
+constexpr std::string_view kEp = "parallelism.expert_model_parallel_size";
+constexpr std::string_view kEtp = "parallelism.expert_tensor_parallel_size";
+
+void check_expert_parallel(const Scenario& s) {
+    const ParallelConfig& p = s.parallelism;
+    const std::int64_t ep = p.expert_model_parallel_size;
+    if (!s.model.moe) {
+        if (ep != 1) {
+            fail(show(kEp, ep) + " requires a mixture-of-experts model (model.num_experts)");
+        }
+        if (p.expert_tensor_parallel_size) {
+            fail(std::string(kEtp) + ": applies only to a mixture-of-experts model (model.num_experts)");
+        }
+        return;
+    }
+    const MoeConfig& moe = *s.model.moe;
+    if (moe.num_experts % ep != 0) {
+        fail(show(kEp, ep) + " must divide " + show("model.num_experts", moe.num_experts) +
+             " (each expert-parallel rank holds num_experts / ep whole experts)");
+    }
+    // Megatron-Core's RankGenerator for the expert layers: etp × ep × edp = tp × cp × dp in every
+    // pipeline stage (parallel_state.initialize_model_parallel, "expert_tensor_model_pipeline_parallel").
+    const std::int64_t etp = p.expert_tensor_parallel();
+    const std::int64_t dense = p.tensor_model_parallel_size * p.context_parallel_size * p.data_parallel_size;
+    if (dense % (etp * ep) != 0) {
+        fail(show(kEtp, etp) + " × " + show(kEp, ep) + " = " + std::to_string(etp * ep) +
+             " must divide tensor × context × data parallel = " + std::to_string(dense) +
+             " (the expert layers regroup the same ranks of a pipeline stage: etp·ep·edp = tp·cp·dp)");
+    }
+    if (moe.ffn_hidden_size % etp != 0) {
+        fail(show(kEtp, etp) + " must divide " + show("model.moe_ffn_hidden_size", moe.ffn_hidden_size) +
+             " (each expert's MLP is split across the expert tensor-parallel ranks)");
+    }
+    const std::int64_t t = p.tensor_model_parallel_size;
+    if (moe.shared_expert_intermediate_size % t != 0) {
+        fail(show("parallelism.tensor_model_parallel_size", t) + " must divide " +
+             show("model.moe_shared_expert_intermediate_size", moe.shared_expert_intermediate_size) +
+             " (the shared expert is split like a dense MLP)");
+    }
+    // Megatron-LM's arguments.py: "When using expert parallelism and tensor parallelism, sequence
+    // parallelism must be used" (the dispatcher works on the sequence-parallel shard of the tokens).
+    if (ep > 1 && t > 1 && !p.sequence_parallel) {
+        fail(show(kEp, ep) + " with " + show("parallelism.tensor_model_parallel_size", t) +
+             " requires parallelism.sequence_parallel=true (Megatron-LM's rule)");
+    }
+}
+
+void check_moe_model(const Scenario& s) {
+    if (!s.model.moe) {
+        return;
+    }
+    const MoeConfig& moe = *s.model.moe;
+    if (moe.router_topk > moe.num_experts) {
+        fail(show("model.moe_router_topk", moe.router_topk) + " must not exceed " +
+             show("model.num_experts", moe.num_experts) + " (each token goes to topk distinct experts)");
+    }
+    // Keeps the expert weights (L · E · 3 · f_moe · h) inside the int64 headroom of kMaxParameterProduct.
+    const double experts = static_cast<double>(s.model.num_layers) * static_cast<double>(moe.num_experts) *
+                           static_cast<double>(moe.ffn_hidden_size) *
+                           static_cast<double>(s.model.hidden_size);
+    if (experts > static_cast<double>(kMaxParameterProduct)) {
+        fail(
+            "model.num_layers × model.num_experts × model.moe_ffn_hidden_size × model.hidden_size must be at "
+            "most 2^52 (the expert weights would overflow the byte counts)");
+    }
+}
+
+void check_mla(const Scenario& s) {
+    if (!s.model.mla) {
+        return;
+    }
+    // Megatron's num_floating_point_operations asserts it: MLA has no key/value groups.
+    if (s.model.num_query_groups) {
+        fail("model.num_query_groups: not allowed with model.multi_latent_attention=true (keys and values "
+             "come "
+             "from one shared latent per token)");
+    }
+}
+
+}  // namespace
+
+void validate_moe(const Scenario& scenario) {
+    check_moe_model(scenario);
+    check_expert_parallel(scenario);
+    check_mla(scenario);
+}
+
+}  // namespace trainsim::config
