@@ -5,7 +5,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ libboost-graph-dev libboost-program-options-dev libeigen3-dev
           nlohmann-json3-dev libbenchmark-dev libgtest-dev clang libclang-rt-14-dev libopenmpi-dev openmpi-bin
-          python3-dev pybind11-dev)
+          python3-dev pybind11-dev libprotobuf-dev protobuf-compiler)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

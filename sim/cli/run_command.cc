@@ -12,6 +12,9 @@
 #include "sim/core/input_error.h"
 #include "sim/experiment/simulate_scenario.h"
 #include "sim/html/html_report.h"
+#ifdef TRAINSIM_WITH_PROTOBUF
+#include "sim/pftrace/pftrace_writer.h"
+#endif
 #include "sim/report/atomic_file.h"
 #include "sim/report/critical_path.h"
 #include "sim/report/gzip_stream.h"
@@ -80,7 +83,8 @@ int run_command(const std::vector<std::string>& args) {
         "override a scenario key: --set parallelism.data_parallel_size=16")(
         "format", po::value<std::string>(&format), "text (default), json or csv")(
         "trace", po::value<std::string>(&trace),
-        "write a Chrome/Perfetto trace of the iteration to FILE, gzip'd when FILE ends in .gz (critical "
+        "write a Chrome/Perfetto trace of the iteration to FILE, gzip'd when FILE ends in .gz, Perfetto "
+        "protobuf when it ends in .pftrace (critical "
         "tasks carry args.critical; with --critical-path also a 'critical path' track)")(
         "trace-ranks", po::value<std::string>(&trace_ranks),
         "keep only these global ranks in the trace: 0-7,64 (folded runs simulate tp 0, dp 0 of each stage)")(
@@ -146,8 +150,19 @@ int run_command(const std::vector<std::string>& args) {
             std::tie(selection.window_start, selection.window_end) = *window;
         }
         const bool gzip = trace.size() > 3 && trace.compare(trace.size() - 3, 3, ".gz") == 0;
+        const bool pftrace = trace.size() > 8 && trace.compare(trace.size() - 8, 8, ".pftrace") == 0;
+#ifndef TRAINSIM_WITH_PROTOBUF
+        if (pftrace) {
+            throw InputError("--trace FILE.pftrace needs trainsim built with protobuf (libprotobuf-dev, "
+                             "protobuf-compiler); use .json or .json.gz");
+        }
+#endif
         report::write_file_atomically(trace, "--trace", [&](std::ostream& out) {
-            if (gzip) {
+            if (pftrace) {
+#ifdef TRAINSIM_WITH_PROTOBUF
+                pftrace::write_pftrace(out, scenario, sim.program, sim.run, selection);
+#endif
+            } else if (gzip) {
                 report::GzipOStream zipped(out);
                 report::write_perfetto_trace(zipped, scenario, sim.program, sim.run, selection);
                 zipped.finish();

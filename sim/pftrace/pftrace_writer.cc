@@ -1,0 +1,168 @@
+#include "sim/pftrace/pftrace_writer.h"
+
+#include <cstdint>
+#include <string>
+
+#include "perfetto_trace.pb.h"
+#include "sim/memory/activation_timeline.h"
+#include "sim/memory/static_memory.h"
+
+namespace trainsim::pftrace {
+namespace {
+
+// Track uuids: only need to be unique within the file.
+constexpr std::uint64_t kProcess = 1;
+constexpr std::uint64_t kThread = 1ULL << 32;
+constexpr std::uint64_t kCounter = 2ULL << 32;
+constexpr std::uint64_t kCritical = 3ULL << 32;
+constexpr std::uint32_t kSequence = 1;
+
+// A Trace is `repeated TracePacket packet = 1`, so appending (tag, length, bytes) per packet streams one
+// without holding the whole trace in memory.
+class PacketStream {
+public:
+    explicit PacketStream(std::ostream& out) : out_(out) {}
+
+    void emit(perfetto::protos::TracePacket& packet) {
+        packet.set_trusted_packet_sequence_id(kSequence);
+        packet.SerializeToString(&buffer_);
+        out_.put(static_cast<char>((1 << 3) | 2));  // field 1, length-delimited
+        for (std::uint64_t n = buffer_.size();; n >>= 7) {
+            if (n < 0x80) {
+                out_.put(static_cast<char>(n));
+                break;
+            }
+            out_.put(static_cast<char>((n & 0x7f) | 0x80));
+        }
+        out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+        packet.Clear();
+    }
+
+    void process(std::uint64_t uuid, int pid, const std::string& name) {
+        auto* track = packet_.mutable_track_descriptor();
+        track->set_uuid(uuid);
+        track->mutable_process()->set_pid(pid);
+        track->mutable_process()->set_process_name(name);
+        emit(packet_);
+    }
+
+    void thread(std::uint64_t uuid, std::uint64_t parent, int pid, int tid, const std::string& name) {
+        auto* track = packet_.mutable_track_descriptor();
+        track->set_uuid(uuid);
+        track->set_parent_uuid(parent);
+        track->mutable_thread()->set_pid(pid);
+        track->mutable_thread()->set_tid(tid);
+        track->mutable_thread()->set_thread_name(name);
+        emit(packet_);
+    }
+
+    void counter_track(std::uint64_t uuid, std::uint64_t parent, const std::string& name) {
+        auto* track = packet_.mutable_track_descriptor();
+        track->set_uuid(uuid);
+        track->set_parent_uuid(parent);
+        track->set_name(name);
+        track->mutable_counter();
+        emit(packet_);
+    }
+
+    void slice(std::uint64_t track, SimTime start, SimTime end, const std::string& name,
+               const char* category) {
+        packet_.set_timestamp(static_cast<std::uint64_t>(start));
+        auto* event = packet_.mutable_track_event();
+        event->set_type(perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN);
+        event->set_track_uuid(track);
+        event->set_name(name);
+        event->add_categories(category);
+        emit(packet_);
+        packet_.set_timestamp(static_cast<std::uint64_t>(end));
+        event = packet_.mutable_track_event();
+        event->set_type(perfetto::protos::TrackEvent::TYPE_SLICE_END);
+        event->set_track_uuid(track);
+        emit(packet_);
+    }
+
+    void count(std::uint64_t track, SimTime time, std::int64_t value) {
+        packet_.set_timestamp(static_cast<std::uint64_t>(time));
+        auto* event = packet_.mutable_track_event();
+        event->set_type(perfetto::protos::TrackEvent::TYPE_COUNTER);
+        event->set_track_uuid(track);
+        event->set_counter_value(value);
+        emit(packet_);
+    }
+
+private:
+    std::ostream& out_;
+    std::string buffer_;
+    perfetto::protos::TracePacket packet_;
+};
+
+}  // namespace
+
+void write_pftrace(std::ostream& out, const config::Scenario& scenario, const program::IterationProgram& prog,
+                   const engine::RunResult& run, const report::TraceOptions& options) {
+    auto kept = [&](std::size_t gpu) { return options.keep_gpu.empty() || options.keep_gpu[gpu]; };
+    auto in_window = [&](const engine::TaskTiming& t) {
+        return t.end >= options.window_start && t.start <= options.window_end;
+    };
+    PacketStream packets(out);
+    for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        if (kept(g)) {
+            const parallel::Coordinates& c = prog.gpus[g].coordinates;
+            packets.process(kProcess + g, static_cast<int>(g),
+                            "GPU stage " + std::to_string(c.pp) + " tp " + std::to_string(c.tp) + " dp " +
+                                std::to_string(c.dp));
+        }
+    }
+    const auto& streams = prog.program.streams();
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+        const auto gpu = static_cast<std::size_t>(streams[s].gpu);
+        if (kept(gpu)) {
+            packets.thread(kThread + s, kProcess + gpu, static_cast<int>(gpu), static_cast<int>(s),
+                           streams[s].name);
+        }
+    }
+    for (std::size_t t = 0; t < prog.program.size(); ++t) {
+        if (!in_window(run.timings[t]) || !kept(static_cast<std::size_t>(prog.info.gpu(t)))) {
+            continue;
+        }
+        const program::TaskInfo& info = prog.info[t];
+        const auto id = static_cast<engine::TaskId>(t);
+        const auto track = kThread + static_cast<std::uint64_t>(prog.program.stream(id));
+        for (const program::OpSpan& span : program::op_spans(prog, id, run.timings[t])) {
+            packets.slice(track, span.start, span.end, span.op != nullptr ? span.op->name : prog.describe(id),
+                          program::to_string(info.category));
+        }
+    }
+    if (options.critical_track) {
+        packets.process(kCritical, static_cast<int>(prog.gpus.size()), "critical path");
+        packets.thread(kCritical + 1, kCritical, static_cast<int>(prog.gpus.size()), 0, "critical path");
+        for (const engine::TaskId id : options.critical) {
+            const auto t = static_cast<std::size_t>(id);
+            if (in_window(run.timings[t])) {
+                packets.slice(kCritical + 1, run.timings[t].start, run.timings[t].end, prog.describe(id),
+                              program::to_string(prog.info[t].category));
+            }
+        }
+    }
+    const std::vector<memory::ActivationTimeline> memory = memory::activation_timelines(prog, run);
+    for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
+        if (!kept(g)) {
+            continue;
+        }
+        packets.counter_track(kCounter + g, kProcess + g, "allocated bytes");
+        const std::int64_t resident = memory::static_bytes(scenario, prog.gpus[g].coordinates.pp).value;
+        // The value the window opens with (at its start), then every change inside it, as in the JSON.
+        std::int64_t held = 0;
+        std::size_t i = 0;
+        const auto& samples = memory[g].samples;
+        for (; i < samples.size() && samples[i].time < options.window_start; ++i) {
+            held = samples[i].held.value;
+        }
+        packets.count(kCounter + g, options.window_start, resident + held);
+        for (; i < samples.size() && samples[i].time <= options.window_end; ++i) {
+            packets.count(kCounter + g, samples[i].time, resident + samples[i].held.value);
+        }
+    }
+}
+
+}  // namespace trainsim::pftrace
