@@ -4,7 +4,9 @@
 # 1. builds trainsim (only the executable, Release, in ./build-results) unless TRAINSIM=path/to/trainsim;
 # 2. runs it for every table and figure (results/collect_data.py -> results/data/*.csv, *.json);
 # 3. draws the figures (results/plot_figures.py -> results/figures/*.png, *.svg) with Debian's
-#    python3-matplotlib, which it installs with apt-get when it is missing (root, or sudo);
+#    python3-matplotlib, which it installs with apt-get when it is missing (root, or sudo), and the two made
+#    through the Python module `import trainsim` (results/microbatch_figure.py, results/whatif_figure.py;
+#    the module is built beside the executable, in BUILD/python, or taken from TRAINSIM_PYTHONPATH);
 # 4. rewrites the generated tables in results/README.md (validation, recompute policies; results/update_readme.py).
 # The new data, figures and README are made in a temporary folder and moved into place only when every
 # step succeeded: a failed run leaves results/ as it was.
@@ -13,7 +15,8 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 
 # Debian packages: the build's (as scripts/build.sh, less the test and benchmark libraries) and matplotlib.
-packages=(cmake ninja-build g++ libboost-program-options-dev libeigen3-dev nlohmann-json3-dev python3-matplotlib)
+packages=(cmake ninja-build g++ libboost-graph-dev libboost-program-options-dev libeigen3-dev nlohmann-json3-dev
+          zlib1g-dev pybind11-dev python3-dev python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -42,9 +45,15 @@ fi
 if [ -z "${TRAINSIM:-}" ]; then
   build=build-results
   cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTRAINSIM_BUILD_TESTS=OFF \
-        -DTRAINSIM_BUILD_BENCHMARKS=OFF -DTRAINSIM_BUILD_CALIBRATE=OFF >/dev/null
-  cmake --build "$build" --target trainsim
+        -DTRAINSIM_BUILD_BENCHMARKS=OFF -DTRAINSIM_BUILD_CALIBRATE=OFF -DTRAINSIM_BUILD_PYTHON=ON >/dev/null
+  cmake --build "$build" --target trainsim trainsim_python
   TRAINSIM=$build/trainsim
+fi
+# The Python module of the same build (build/python/trainsim*.so beside build/trainsim).
+pythonpath=${TRAINSIM_PYTHONPATH:-$(dirname "$TRAINSIM")/python}
+if ! PYTHONPATH=$pythonpath "$python" -c "import trainsim" 2>/dev/null; then
+  echo "regenerate: cannot import trainsim from $pythonpath (build with pybind11-dev, or set TRAINSIM_PYTHONPATH)" >&2
+  exit 2
 fi
 built=$(date +%s)
 
@@ -53,6 +62,8 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/data" "$tmp/figures"
 "$python" results/collect_data.py --trainsim "$TRAINSIM" --out "$tmp/data"
 "$python" results/plot_figures.py --data "$tmp/data" --out "$tmp/figures"
+PYTHONPATH=$pythonpath "$python" results/microbatch_figure.py --jobs 2 --out "$tmp/figures"
+PYTHONPATH=$pythonpath "$python" results/whatif_figure.py --jobs 2 --out "$tmp/figures"
 "$python" results/update_readme.py --data "$tmp/data" --readme results/README.md --out "$tmp/README.md"
 # The simulator's own speed is measured by results/scaling.sh (minutes of timed runs, not part of this
 # regeneration): keep its table rather than delete it with the old data.

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "sim/engine/critical_path.h"
+#include "sim/engine/critical_path_graph.h"
 #include "sim/engine/simulator.h"
 #include "sim/experiment/simulate_scenario.h"
 #include "sim/report/critical_path.h"
@@ -88,6 +89,31 @@ TEST(CriticalPath, ChargesABackgroundTasksHoldUpAsWaiting) {
 TEST(CriticalPath, EmptyProgramHasNoPath) {
     const engine::Program p;
     EXPECT_TRUE(engine::critical_path(p, engine::simulate(p)).empty());
+}
+
+// The Boost.Graph DAG path gives exactly the back-walk's steps and waits on shipped scenarios
+// that have pipeline bubbles, interleaving, recompute (background streams) and data-parallel
+// rendezvous.
+TEST(CriticalPath, BoostGraphPathEqualsTheBackWalk) {
+    static const cost::CostModel cost = testing::shipped_cost_model();
+    const std::vector<std::pair<std::string, std::vector<config::Override>>> cases = {
+        {"korthikanti-22b", {}},
+        {"korthikanti-175b", {}},
+        {"korthikanti-175b",
+         {{"training.recompute_granularity", "full"},
+          {"training.recompute_method", "uniform"},
+          {"training.recompute_num_layers", "1"}}},
+        {"narayanan-gpt3-175b-96gpu-interleaved", {}},
+        {"mt-nlg-530b-2240gpu", {}},
+    };
+    for (const auto& [name, overrides] : cases) {
+        SCOPED_TRACE(name);
+        const experiment::Simulation sim =
+            experiment::simulate_scenario(testing::shipped_scenario(name, overrides), cost);
+        const std::vector<CriticalStep> path = engine::critical_path(sim.program.program, sim.run);
+        ASSERT_FALSE(path.empty());
+        EXPECT_EQ(as_pairs(path), as_pairs(engine::critical_path_on_graph(sim.program.program, sim.run)));
+    }
 }
 
 experiment::Simulation simulate(const std::vector<config::Override>& overrides) {

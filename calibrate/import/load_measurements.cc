@@ -1,6 +1,7 @@
 #include "calibrate/import/load_measurements.h"
 
 #include "calibrate/import/benchmark_json.h"
+#include "calibrate/import/blas_bench_table.h"
 #include "calibrate/measure/measurement_file.h"
 #include "calibrate/measure/source_id.h"
 #include "calibrate/measure/strict_json.h"
@@ -11,7 +12,7 @@ namespace trainsim::calibrate {
 InputFormat detect_input_format(const std::string& text, const std::string& path) {
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first == std::string::npos || text[first] != '{') {
-        return InputFormat::NcclTestsLog;
+        return looks_like_blas_bench_table(text) ? InputFormat::BlasBenchTable : InputFormat::NcclTestsLog;
     }
     const OrderedJson root = StrictJson(path).parse(text);
     if (root.contains("schema")) {
@@ -39,7 +40,8 @@ MeasurementSet load_measurements(const std::vector<InputSpec>& inputs) {
         const InputFormat format = detect_input_format(text, input.path);
         const bool log_options = input.nccl.op || input.nccl.ranks || input.nccl.nodes;
         if (format != InputFormat::NcclTestsLog && log_options) {
-            throw InputError(input.path + ": op, ranks and nodes are for nccl-tests logs; this file is JSON");
+            throw InputError(input.path + ": op, ranks and nodes are for nccl-tests logs; this file is " +
+                             (format == InputFormat::BlasBenchTable ? "a GEMM benchmark table" : "JSON"));
         }
         switch (format) {
         case InputFormat::MeasurementFile:
@@ -50,6 +52,9 @@ MeasurementSet load_measurements(const std::vector<InputSpec>& inputs) {
             break;
         case InputFormat::NcclTestsLog:
             all.append(parse_nccl_tests_log(text, input.path, input.nccl));
+            break;
+        case InputFormat::BlasBenchTable:
+            all.append(parse_blas_bench_table(text, input.path));
             break;
         }
     }

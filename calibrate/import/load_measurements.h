@@ -10,7 +10,7 @@
 
 namespace trainsim::calibrate {
 
-enum class InputFormat { MeasurementFile, BenchmarkJson, NcclTestsLog };
+enum class InputFormat { MeasurementFile, BenchmarkJson, NcclTestsLog, BlasBenchTable };
 
 struct InputSpec {
     std::string path;
