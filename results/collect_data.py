@@ -297,11 +297,11 @@ def time_by_gpu_count(binary, out):
 
 
 # Pipeline schedules on the Korthikanti 175B and 530B layouts (selective recompute, SP, the papers'
-# batch): 1F1B, interleaved (the scenario's v = 3), the zero-bubble ZB-H1 and ZB-H2 (v = 1) and DualPipeV
+# batch): 1F1B, interleaved (the scenario's v = 3), the zero-bubble ZB-H1 and ZB-H2 (v = 1), ZB-V and DualPipeV
 # (v = 2, chunks in a V) where the layers split into 2p stages (not the 530B's 105 layers on p = 35).
 SCHEDULE_SCENARIOS = ["korthikanti-175b", "korthikanti-530b"]
 SCHEDULES = [("1F1B", "1f1b", 1), ("interleaved", "interleaved", 3), ("ZB-H1", "zb-h1", 1),
-             ("ZB-H2", "zb-h2", 1), ("DualPipeV", "dualpipev", 2)]
+             ("ZB-H2", "zb-h2", 1), ("ZB-V", "zb-v", 2), ("DualPipeV", "dualpipev", 2)]
 
 
 def schedules(binary, out):

@@ -144,11 +144,11 @@ TEST(PlanTimeBound, NeverExceedsTheSimulatedIterationTime) {
     EXPECT_GT(tight * 2, space.valid.size()) << tight << " of " << space.valid.size();
 }
 
-// The same two bounds on the zero-bubble and DualPipeV layouts (plan --schedules): W passes hold
-// activations longer and run a step later, which neither bound may overlook.
+// The same two bounds on the zero-bubble (zb-h1, zb-h2, zb-v) and DualPipeV layouts (plan --schedules): W
+// passes hold activations longer and run a step later, which neither bound may overlook.
 TEST(PlanBounds, HoldForTheZeroBubbleAndDualPipeSchedules) {
     plan::PlanRequest request = small_request(16, 16);
-    request.schedules = {config::ScheduleKind::ZbH1, config::ScheduleKind::ZbH2,
+    request.schedules = {config::ScheduleKind::ZbH1, config::ScheduleKind::ZbH2, config::ScheduleKind::ZbV,
                          config::ScheduleKind::DualPipeV};
     const plan::LayoutSpace space = plan::enumerate_layouts(request);
     const cost::CostModel cost = testing::shipped_cost_model();
@@ -161,7 +161,7 @@ TEST(PlanBounds, HoldForTheZeroBubbleAndDualPipeSchedules) {
         EXPECT_LE(plan::memory_lower_bound(sc).value, out.report->peak_memory_bytes.value) << sc.name;
         EXPECT_LE(plan::iteration_time_lower_bound(sc, cost), out.report->iteration_time) << sc.name;
     }
-    EXPECT_EQ(seen.size(), 3u);
+    EXPECT_EQ(seen.size(), 4u);
 }
 
 TEST(Plan, StoppingEarlyGivesTheSameTopAsSimulatingEverything) {

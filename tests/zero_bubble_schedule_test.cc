@@ -506,3 +506,114 @@ TEST(ZeroBubbleCli, SweepAndPlanSearchTheSchedules) {
 
 }  // namespace
 }  // namespace trainsim
+
+namespace trainsim::schedule {
+namespace {
+
+TEST(ZbV, MatchesTheReferenceForP4M8) {
+    // sail-sg/zero-bubble-pipeline-parallelism scheduler/zbv.py run for 4 ranks (8 stages in a V) and 8
+    // micro-batches with T_F = T_B = T_W, free communication and its default memory limit; its backward
+    // chunks renamed to their placement (its B chunk 0 is the V's second half, c1 here).
+    EXPECT_EQ(steps_of(ScheduleKind::ZbV, {4, 2, 8}, 0),
+              "F0.c0 F1.c0 F2.c0 F3.c0 F4.c0 F5.c0 F6.c0 F0.c1 B0.c1 W0.c1 F1.c1 B1.c1 W1.c1 F2.c1 B2.c1 "
+              "W2.c1 F3.c1 B3.c1 W3.c1 F7.c0 B0.c0 W0.c0 F4.c1 B4.c1 W4.c1 B1.c0 W1.c0 F5.c1 B5.c1 W5.c1 "
+              "B2.c0 W2.c0 F6.c1 B6.c1 W6.c1 B3.c0 W3.c0 F7.c1 B7.c1 B4.c0 W7.c1 B5.c0 W4.c0 B6.c0 W5.c0 "
+              "B7.c0 W6.c0 W7.c0");
+    EXPECT_EQ(steps_of(ScheduleKind::ZbV, {4, 2, 8}, 2),
+              "F0.c0 F1.c0 F2.c0 F0.c1 F3.c0 F1.c1 F4.c0 F2.c1 B0.c1 W0.c1 F3.c1 B1.c1 W1.c1 F5.c0 B0.c0 "
+              "W0.c0 F4.c1 B2.c1 W2.c1 F6.c0 B1.c0 W1.c0 F5.c1 B3.c1 W3.c1 F7.c0 B2.c0 W2.c0 F6.c1 B4.c1 "
+              "W4.c1 B3.c0 W3.c0 F7.c1 B5.c1 B4.c0 B6.c1 B5.c0 B7.c1 B6.c0 W5.c1 B7.c0 W4.c0 W6.c1 W5.c0 "
+              "W7.c1 W6.c0 W7.c0");
+    EXPECT_EQ(steps_of(ScheduleKind::ZbV, {4, 2, 8}, 3),
+              "F0.c0 F0.c1 F1.c0 F1.c1 F2.c0 F2.c1 F3.c0 F3.c1 B0.c1 W0.c1 F4.c0 B0.c0 W0.c0 F4.c1 B1.c1 "
+              "W1.c1 F5.c0 B1.c0 W1.c0 F5.c1 B2.c1 W2.c1 F6.c0 B2.c0 W2.c0 F6.c1 B3.c1 W3.c1 F7.c0 B3.c0 "
+              "W3.c0 F7.c1 B4.c1 B4.c0 B5.c1 B5.c0 B6.c1 B6.c0 B7.c1 B7.c0 W4.c1 W4.c0 W5.c1 W5.c0 W6.c1 "
+              "W6.c0 W7.c1 W7.c0");
+    const auto s = make_schedule(ScheduleKind::ZbV, {4, 2, 8});
+    EXPECT_EQ(s->stage_of(0, 1, 4), 7);  // the V: rank 0 holds the first and the last stage
+    EXPECT_EQ(s->rank_of(4, 1, 4), 3);
+}
+
+TEST(ZbV, EveryRankRunsEachPassOnceAndPeaksAtTheOneFOneBActivation) {
+    // The paper's ZB-V keeps 1F1B's peak, p micro-batches of a full stage: 2p chunks of half a stage.
+    for (std::int64_t p = 1; p <= 8; ++p) {
+        for (const std::int64_t m : {std::int64_t{1}, p, 2 * p, 2 * p + 3, 4 * p}) {
+            const auto sched = make_schedule(ScheduleKind::ZbV, {p, 2, m});
+            std::int64_t peak = 0;
+            for (std::int64_t r = 0; r < p; ++r) {
+                const auto steps = sched->steps(r);
+                std::set<std::tuple<int, int, int>> seen;
+                for (const Step& step : steps) {
+                    seen.insert({static_cast<int>(step.pass), step.microbatch, step.chunk});
+                }
+                EXPECT_EQ(steps.size(), 6u * static_cast<std::size_t>(m)) << p << " " << m;
+                EXPECT_EQ(seen.size(), steps.size()) << p << " " << m;
+                EXPECT_LE(held(*sched, r), 2 * p) << p << " " << m << " " << r;
+                peak = std::max(peak, held(*sched, r));
+            }
+            EXPECT_EQ(peak, std::min(2 * p, 2 * m)) << p << " " << m;
+        }
+    }
+}
+
+TEST(ZbV, RejectsOtherThanTwoChunks) {
+    try {
+        (void)make_schedule(ScheduleKind::ZbV, {4, 1, 8});
+        FAIL() << "no error";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(
+                      "schedule=zb-v needs parallelism.virtual_pipeline_model_parallel_size=2"),
+                  std::string::npos);
+    }
+}
+
+TEST(BubbleOracle, ZbVIsZeroBubbleAtEqualPassTimes) {
+    // ZB-V with T_F = T_B = T_W and free communication (the paper's setting for it): no rank idles
+    // between its own first and last pass; the iteration is 2m(F + B + W) plus the warm-up offset of
+    // the last rank's first forward, p − 1 chunk forwards.
+    for (std::int64_t p = 1; p <= 8; ++p) {
+        for (const std::int64_t m : {2 * p, 3 * p, 4 * p, 4 * p + 1}) {
+            const PassTimes t{100, 100, 100};
+            const Bubbles b = run_schedule(ScheduleKind::ZbV, {p, 2, m}, t);
+            EXPECT_EQ(b.span_idle, 0) << p << " " << m;
+            EXPECT_EQ(b.makespan - 2 * m * (t.f + t.b + t.w), (p - 1) * t.f) << p << " " << m;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace trainsim::schedule
+
+namespace trainsim {
+namespace {
+
+TEST(ZbVIteration, RunsInAVAndHoldsAtMostTwoPChunks) {
+    // 175B on p = 8, two chunks per rank in a V, 16 micro-batches; rank 0 holds 2p = 16 chunks at its
+    // peak (ZB-V's 1F1B-sized peak), under every recompute policy.
+    for (const char* recompute : {"selective", "full"}) {
+        const config::Scenario v = testing::shipped_scenario(
+            "korthikanti-175b", {{"parallelism.virtual_pipeline_model_parallel_size", "2"},
+                                 {"training.global_batch_size", "16"},
+                                 {"training.recompute_granularity", recompute},
+                                 {"schedule", "zb-v"}});
+        const report::IterationReport r = simulate_scenario(v);
+        EXPECT_EQ(r.stages[0].microbatches_in_flight, 16) << recompute;
+        for (std::size_t s = 0; s < 8; ++s) {
+            EXPECT_LE(r.stages[s].microbatches_in_flight, 16) << recompute << " " << s;
+        }
+        EXPECT_GT(r.stages[0].static_bytes.value, r.stages[7].static_bytes.value);  // embedding and head
+        EXPECT_GT(r.iteration_time.value, 0.0);
+    }
+}
+
+TEST(ZbVIteration, CliRejectsOneChunkWithExitTwo) {
+    const auto bad = testing::run_trainsim("run " + testing::source_path("scenarios/korthikanti-175b.json") +
+                                           " --set schedule=zb-v");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("schedule=\"zb-v\" requires parallelism.virtual_pipeline_model_parallel_size=2"),
+              std::string::npos)
+        << bad.err;
+}
+
+}  // namespace
+}  // namespace trainsim

@@ -228,7 +228,7 @@ struct VariabilityConfig {
     std::int64_t seed = 1;
 };
 
-enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst, ZbH1, ZbH2, DualPipeV };
+enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst, ZbH1, ZbH2, ZbV, DualPipeV };
 
 /// How communication is priced (scenarios/README.md "Network"): each collective and send alone from
 /// the profile's curves, or as flows on the cluster's topology that share its links.
@@ -273,8 +273,8 @@ struct Scenario {
     }
     /// The schedule actually run: `auto` resolves to interleaved when v > 1, else 1F1B.
     [[nodiscard]] ScheduleKind resolved_schedule() const;
-    /// Whether the schedule places the model's stages in a V (DualPipeV: chunk 0 of rank r is stage r,
-    /// chunk 1 is stage 2p − 1 − r), so that rank 0 holds both the first and the last stage.
+    /// Whether the schedule places the model's stages in a V (zb-v and DualPipeV: chunk 0 of rank r is stage
+    /// r, chunk 1 is stage 2p − 1 − r), so that rank 0 holds both the first and the last stage.
     [[nodiscard]] bool v_shaped_placement() const;
     /// The pipeline rank holding the last stage (the output layer and the loss): p − 1, or 0 in a V.
     [[nodiscard]] std::int64_t last_stage_rank() const;

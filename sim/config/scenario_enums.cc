@@ -58,7 +58,7 @@ const char* to_string(VariabilityMode m) {
 }
 
 bool Scenario::v_shaped_placement() const {
-    return schedule == ScheduleKind::DualPipeV;
+    return schedule == ScheduleKind::ZbV || schedule == ScheduleKind::DualPipeV;
 }
 
 std::int64_t Scenario::last_stage_rank() const {

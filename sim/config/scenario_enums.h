@@ -78,7 +78,7 @@ inline constexpr std::array<EnumName<FabricKind>, 2> kFabricKindNames{{
     {FabricKind::FatTree, "fat_tree"},
 }};
 
-inline constexpr std::array<EnumName<ScheduleKind>, 8> kScheduleNames{{
+inline constexpr std::array<EnumName<ScheduleKind>, 9> kScheduleNames{{
     {ScheduleKind::Auto, "auto"},
     {ScheduleKind::GPipe, "gpipe"},
     {ScheduleKind::OneFOneB, "1f1b"},
@@ -86,6 +86,7 @@ inline constexpr std::array<EnumName<ScheduleKind>, 8> kScheduleNames{{
     {ScheduleKind::BreadthFirst, "breadth_first"},
     {ScheduleKind::ZbH1, "zb-h1"},
     {ScheduleKind::ZbH2, "zb-h2"},
+    {ScheduleKind::ZbV, "zb-v"},
     {ScheduleKind::DualPipeV, "dualpipev"},
 }};
 

@@ -317,9 +317,10 @@ void check_schedule(const Scenario& s) {
              " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
              " (use \"interleaved\" or \"auto\" for more than one model chunk per rank)");
     }
-    if (s.schedule == ScheduleKind::DualPipeV && v != 2) {
-        fail("schedule=\"dualpipev\" requires parallelism.virtual_pipeline_model_parallel_size=2, got " +
-             std::to_string(v) + " (two model chunks per rank, placed in a V)");
+    if ((s.schedule == ScheduleKind::ZbV || s.schedule == ScheduleKind::DualPipeV) && v != 2) {
+        fail("schedule=" + quoted(to_string(s.schedule)) +
+             " requires parallelism.virtual_pipeline_model_parallel_size=2, got " + std::to_string(v) +
+             " (two model chunks per rank, placed in a V)");
     }
     if (s.v_shaped_placement() && !s.parallelism.layers_per_pipeline_stage.empty()) {
         fail("schedule=" + quoted(to_string(s.schedule)) +
@@ -340,7 +341,7 @@ void check_schedule(const Scenario& s) {
              " (the handcrafted zero-bubble schedules run one model chunk per rank)");
     }
     const bool splits_backward = s.schedule == ScheduleKind::ZbH1 || s.schedule == ScheduleKind::ZbH2 ||
-                                 s.schedule == ScheduleKind::DualPipeV;
+                                 s.schedule == ScheduleKind::ZbV || s.schedule == ScheduleKind::DualPipeV;
     if (splits_backward &&
         s.parallelism.data_parallel_sharding_strategy == DataParallelSharding::OptimGradsParams) {
         fail("schedule=" + quoted(to_string(s.schedule)) +

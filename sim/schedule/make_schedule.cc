@@ -8,6 +8,7 @@
 #include "sim/schedule/one_f_one_b_schedule.h"
 #include "sim/schedule/schedule.h"
 #include "sim/schedule/zero_bubble_handcrafted_schedule.h"
+#include "sim/schedule/zero_bubble_v_schedule.h"
 
 namespace trainsim::schedule {
 
@@ -67,6 +68,13 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
         return std::make_unique<ZeroBubbleHandcraftedSchedule>(
             shape, kind == config::ScheduleKind::ZbH1 ? ZeroBubbleHandcraftedSchedule::Variant::H1
                                                       : ZeroBubbleHandcraftedSchedule::Variant::H2);
+    case config::ScheduleKind::ZbV:
+        if (shape.chunks != 2) {
+            throw InputError(
+                "schedule=zb-v needs parallelism.virtual_pipeline_model_parallel_size=2 (two model chunks "
+                "per rank, placed in a V)");
+        }
+        return std::make_unique<ZeroBubbleVSchedule>(shape);
     case config::ScheduleKind::DualPipeV:
         if (shape.chunks != 2) {
             throw InputError(
