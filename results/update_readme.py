@@ -64,10 +64,10 @@ def table(data):
     lines = [BEGIN, "",
              "`trainsim validate scenarios/validation/korthikanti-2022.json`: %d cases, %d within tolerance, "
              "%d outside. `scenarios/validation/open-discrepancies.json`: %d case(s), %d outside (known, "
-             "discussed below). All on profile `%s`; sources are sections of Korthikanti et al. 2022 "
-             "(arXiv 2205.05198)." % (len(shipped["cases"]), shipped["passed"], shipped["failed"],
-                                     len(open_cases["cases"]), open_cases["failed"],
-                                     ", ".join(sorted({c["profile"] for c in shipped["cases"]}))),
+             "discussed below). The Korthikanti cases run on profile `%s` (sources: sections of Korthikanti "
+             "et al. 2022, arXiv 2205.05198); the open cases' sources are in their rows." % (
+                 len(shipped["cases"]), shipped["passed"], shipped["failed"], len(open_cases["cases"]),
+                 open_cases["failed"], ", ".join(sorted({c["profile"] for c in shipped["cases"]}))),
              "",
              "| case | metric | scenario and overrides | published | simulated | error | tolerance | result | source |",
              "|---|---|---|---|---|---|---|---|---|"]
