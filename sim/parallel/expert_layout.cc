@@ -2,20 +2,6 @@
 
 namespace trainsim::parallel {
 
-namespace {
-
-// Nodes spanned by `count` ranks from `first` with a fixed stride; nodes hold consecutive ranks (the
-// same closed form as layout.cc's).
-std::int64_t nodes_spanned(std::int64_t first, std::int64_t stride, std::int64_t count,
-                           std::int64_t per_node) {
-    if (stride >= per_node) {
-        return count;
-    }
-    return (first + (count - 1) * stride) / per_node - first / per_node + 1;
-}
-
-}  // namespace
-
 ExpertLayout::ExpertLayout(const config::Scenario& sc)
     : etp_(sc.parallelism.expert_tensor_parallel()), ep_(sc.parallelism.expert_model_parallel_size),
       edp_(sc.parallelism.expert_data_parallel_size()), gpus_per_node_(sc.hardware.gpus_per_node) {}

@@ -18,12 +18,9 @@ Coordinates Layout::coordinates(std::int64_t rank) const {
     return c;
 }
 
-namespace {
-
-// Nodes spanned by `count` ≥ 1 ranks starting at `first` with a fixed stride, in closed form (this runs
-// for every priced op of every simulated GPU). Nodes hold consecutive ranks, so a rank's node never
-// decreases along the sequence: with a stride of at least a node every rank is on a new node; with a
-// smaller one each step moves at most one node on, so no node in between is skipped.
+// Nodes hold consecutive ranks, so a rank's node never decreases along the sequence: with a stride of at
+// least a node every rank is on a new node; with a smaller one each step moves at most one node on, so no
+// node in between is skipped.
 std::int64_t nodes_spanned(std::int64_t first, std::int64_t stride, std::int64_t count,
                            std::int64_t per_node) {
     if (stride >= per_node) {
@@ -31,8 +28,6 @@ std::int64_t nodes_spanned(std::int64_t first, std::int64_t stride, std::int64_t
     }
     return (first + (count - 1) * stride) / per_node - first / per_node + 1;
 }
-
-}  // namespace
 
 GroupSpan Layout::tensor_group(const Coordinates& c) const {
     const std::int64_t first = global_rank({0, c.dp, c.pp, c.cp});

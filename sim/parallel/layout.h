@@ -32,6 +32,11 @@ struct GroupSpan {
     }
 };
 
+/// Nodes spanned by `count` ≥ 1 ranks starting at `first` with a fixed stride, nodes holding
+/// `per_node` consecutive ranks each (closed form: it runs for every priced op of every simulated GPU).
+[[nodiscard]] std::int64_t nodes_spanned(std::int64_t first, std::int64_t stride, std::int64_t count,
+                                         std::int64_t per_node);
+
 class Layout {
 public:
     explicit Layout(const config::Scenario& scenario);
