@@ -13,24 +13,15 @@
 // activations, the README's "PP + 1" with PP = 2p stages.
 #pragma once
 
-#include "sim/schedule/schedule.h"
+#include "sim/schedule/v_shape_schedule.h"
 
 namespace trainsim::schedule {
 
-class DualPipeVSchedule final : public Schedule {
+class DualPipeVSchedule final : public VShapeSchedule {
 public:
     explicit DualPipeVSchedule(PipelineShape shape) : shape_(shape) {}
     [[nodiscard]] std::string name() const override { return "dualpipev"; }
     [[nodiscard]] std::vector<Step> steps(std::int64_t rank) const override;
-    [[nodiscard]] bool splits_backward() const override { return true; }
-    [[nodiscard]] std::int64_t stage_of(std::int64_t rank, std::int32_t chunk,
-                                        std::int64_t p) const override {
-        return chunk == 0 ? rank : 2 * p - 1 - rank;
-    }
-    [[nodiscard]] std::int64_t rank_of(std::int64_t stage, std::int32_t /*chunk*/,
-                                       std::int64_t p) const override {
-        return stage < p ? stage : 2 * p - 1 - stage;
-    }
 
 private:
     PipelineShape shape_;

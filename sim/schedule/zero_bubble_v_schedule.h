@@ -8,25 +8,16 @@
 // order with the least bubble, as the reference does.
 #pragma once
 
-#include "sim/schedule/schedule.h"
+#include "sim/schedule/v_shape_schedule.h"
 
 namespace trainsim::schedule {
 
-class ZeroBubbleVSchedule final : public Schedule {
+class ZeroBubbleVSchedule final : public VShapeSchedule {
 public:
     /// Throws InputError when the reference's greedy cannot order (p, m).
     explicit ZeroBubbleVSchedule(PipelineShape shape);
     [[nodiscard]] std::string name() const override { return "zb-v"; }
     [[nodiscard]] std::vector<Step> steps(std::int64_t rank) const override;
-    [[nodiscard]] bool splits_backward() const override { return true; }
-    [[nodiscard]] std::int64_t stage_of(std::int64_t rank, std::int32_t chunk,
-                                        std::int64_t p) const override {
-        return chunk == 0 ? rank : 2 * p - 1 - rank;
-    }
-    [[nodiscard]] std::int64_t rank_of(std::int64_t stage, std::int32_t /*chunk*/,
-                                       std::int64_t p) const override {
-        return stage < p ? stage : 2 * p - 1 - stage;
-    }
 
 private:
     std::vector<std::vector<Step>> order_;  // per rank
