@@ -5,7 +5,6 @@
 
 #include "perfetto_trace.pb.h"
 #include "sim/memory/activation_timeline.h"
-#include "sim/memory/static_memory.h"
 
 namespace trainsim::pftrace {
 namespace {
@@ -100,17 +99,13 @@ private:
 
 void write_pftrace(std::ostream& out, const config::Scenario& scenario, const program::IterationProgram& prog,
                    const engine::RunResult& run, const report::TraceOptions& options) {
-    auto kept = [&](std::size_t gpu) { return options.keep_gpu.empty() || options.keep_gpu[gpu]; };
-    auto in_window = [&](const engine::TaskTiming& t) {
-        return t.end >= options.window_start && t.start <= options.window_end;
-    };
+    auto kept = [&](std::size_t gpu) { return options.keeps(gpu); };
+    auto in_window = [&](const engine::TaskTiming& t) { return options.overlaps(t); };
     PacketStream packets(out);
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {
         if (kept(g)) {
-            const parallel::Coordinates& c = prog.gpus[g].coordinates;
             packets.process(kProcess + g, static_cast<int>(g),
-                            "GPU stage " + std::to_string(c.pp) + " tp " + std::to_string(c.tp) + " dp " +
-                                std::to_string(c.dp));
+                            report::gpu_process_name(prog.gpus[g].coordinates));
         }
     }
     const auto& streams = prog.program.streams();
@@ -150,17 +145,9 @@ void write_pftrace(std::ostream& out, const config::Scenario& scenario, const pr
             continue;
         }
         packets.counter_track(kCounter + g, kProcess + g, "allocated bytes");
-        const std::int64_t resident = memory::static_bytes(scenario, prog.gpus[g].coordinates.pp).value;
-        // The value the window opens with (at its start), then every change inside it, as in the JSON.
-        std::int64_t held = 0;
-        std::size_t i = 0;
-        const auto& samples = memory[g].samples;
-        for (; i < samples.size() && samples[i].time < options.window_start; ++i) {
-            held = samples[i].held.value;
-        }
-        packets.count(kCounter + g, options.window_start, resident + held);
-        for (; i < samples.size() && samples[i].time <= options.window_end; ++i) {
-            packets.count(kCounter + g, samples[i].time, resident + samples[i].held.value);
+        for (const report::AllocatedBytesSample& sample :
+             report::allocated_bytes_in_window(scenario, prog, g, memory[g], options)) {
+            packets.count(kCounter + g, sample.time, sample.bytes);
         }
     }
 }

@@ -7,14 +7,36 @@
 
 namespace trainsim::report {
 
+std::string gpu_process_name(const parallel::Coordinates& c) {
+    return "GPU stage " + std::to_string(c.pp) + " tp " + std::to_string(c.tp) + " dp " +
+           std::to_string(c.dp);
+}
+
+std::vector<AllocatedBytesSample> allocated_bytes_in_window(const config::Scenario& scenario,
+                                                            const program::IterationProgram& prog,
+                                                            std::size_t gpu,
+                                                            const memory::ActivationTimeline& timeline,
+                                                            const TraceOptions& options) {
+    const std::int64_t resident = memory::static_bytes(scenario, prog.gpus[gpu].coordinates.pp).value;
+    std::int64_t held = 0;
+    std::size_t i = 0;
+    const auto& samples = timeline.samples;
+    for (; i < samples.size() && samples[i].time < options.window_start; ++i) {
+        held = samples[i].held.value;
+    }
+    std::vector<AllocatedBytesSample> out{{options.window_start, resident + held}};
+    for (; i < samples.size() && samples[i].time <= options.window_end; ++i) {
+        out.push_back({samples[i].time, resident + samples[i].held.value});
+    }
+    return out;
+}
+
 void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                           const program::IterationProgram& prog, const engine::RunResult& run,
                           const TraceOptions& options) {
     const std::span<const engine::TaskId> critical = options.critical;
-    auto kept = [&](std::size_t gpu) { return options.keep_gpu.empty() || options.keep_gpu[gpu]; };
-    auto in_window = [&](const engine::TaskTiming& t) {
-        return t.end >= options.window_start && t.start <= options.window_end;
-    };
+    auto kept = [&](std::size_t gpu) { return options.keeps(gpu); };
+    auto in_window = [&](const engine::TaskTiming& t) { return options.overlaps(t); };
     std::vector<bool> on_path(critical.empty() ? 0 : prog.program.size(), false);
     for (const engine::TaskId t : critical) {
         on_path[static_cast<std::size_t>(t)] = true;
@@ -30,13 +52,10 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
         if (!kept(g)) {
             continue;
         }
-        const parallel::Coordinates& c = prog.gpus[g].coordinates;
         emit({{"ph", "M"},
               {"name", "process_name"},
               {"pid", g},
-              {"args",
-               {{"name", "GPU stage " + std::to_string(c.pp) + " tp " + std::to_string(c.tp) + " dp " +
-                             std::to_string(c.dp)}}}});
+              {"args", {{"name", gpu_process_name(prog.gpus[g].coordinates)}}}});
         emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", g}, {"args", {{"sort_index", g}}}});
     }
     const auto& streams = prog.program.streams();
@@ -116,25 +135,13 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
         if (!kept(g)) {
             continue;
         }
-        const std::int64_t resident = memory::static_bytes(scenario, prog.gpus[g].coordinates.pp).value;
-        // The value the window opens with (at its start), then every change inside it.
-        std::int64_t held = 0;
-        std::size_t i = 0;
-        const auto& samples = memory[g].samples;
-        for (; i < samples.size() && samples[i].time < options.window_start; ++i) {
-            held = samples[i].held.value;
-        }
-        emit({{"ph", "C"},
-              {"name", "allocated bytes"},
-              {"pid", g},
-              {"ts", static_cast<double>(options.window_start) / 1e3},
-              {"args", {{"bytes", resident + held}}}});
-        for (; i < samples.size() && samples[i].time <= options.window_end; ++i) {
+        for (const AllocatedBytesSample& sample :
+             allocated_bytes_in_window(scenario, prog, g, memory[g], options)) {
             emit({{"ph", "C"},
                   {"name", "allocated bytes"},
                   {"pid", g},
-                  {"ts", static_cast<double>(samples[i].time) / 1e3},
-                  {"args", {{"bytes", resident + samples[i].held.value}}}});
+                  {"ts", static_cast<double>(sample.time) / 1e3},
+                  {"args", {{"bytes", sample.bytes}}}});
         }
     }
     out << "\n]}\n";

@@ -9,10 +9,12 @@
 #include <limits>
 #include <ostream>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "sim/config/scenario.h"
 #include "sim/engine/simulator.h"
+#include "sim/memory/activation_timeline.h"
 #include "sim/program/iteration_program.h"
 
 namespace trainsim::report {
@@ -28,7 +30,28 @@ struct TraceOptions {
     /// the last one before it (the value the window opens with).
     SimTime window_start = 0;
     SimTime window_end = std::numeric_limits<SimTime>::max();
+
+    [[nodiscard]] bool keeps(std::size_t gpu) const { return keep_gpu.empty() || keep_gpu[gpu]; }
+    [[nodiscard]] bool overlaps(const engine::TaskTiming& t) const {
+        return t.end >= window_start && t.start <= window_end;
+    }
 };
+
+/// The trace's name for a simulated GPU's process ("GPU stage 3 tp 0 dp 0"), in every trace format.
+[[nodiscard]] std::string gpu_process_name(const parallel::Coordinates& c);
+
+/// One point of a GPU's "allocated bytes" counter: resident state plus the activations held then.
+struct AllocatedBytesSample {
+    SimTime time = 0;
+    std::int64_t bytes = 0;
+};
+
+/// GPU `gpu`'s allocated-bytes counter as a trace shows it: the value the window opens with (at its
+/// start), then every change inside it. Every trace format writes these same samples.
+[[nodiscard]] std::vector<AllocatedBytesSample>
+allocated_bytes_in_window(const config::Scenario& scenario, const program::IterationProgram& prog,
+                          std::size_t gpu, const memory::ActivationTimeline& timeline,
+                          const TraceOptions& options);
 
 void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                           const program::IterationProgram& program, const engine::RunResult& run,
