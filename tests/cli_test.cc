@@ -96,10 +96,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "a single layer has no pipeline to overlap with"},
         BadInput{"run " + k22b + " --trace /nonexistent-dir/trace.json", "--trace=/nonexistent-dir/trace.json"},
         BadInput{"run " + k22b + " --no-such-option", "no-such-option"},
-        // Mixture of experts: parsed and counted, not yet simulated (issue 16), so refused, not priced as dense.
+        // Mixture of experts: what moe_layer.h does not model is refused, not priced as something else.
         BadInput{"run " + k22b + " --set model.num_experts=8",
-                 "model.num_experts: mixture-of-experts layers are not simulated yet"},
-        BadInput{"layer " + k22b + " --set model.num_experts=8", "model.num_experts"},
+                 "model.moe_token_dispatcher_type: \"allgather\" (set \"alltoall\") is not simulated yet"},
+        BadInput{"layer " + k22b + " --set model.num_experts=8 --set model.moe_token_dispatcher_type=alltoall",
+                 "model.add_bias_linear: experts with biases is not simulated yet"},
         BadInput{"run " + k22b + " --set parallelism.expert_model_parallel_size=2",
                  "parallelism.expert_model_parallel_size=2 requires a mixture-of-experts model"},
         BadInput{"run", "missing SCENARIO"},

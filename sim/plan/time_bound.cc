@@ -37,7 +37,7 @@ bool starts_and_ends_as_assumed(const config::Scenario& sc) {
 class ComputePricer {
 public:
     ComputePricer(const config::Scenario& sc, const cost::CostModel& cost)
-        : layout_(sc), pricing_(cost, layout_) {}
+        : layout_(sc), pricing_(cost, layout_, sc) {}
 
     // The compute stream's share of an op list: every op but the collectives, unslowed; plus each
     // blocking tensor-parallel collective between two compute ops of the list. Such a collective

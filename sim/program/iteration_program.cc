@@ -46,7 +46,7 @@ class IterationBuilder {
 public:
     IterationBuilder(const config::Scenario& sc, const cost::CostModel& cost, const Fold& fold,
                      const recompute::RecomputePlan* plan)
-        : sc_(sc), layout_(sc), pricing_(cost, layout_), pricing_cost_(cost), fold_(fold), plan_(plan) {
+        : sc_(sc), layout_(sc), pricing_(cost, layout_, sc), pricing_cost_(cost), fold_(fold), plan_(plan) {
         const auto& par = sc.parallelism;
         p_ = par.pipeline_model_parallel_size;
         v_ = par.virtual_pipeline_model_parallel_size;

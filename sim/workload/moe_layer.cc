@@ -1,0 +1,102 @@
+#include "sim/workload/moe_layer.h"
+
+namespace trainsim::workload {
+namespace {
+
+using cost::CollectiveKind;
+using cost::GemmClass;
+using cost::MemoryBoundKind;
+
+constexpr std::int64_t kAct = 2;  // bytes per bf16 activation element
+
+// Sizes per rank and micro-batch. Megatron requires sequence parallelism beside TP for MoE, so each
+// tensor-parallel rank routes its own s·b/t tokens.
+struct MoeSizes {
+    std::int64_t T;     // tokens entering the MoE MLP on this rank: s·b, or s·b/t with SP
+    std::int64_t R;     // routed token copies this rank sends, and (balanced load) receives: T·k
+    std::int64_t L;     // local experts: num_experts / EP
+    std::int64_t rows;  // tokens per local expert, the grouped GEMM's m: ⌈R/L⌉ (dropless pays the busiest)
+    std::int64_t h;     // hidden size
+    std::int64_t n;     // num_experts (the router's output width)
+    std::int64_t f;     // one expert's MLP width (moe_ffn_hidden_size)
+    std::int64_t f_in;  // fc1's output width: 2f for the gated (SwiGLU) experts
+};
+
+MoeSizes moe_sizes(const LayerShape& x) {
+    MoeSizes z{};
+    z.h = x.hidden;
+    z.T = x.sequence_sharded_elements() / x.hidden;
+    z.R = z.T * x.topk;
+    z.L = x.experts / x.ep;
+    z.rows = (z.R + z.L - 1) / z.L;
+    z.n = x.experts;
+    z.f = x.moe_ffn;
+    z.f_in = (x.swiglu ? 2 : 1) * x.moe_ffn;
+    return z;
+}
+
+// The dispatch or combine all-to-all: each rank's S is its R routed tokens of h elements (nccl-tests'
+// alltoall S); none when the experts are not split (EP 1).
+void expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
+    if (x.ep > 1) {
+        ops.sync_collective(name, CollectiveKind::AllToAll, z.R * z.h * kAct, CommGroup::Expert);
+    }
+}
+
+std::string activation_name(const LayerShape& x) {
+    return x.swiglu ? "experts.swiglu" : "experts.gelu";
+}
+
+}  // namespace
+
+void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
+    const MoeSizes z = moe_sizes(x);
+    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    // Router: logits = x·Wᵀ (h → N), then softmax and top-k (read the logits, write the probabilities;
+    // the probabilities are kept for the softmax's backward).
+    ops.gemm("router", {z.T, z.n, z.h}, saved(z.T * z.h * kAct));
+    ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kAct,
+               saved(z.T * z.n * kAct));
+    // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
+    ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kAct);
+    expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
+    // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R/L⌉ rows each.
+    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R * z.h * kAct));
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R * (z.f_in + z.f) * kAct,
+               saved(z.R * z.f_in * kAct));
+    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R * z.f * kAct));
+    expert_all_to_all(ops, x, z, "moe.combine.alltoall");
+    // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read R·h,
+    // write T·h); it keeps the expert outputs for the probabilities' gradient.
+    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct, saved(z.R * z.h * kAct));
+}
+
+void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
+    const MoeSizes z = moe_sizes(x);
+    // Read the output gradient (T·h) and the saved expert outputs (R·h), write their gradient (R·h).
+    ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kAct);
+    expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
+    ops.gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L});
+    ops.gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L});
+    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, z.R * (z.f + 2 * z.f_in) * kAct);
+    ops.gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L});
+    ops.gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L});
+    expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");
+    // Sum each token's k gradient copies back (read R·h, write T·h).
+    ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct);
+    // Softmax backward: read the probabilities and their gradient, write the logits' gradient.
+    ops.memory("router.softmax_topk.bwd", MemoryBoundKind::Generic, 3 * z.T * z.n * kAct);
+    ops.gemm("router.dgrad", {z.T, z.h, z.n});
+    ops.gemm("router.wgrad", {z.h, z.n, z.T});
+    // The router's input gradient and the permuted tokens' meet at the norm's output: read both, write one.
+    ops.memory("moe.input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
+}
+
+std::int64_t moe_mlp_parameters_per_rank(const LayerShape& x) {
+    const MoeSizes z = moe_sizes(x);
+    const std::int64_t router = z.h * z.n;
+    const std::int64_t expert = z.h * z.f_in + z.f * z.h;
+    return router + z.L * expert;
+}
+
+}  // namespace trainsim::workload

@@ -1,0 +1,191 @@
+// The mixture-of-experts MLP (sim/workload/moe_layer.h, issue 16 step 2): its op list written out by
+// hand for a small layer (router, permute, dispatch, grouped expert GEMMs, combine, unpermute and the
+// backward's mirror), and exact engine times of the dispatch and combine all-to-all inside a node and
+// across nodes (the EP group's node span from Megatron-Core's expert rank order).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/program/iteration_program.h"
+#include "sim/program/op_pricing.h"
+#include "sim/workload/parameter_count.h"
+#include "sim/workload/transformer_layer.h"
+#include "tests/test_support.h"
+
+namespace trainsim {
+namespace {
+
+using config::RecomputeGranularity;
+using workload::Op;
+using workload::OpKind;
+
+// A small all-MoE model: h 1024, 8 heads, s 1024, 16 gated experts of 1024 (top-2), no biases.
+std::string scenario_text(std::int64_t ep, std::int64_t dp) {
+    return R"({"model": {"num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8,
+        "seq_length": 1024, "padded_vocab_size": 32768, "ffn_hidden_size": 4096, "swiglu": true,
+        "normalization": "RMSNorm", "position_embedding_type": "rope", "add_bias_linear": false,
+        "num_experts": 16, "moe_router_topk": 2, "moe_ffn_hidden_size": 1024,
+        "moe_token_dispatcher_type": "alltoall", "moe_grouped_gemm": true},
+      "parallelism": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1,
+        "data_parallel_size": )" +
+           std::to_string(dp) + R"(, "expert_model_parallel_size": )" + std::to_string(ep) + R"(},
+      "training": {"micro_batch_size": 1, "global_batch_size": )" +
+           std::to_string(dp) + R"(, "attention_backend": "flash"},
+      "hardware": {"profile": "h100-80gb-dgx", "gpus_per_node": 8}})";
+}
+
+config::Scenario scenario(std::int64_t ep, std::int64_t dp) {
+    return config::parse_scenario(scenario_text(ep, dp), "test");
+}
+
+// The ops from the router on (forward) or up to the router's gradient (backward).
+std::vector<const Op*> moe_ops(const workload::OpList& ops) {
+    std::vector<const Op*> out;
+    for (const Op& op : ops) {
+        if (op.name.starts_with("router") || op.name.starts_with("moe.") || op.name.starts_with("experts.")) {
+            out.push_back(&op);
+        }
+    }
+    return out;
+}
+
+TEST(MoeLayer, ForwardOpsByHand) {
+    // T = 1024 tokens, k = 2: R = 2048 routed copies; EP 4 holds L = 4 experts of 512 rows each.
+    const workload::LayerShape x = workload::layer_shape_of(scenario(4, 4));
+    const workload::OpList fwd = workload::layer_forward(x, RecomputeGranularity::None);
+    const std::vector<const Op*> ops = moe_ops(fwd);
+    const std::int64_t T = 1024, R = 2048, h = 1024, f = 1024, n = 16;
+    std::vector<std::string> names;
+    for (const Op* op : ops) {
+        names.push_back(op->name);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"router", "router.softmax_topk", "moe.permute",
+                                               "moe.dispatch.alltoall", "experts.fc1", "experts.swiglu",
+                                               "experts.fc2", "moe.combine.alltoall", "moe.unpermute"}));
+    auto shape = [](const Op* op) {
+        return std::vector<std::int64_t>{op->gemm.m, op->gemm.n, op->gemm.k, op->gemm.batch};
+    };
+    EXPECT_EQ(shape(ops[0]), (std::vector<std::int64_t>{T, n, h, 1}));
+    EXPECT_EQ(ops[2]->bytes_moved.value, (T + R) * h * 2);
+    EXPECT_EQ(ops[3]->collective, cost::CollectiveKind::AllToAll);
+    EXPECT_EQ(ops[3]->group, workload::CommGroup::Expert);
+    EXPECT_EQ(ops[3]->collective_bytes.value, R * h * 2);
+    EXPECT_TRUE(ops[3]->blocking);
+    EXPECT_EQ(shape(ops[4]), (std::vector<std::int64_t>{R / 4, 2 * f, h, 4}));
+    EXPECT_EQ(ops[4]->saved_bytes.value, R * h * 2);
+    EXPECT_EQ(ops[5]->bytes_moved.value, R * 3 * f * 2);
+    EXPECT_EQ(shape(ops[6]), (std::vector<std::int64_t>{R / 4, h, f, 4}));
+    EXPECT_EQ(ops[7]->collective_bytes.value, R * h * 2);
+    EXPECT_EQ(ops[8]->bytes_moved.value, (R + T) * h * 2);
+    // The experts do k/N of a dense MLP of N·f per token: 2·T·k·3hf FLOPs, whatever EP is.
+    EXPECT_DOUBLE_EQ(ops[4]->flops().value + ops[6]->flops().value, 2.0 * T * 2 * 3 * h * f);
+    // No tensor-parallel collective around the MoE MLP, and no dense fc1/fc2 left.
+    for (const Op& op : fwd) {
+        EXPECT_FALSE(op.name == "fc1" || op.name == "fc2") << op.name;
+    }
+}
+
+TEST(MoeLayer, BackwardMirrorsTheForward) {
+    const workload::LayerShape x = workload::layer_shape_of(scenario(4, 4));
+    const workload::OpList bwd = workload::layer_backward(x, RecomputeGranularity::None);
+    const std::vector<const Op*> ops = moe_ops(bwd);
+    std::vector<std::string> names;
+    for (const Op* op : ops) {
+        names.push_back(op->name);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{
+                         "moe.unpermute.bwd", "moe.combine.alltoall.bwd", "experts.fc2.dgrad",
+                         "experts.fc2.wgrad", "experts.swiglu.bwd", "experts.fc1.dgrad", "experts.fc1.wgrad",
+                         "moe.dispatch.alltoall.bwd", "moe.permute.bwd", "router.softmax_topk.bwd",
+                         "router.dgrad", "router.wgrad", "moe.input_grad_add"}));
+    // dgrad and wgrad each cost what the forward GEMM costs.
+    const double fwd = 2.0 * 2048 * 3 * 1024 * 1024;
+    EXPECT_DOUBLE_EQ(ops[2]->flops().value + ops[5]->flops().value, fwd);
+    EXPECT_DOUBLE_EQ(ops[3]->flops().value + ops[6]->flops().value, fwd);
+}
+
+TEST(MoeLayer, ExpertParametersSplitOverEp) {
+    // Per rank: attention (Q 1024, K and V 2·1024 wide with 8 heads, projection), two RMSNorms, the
+    // router (1024 × 16) and 16/EP experts of 3·1024·1024.
+    const std::int64_t h = 1024;
+    const std::int64_t base = 4 * h * h + 2 * h + h * 16;
+    EXPECT_EQ(workload::layer_parameters_per_rank(workload::layer_shape_of(scenario(4, 4))),
+              base + 4 * 3 * h * h);
+    EXPECT_EQ(workload::layer_parameters_per_rank(workload::layer_shape_of(scenario(16, 16))),
+              base + 3 * h * h);
+}
+
+// The dispatch and combine in the engine, on GPU 0, micro-batch 0, layer 0's forward.
+std::map<std::string, program::OpSpan> moe_spans(const config::Scenario& sc) {
+    const program::IterationProgram prog = program::build_iteration(sc, testing::shipped_cost_model());
+    const engine::RunResult run = program::simulate(prog);
+    std::map<std::string, program::OpSpan> spans;
+    for (std::size_t t = 0; t < prog.info.size(); ++t) {
+        const program::TaskInfo task = prog.info[t];
+        if (task.gpu != 0 || task.microbatch != 0 || task.layer != 0 ||
+            task.phase != program::Phase::Forward || task.priced < 0) {
+            continue;
+        }
+        for (const program::OpSpan& s :
+             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+            if (s.op != nullptr) {
+                spans[s.op->name] = s;
+            }
+        }
+    }
+    return spans;
+}
+
+void expect_all_to_all_timing(std::int64_t ep, cost::Scope scope, int nodes) {
+    SCOPED_TRACE("EP " + std::to_string(ep));
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const std::map<std::string, program::OpSpan> spans = moe_spans(scenario(ep, 16));
+    const program::OpSpan dispatch = spans.at("moe.dispatch.alltoall");
+    const program::OpSpan combine = spans.at("moe.combine.alltoall");
+    // Each rank's S: its 2048 routed tokens of 1024 bf16 elements; the node's 8 GPUs share its NICs.
+    const SimTime expected = to_sim_time(cost.collective(
+        cost::CollectiveKind::AllToAll, Bytes{2048 * 1024 * 2}, static_cast<int>(ep), scope, nodes, 8));
+    EXPECT_EQ(dispatch.end - dispatch.start, expected);
+    EXPECT_EQ(combine.end - combine.start, expected);
+    // Synchronous: the permute feeds the dispatch, the experts wait for it, and the combine for them.
+    EXPECT_EQ(dispatch.start, spans.at("moe.permute").end);
+    EXPECT_EQ(spans.at("experts.fc1").start, dispatch.end);
+    EXPECT_EQ(combine.start, spans.at("experts.fc2").end);
+    EXPECT_EQ(spans.at("moe.unpermute").start, combine.end);
+}
+
+TEST(MoeLayer, AllToAllInsideANodeIsNvlinkOnly) {
+    expect_all_to_all_timing(8, cost::Scope::IntraNode, 1);
+}
+
+TEST(MoeLayer, AllToAllAcrossTwoNodesUsesTheNics) {
+    expect_all_to_all_timing(16, cost::Scope::InterNode, 2);
+    const cost::CostModel cost = testing::shipped_cost_model();
+    // Across nodes the same bytes take longer than inside one (the NICs are slower than NVLink).
+    EXPECT_GT(cost.collective(cost::CollectiveKind::AllToAll, Bytes{2048 * 1024 * 2}, 16,
+                              cost::Scope::InterNode, 2, 8)
+                  .value,
+              cost.collective(cost::CollectiveKind::AllToAll, Bytes{2048 * 1024 * 2}, 8,
+                              cost::Scope::IntraNode, 1, 8)
+                  .value);
+}
+
+TEST(MoeLayer, ShippedMixtralScenarioRuns) {
+    // TP 2 (SP), EP 8, ETP 1, PP 4, DP 8 on H100 nodes: the expert rank order puts EP innermost, so
+    // each EP group is the 8 consecutive ranks of one node (NVLink only), whatever TP is beside it.
+    const config::Scenario sc = testing::shipped_scenario("moe/mixtral-8x7b-64gpu");
+    const cost::CostModel cost(
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    EXPECT_GT(run.makespan, 0);
+    const parallel::Layout layout(sc);
+    const program::OpPricing pricing(cost, layout, sc);
+    EXPECT_EQ(pricing.group_span(workload::CommGroup::Expert, {0, 0, 0}), (parallel::GroupSpan{8, 1}));
+    EXPECT_EQ(pricing.group_span(workload::CommGroup::Expert, {1, 3, 2}), (parallel::GroupSpan{8, 1}));
+}
+
+}  // namespace
+}  // namespace trainsim
