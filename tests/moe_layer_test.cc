@@ -4,13 +4,16 @@
 // across nodes (the EP group's node span from Megatron-Core's expert rank order).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "sim/memory/static_memory.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/op_pricing.h"
 #include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
 #include "tests/test_support.h"
 
@@ -185,6 +188,46 @@ TEST(MoeLayer, ShippedMixtralScenarioRuns) {
     const program::OpPricing pricing(cost, layout, sc);
     EXPECT_EQ(pricing.group_span(workload::CommGroup::Expert, {0, 0, 0}), (parallel::GroupSpan{8, 1}));
     EXPECT_EQ(pricing.group_span(workload::CommGroup::Expert, {1, 3, 2}), (parallel::GroupSpan{8, 1}));
+}
+
+// Mixtral 8x7B, TP 2, EP 8, ETP 1, PP 4, DP 8: expert data parallelism is 2·8/8 = 2.
+config::Scenario mixtral() {
+    return testing::shipped_scenario("moe/mixtral-8x7b-64gpu");
+}
+
+TEST(MoeLayer, ExpertGradientsReduceOverExpertDataParallelism) {
+    const config::Scenario sc = mixtral();
+    ASSERT_EQ(sc.parallelism.expert_data_parallel_size(), 2);
+    const workload::StageParameters stage = workload::stage_parameters(sc, 1);
+    // 8 layers of one local expert each (gated: 4096·2·14336 + 14336·4096).
+    EXPECT_EQ(stage.expert, 8 * 3 * 4096 * 14336);
+    const workload::OpList ops = workload::end_of_iteration(sc, stage.total(), 0, false, 0, stage.expert);
+    std::map<std::string, const workload::Op*> by_name;
+    for (const workload::Op& op : ops) {
+        by_name[op.name] = &op;
+    }
+    const workload::Op* dense = by_name.at("dp.grad_reducescatter");
+    const workload::Op* experts = by_name.at("expert_dp.grad_reducescatter");
+    EXPECT_EQ(dense->group, workload::CommGroup::Data);
+    EXPECT_EQ(dense->collective_bytes.value, (stage.total() - stage.expert) * 4);
+    EXPECT_EQ(experts->group, workload::CommGroup::ExpertData);
+    EXPECT_EQ(experts->collective_bytes.value, stage.expert * 4);
+    EXPECT_EQ(by_name.at("expert_dp.param_allgather")->collective_bytes.value, stage.expert * 2);
+    // The expert-DP group of rank 0 is ranks 0 and 8 (stride ETP·EP = 8): two nodes.
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const parallel::Layout layout(sc);
+    const program::OpPricing pricing(cost, layout, sc);
+    EXPECT_EQ(pricing.group_span(workload::CommGroup::ExpertData, {0, 0, 0}), (parallel::GroupSpan{2, 2}));
+}
+
+TEST(MoeLayer, ExpertOptimizerStateShardedOverExpertDataParallelism) {
+    const config::Scenario sc = mixtral();
+    const workload::StageParameters stage = workload::stage_parameters(sc, 1);
+    // Distributed optimizer: 2-byte weights and 4-byte gradients everywhere; 12 bytes of Adam state over
+    // d·c = 8 for the dense weights, over expert DP = 2 for the experts.
+    const double dense = static_cast<double>(stage.total() - stage.expert) * (6.0 + 12.0 / 8);
+    const double experts = static_cast<double>(stage.expert) * (6.0 + 12.0 / 2);
+    EXPECT_EQ(memory::static_bytes(sc, 1).value, static_cast<std::int64_t>(std::ceil(dense + experts)));
 }
 
 }  // namespace

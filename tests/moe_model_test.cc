@@ -291,7 +291,8 @@ TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
     expect_refused(scenario(kSmall + a2a), "model.moe_shared_expert_intermediate_size: a shared expert");
     const std::string routed = R"("num_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
         "seq_length": 32, "padded_vocab_size": 256, "ffn_hidden_size": 128, "swiglu": true,
-        "add_bias_linear": false, "num_experts": 8, "moe_ffn_hidden_size": 32)" + a2a;
+        "add_bias_linear": false, "num_experts": 8, "moe_ffn_hidden_size": 32)" +
+                               a2a;
     expect_refused(scenario(routed + R"(, "moe_layer_freq": [0, 1, 1, 1])"),
                    "model.moe_layer_freq: a mix of dense and MoE layers");
     expect_refused(scenario(routed + R"(, "moe_expert_capacity_factor": 1.0)"),

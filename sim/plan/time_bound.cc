@@ -131,7 +131,8 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
         const bool tied = workload::holds_tied_embedding_copy(sc, r);
         const SimTime end = price.compute(
             workload::end_of_iteration(sc, workload::stage_parameters(sc, r).total(),
-                                       tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap));
+                                       tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap,
+                                       0, workload::stage_parameters(sc, r).expert));
         if (r == 0) {
             end_0 = end;
         }

@@ -107,6 +107,7 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
                     members.push_back(layout_.global_rank({tp, dp, at.pp, i}));
                 break;
             case workload::CommGroup::Expert:
+            case workload::CommGroup::ExpertData:
                 // Not reached: layer_shape_of refuses mixture of experts with the flow model.
                 throw std::logic_error("NetworkFlows: expert-parallel groups are not modelled");
             case workload::CommGroup::ModelParallel:

@@ -116,6 +116,8 @@ RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
         // Folded (one member): under balanced routing every EP rank sends and receives alike, so each
         // simulated GPU prices its own all-to-all; named by its rank, as nothing meets it there.
         return {k + 5, layout.global_rank(at_), seq, 0};
+    case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
+        return {k + 6, layout.global_rank(at_), seq, 0};
     }
     return {};
 }
@@ -133,6 +135,7 @@ std::int64_t OpLowering::group_members(CommGroup group) const {
     case CommGroup::Context:
         return members_.context;
     case CommGroup::Expert:
+    case CommGroup::ExpertData:
         return 1;
     }
     return 1;
@@ -145,7 +148,8 @@ TaskCategory category_of(const Op& op) {
         // Context parallelism's KV exchange moves activations within the model-parallel ranks, as
         // tensor parallelism's collectives do: counted with them (exposed_tp_comm).
         // The expert dispatch and combine move activations too.
-        return op.group == CommGroup::Tensor || op.group == CommGroup::Context || op.group == CommGroup::Expert
+        return op.group == CommGroup::Tensor || op.group == CommGroup::Context ||
+                       op.group == CommGroup::Expert
                    ? TaskCategory::TensorComm
                    : TaskCategory::DataComm;
     }

@@ -92,11 +92,14 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
     ops.memory("moe.input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
 }
 
-std::int64_t moe_mlp_parameters_per_rank(const LayerShape& x) {
+std::int64_t moe_expert_parameters_per_rank(const LayerShape& x) {
     const MoeSizes z = moe_sizes(x);
-    const std::int64_t router = z.h * z.n;
-    const std::int64_t expert = z.h * z.f_in + z.f * z.h;
-    return router + z.L * expert;
+    return z.L * (z.h * z.f_in + z.f * z.h);
+}
+
+std::int64_t moe_mlp_parameters_per_rank(const LayerShape& x) {
+    const std::int64_t router = x.hidden * x.experts;  // replicated, reduced over DP with the dense weights
+    return router + moe_expert_parameters_per_rank(x);
 }
 
 }  // namespace trainsim::workload

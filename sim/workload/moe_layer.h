@@ -20,6 +20,9 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep);
 /// The MoE MLP's backward ops appended to `ops`, from the output gradient to the input gradient.
 void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x);
 
+/// Parameters of the num_experts/EP local experts of one MoE MLP on one rank (without the router).
+[[nodiscard]] std::int64_t moe_expert_parameters_per_rank(const LayerShape& x);
+
 /// Parameters of one MoE MLP on one rank: the router (replicated) and the num_experts/EP local experts.
 [[nodiscard]] std::int64_t moe_mlp_parameters_per_rank(const LayerShape& x);
 

@@ -11,9 +11,10 @@ namespace {
 void refuse_unmodelled_moe(const config::Scenario& sc) {
     const config::MoeConfig& moe = *sc.model.moe;
     const auto refuse = [](const std::string& key, const std::string& what) {
-        throw InputError(key + ": " + what + " is not simulated yet (mixture-of-experts layers are modelled " +
-                         "with the alltoall dispatcher, dropless, expert_tensor_parallel_size 1, every layer " +
-                         "MoE, no shared expert, BF16, the analytical network)");
+        throw InputError(
+            key + ": " + what + " is not simulated yet (mixture-of-experts layers are modelled " +
+            "with the alltoall dispatcher, dropless, expert_tensor_parallel_size 1, every layer " +
+            "MoE, no shared expert, BF16, the analytical network)");
     };
     for (const bool is_moe : moe.layer_is_moe) {
         if (!is_moe) {
@@ -40,6 +41,13 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     }
     if (sc.parallelism.tp_comm_overlap) {
         refuse("parallelism.tp_comm_overlap", "TE userbuffers overlap with mixture of experts");
+    }
+    if (sc.training.overlap_grad_reduce && sc.parallelism.data_parallel_size_with_cp() > 1) {
+        refuse("training.overlap_grad_reduce", "bucketed gradient reduction with experts");
+    }
+    if (sc.parallelism.data_parallel_sharding_strategy != config::DataParallelSharding::NoShard &&
+        sc.parallelism.data_parallel_sharding_strategy != config::DataParallelSharding::Optim) {
+        refuse("parallelism.data_parallel_sharding_strategy", "FSDP with experts");
     }
     if (sc.hardware.network_model != config::NetworkModel::Analytical) {
         refuse("hardware.network_model", "the flow network model with mixture of experts");
@@ -143,6 +151,9 @@ StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeli
     const LayerShape shape = layer_shape_of(sc);
     StageParameters out;
     out.transformer = sc.stage_num_layers(pipeline_rank) * layer_parameters_per_rank(shape);
+    if (shape.moe()) {
+        out.expert = sc.stage_num_layers(pipeline_rank) * moe_expert_parameters_per_rank(shape);
+    }
     if (pipeline_rank == 0) {
         out.embedding += word_embedding_parameters_per_rank(sc) + position_embedding_parameters(sc);
     }
