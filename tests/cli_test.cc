@@ -108,6 +108,8 @@ INSTANTIATE_TEST_SUITE_P(
                  "model.add_bias_linear: experts with biases is not simulated yet"},
         BadInput{"run " + k22b + " --set parallelism.expert_model_parallel_size=2",
                  "parallelism.expert_model_parallel_size=2 requires a mixture-of-experts model"},
+        BadInput{"plan --gpus 64 --scenario " + testing::source_path("scenarios/moe/mixtral-8x7b-64gpu.json"),
+                 "model.num_experts: trainsim plan does not search expert parallelism yet"},
         BadInput{"run", "missing SCENARIO"}, BadInput{"frobnicate", "unknown command 'frobnicate'"}));
 
 TEST(Cli, TraceIsPerfettoJsonWithOneProcessPerGpu) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/input_error.h"
 #include "sim/memory/static_memory.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/op_pricing.h"
@@ -25,12 +26,20 @@ using workload::Op;
 using workload::OpKind;
 
 // A small all-MoE model: h 1024, 8 heads, s 1024, 16 gated experts of 1024 (top-2), no biases.
-std::string scenario_text(std::int64_t ep, std::int64_t dp) {
-    return R"({"model": {"num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8,
-        "seq_length": 1024, "padded_vocab_size": 32768, "ffn_hidden_size": 4096, "swiglu": true,
+// `large`: Mixtral's layer sizes (h 4096, 32 heads, s 4096, experts of 14336), whose expert GEMMs sit
+// on the plateau of the GEMM efficiency curve.
+std::string scenario_text(std::int64_t ep, std::int64_t dp, const std::string& model_extra = "",
+                          bool large = false) {
+    const std::string sizes = large ? R"("hidden_size": 4096, "num_attention_heads": 32, "seq_length": 4096,
+        "moe_ffn_hidden_size": 14336)"
+                                    : R"("hidden_size": 1024, "num_attention_heads": 8, "seq_length": 1024,
+        "moe_ffn_hidden_size": 1024)";
+    return R"({"model": {"num_layers": 2, )" + sizes +
+           R"(, "padded_vocab_size": 32768, "ffn_hidden_size": 4096, "swiglu": true,
         "normalization": "RMSNorm", "position_embedding_type": "rope", "add_bias_linear": false,
-        "num_experts": 16, "moe_router_topk": 2, "moe_ffn_hidden_size": 1024,
-        "moe_token_dispatcher_type": "alltoall", "moe_grouped_gemm": true},
+        "num_experts": 16, "moe_router_topk": 2,
+        "moe_token_dispatcher_type": "alltoall", "moe_grouped_gemm": true)" +
+           model_extra + R"(},
       "parallelism": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1,
         "data_parallel_size": )" +
            std::to_string(dp) + R"(, "expert_model_parallel_size": )" + std::to_string(ep) + R"(},
@@ -39,8 +48,9 @@ std::string scenario_text(std::int64_t ep, std::int64_t dp) {
       "hardware": {"profile": "h100-80gb-dgx", "gpus_per_node": 8}})";
 }
 
-config::Scenario scenario(std::int64_t ep, std::int64_t dp) {
-    return config::parse_scenario(scenario_text(ep, dp), "test");
+config::Scenario scenario(std::int64_t ep, std::int64_t dp, const std::string& model_extra = "",
+                          bool large = false) {
+    return config::parse_scenario(scenario_text(ep, dp, model_extra, large), "test");
 }
 
 // The ops from the router on (forward) or up to the router's gradient (backward).
@@ -121,10 +131,18 @@ TEST(MoeLayer, ExpertParametersSplitOverEp) {
 }
 
 // The dispatch and combine in the engine, on GPU 0, micro-batch 0, layer 0's forward.
-std::map<std::string, program::OpSpan> moe_spans(const config::Scenario& sc) {
-    const program::IterationProgram prog = program::build_iteration(sc, testing::shipped_cost_model());
+// What a test reads of one simulated op (the program that owns the op is gone by then).
+struct Span {
+    SimTime start = 0, end = 0;
+    double flops = 0.0;
+    std::int64_t bytes = 0;
+};
+
+std::map<std::string, Span> moe_spans(const config::Scenario& sc) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
-    std::map<std::string, program::OpSpan> spans;
+    std::map<std::string, Span> spans;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo task = prog.info[t];
         if (task.gpu != 0 || task.microbatch != 0 || task.layer != 0 ||
@@ -134,7 +152,7 @@ std::map<std::string, program::OpSpan> moe_spans(const config::Scenario& sc) {
         for (const program::OpSpan& s :
              program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
             if (s.op != nullptr) {
-                spans[s.op->name] = s;
+                spans[s.op->name] = Span{s.start, s.end, s.op->flops().value, s.op->collective_bytes.value};
             }
         }
     }
@@ -144,9 +162,9 @@ std::map<std::string, program::OpSpan> moe_spans(const config::Scenario& sc) {
 void expect_all_to_all_timing(std::int64_t ep, cost::Scope scope, int nodes) {
     SCOPED_TRACE("EP " + std::to_string(ep));
     const cost::CostModel cost = testing::shipped_cost_model();
-    const std::map<std::string, program::OpSpan> spans = moe_spans(scenario(ep, 16));
-    const program::OpSpan dispatch = spans.at("moe.dispatch.alltoall");
-    const program::OpSpan combine = spans.at("moe.combine.alltoall");
+    const std::map<std::string, Span> spans = moe_spans(scenario(ep, 16));
+    const Span dispatch = spans.at("moe.dispatch.alltoall");
+    const Span combine = spans.at("moe.combine.alltoall");
     // Each rank's S: its 2048 routed tokens of 1024 bf16 elements; the node's 8 GPUs share its NICs.
     const SimTime expected = to_sim_time(cost.collective(
         cost::CollectiveKind::AllToAll, Bytes{2048 * 1024 * 2}, static_cast<int>(ep), scope, nodes, 8));
@@ -188,6 +206,51 @@ TEST(MoeLayer, ShippedMixtralScenarioRuns) {
     const program::OpPricing pricing(cost, layout, sc);
     EXPECT_EQ(pricing.group_span(workload::CommGroup::Expert, {0, 0, 0}), (parallel::GroupSpan{8, 1}));
     EXPECT_EQ(pricing.group_span(workload::CommGroup::Expert, {1, 3, 2}), (parallel::GroupSpan{8, 1}));
+}
+
+TEST(MoeLoadSkew, KeyIsCheckedAgainstItsBounds) {
+    EXPECT_DOUBLE_EQ(scenario(16, 16).model.moe->load_skew, 1.0);  // absent: balanced
+    EXPECT_DOUBLE_EQ(scenario(16, 16, R"(, "moe_load_skew": 8)").model.moe->load_skew, 8.0);
+    for (const char* bad : {"0.5", "8.5", "\"2\""}) {
+        try {
+            (void)scenario(16, 16, std::string(R"(, "moe_load_skew": )") + bad);
+            ADD_FAILURE() << bad;
+        } catch (const InputError& e) {
+            // E / k = 16 / 2 = 8: the busiest expert then receives every token once.
+            EXPECT_NE(
+                std::string(e.what()).find("model.moe_load_skew: expected a number from 1 (balanced) to "
+                                           "num_experts / moe_router_topk = 8"),
+                std::string::npos)
+                << e.what();
+        }
+    }
+}
+
+TEST(MoeLoadSkew, TwiceTheMeanOnOneExpertDoublesTheExpertPhase) {
+    // EP 16, one expert per rank: the busiest expert's rank receives 2·R tokens; dropless, the combine
+    // waits for it. Its grouped GEMMs do twice the work, and the dispatch and combine carry twice the
+    // bytes to it.
+    const std::map<std::string, Span> flat = moe_spans(scenario(16, 16, "", /*large=*/true));
+    const std::map<std::string, Span> skewed =
+        moe_spans(scenario(16, 16, R"(, "moe_load_skew": 2)", /*large=*/true));
+    auto phase = [](const std::map<std::string, Span>& s) {
+        return s.at("experts.fc2").end - s.at("experts.fc1").start;
+    };
+    EXPECT_DOUBLE_EQ(skewed.at("experts.fc1").flops, 2.0 * flat.at("experts.fc1").flops);
+    EXPECT_DOUBLE_EQ(skewed.at("experts.fc2").flops, 2.0 * flat.at("experts.fc2").flops);
+    EXPECT_EQ(skewed.at("moe.dispatch.alltoall").bytes, 2 * flat.at("moe.dispatch.alltoall").bytes);
+    // Twice the work; the time is within 2 % of twice (the GEMM efficiency curve is read at twice the
+    // FLOPs, and the activation kernel's at twice the bytes).
+    const double ratio = static_cast<double>(phase(skewed)) / static_cast<double>(phase(flat));
+    EXPECT_NEAR(ratio, 2.0, 0.04) << ratio;
+    // With 4 local experts (EP 4) only one of them doubles: R/4·(3 + 2) = 1.25·R on the busiest rank.
+    const workload::OpList fwd = workload::layer_forward(
+        workload::layer_shape_of(scenario(4, 4, R"(, "moe_load_skew": 2)")), RecomputeGranularity::None);
+    for (const Op& op : fwd) {
+        if (op.name == "experts.fc1") {
+            EXPECT_EQ(op.gemm.m * op.gemm.batch, 2048 * 5 / 4);
+        }
+    }
 }
 
 // Mixtral 8x7B, TP 2, EP 8, ETP 1, PP 4, DP 8: expert data parallelism is 2·8/8 = 2.

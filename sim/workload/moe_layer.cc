@@ -1,5 +1,7 @@
 #include "sim/workload/moe_layer.h"
 
+#include <cmath>
+
 namespace trainsim::workload {
 namespace {
 
@@ -12,14 +14,15 @@ constexpr std::int64_t kAct = 2;  // bytes per bf16 activation element
 // Sizes per rank and micro-batch. Megatron requires sequence parallelism beside TP for MoE, so each
 // tensor-parallel rank routes its own s·b/t tokens.
 struct MoeSizes {
-    std::int64_t T;     // tokens entering the MoE MLP on this rank: s·b, or s·b/t with SP
-    std::int64_t R;     // routed token copies this rank sends, and (balanced load) receives: T·k
-    std::int64_t L;     // local experts: num_experts / EP
-    std::int64_t rows;  // tokens per local expert, the grouped GEMM's m: ⌈R/L⌉ (dropless pays the busiest)
-    std::int64_t h;     // hidden size
-    std::int64_t n;     // num_experts (the router's output width)
-    std::int64_t f;     // one expert's MLP width (moe_ffn_hidden_size)
-    std::int64_t f_in;  // fc1's output width: 2f for the gated (SwiGLU) experts
+    std::int64_t T;      // tokens entering the MoE MLP on this rank: s·b, or s·b/t with SP
+    std::int64_t R;      // routed token copies this rank sends: T·k
+    std::int64_t R_max;  // copies the busiest rank receives: R with balanced load, more with a skew
+    std::int64_t L;      // local experts: num_experts / EP
+    std::int64_t rows;   // the grouped GEMM's m: ⌈R_max/L⌉ (dropless: every rank waits for the busiest)
+    std::int64_t h;      // hidden size
+    std::int64_t n;      // num_experts (the router's output width)
+    std::int64_t f;      // one expert's MLP width (moe_ffn_hidden_size)
+    std::int64_t f_in;   // fc1's output width: 2f for the gated (SwiGLU) experts
 };
 
 MoeSizes moe_sizes(const LayerShape& x) {
@@ -28,18 +31,24 @@ MoeSizes moe_sizes(const LayerShape& x) {
     z.T = x.sequence_sharded_elements() / x.hidden;
     z.R = z.T * x.topk;
     z.L = x.experts / x.ep;
-    z.rows = (z.R + z.L - 1) / z.L;
+    // With a skew the busiest expert receives skew × its fair share R/L and its rank's other L−1
+    // experts their fair share (what it takes comes from experts elsewhere): R/L·(L−1+skew). The combine
+    // waits for that rank, so every rank pays its grouped GEMMs, run as one batched GEMM of that work.
+    const double l = static_cast<double>(z.L);
+    z.R_max = static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * (l - 1.0 + x.load_skew) / l));
+    z.rows = (z.R_max + z.L - 1) / z.L;
     z.n = x.experts;
     z.f = x.moe_ffn;
     z.f_in = (x.swiglu ? 2 : 1) * x.moe_ffn;
     return z;
 }
 
-// The dispatch or combine all-to-all: each rank's S is its R routed tokens of h elements (nccl-tests'
-// alltoall S); none when the experts are not split (EP 1).
+// The dispatch or combine all-to-all: S is the busiest rank's R_max routed tokens of h elements
+// (nccl-tests' alltoall S; R for every rank with balanced routing): it ends when that rank has received
+// them. None when the experts are not split (EP 1).
 void expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
     if (x.ep > 1) {
-        ops.sync_collective(name, CollectiveKind::AllToAll, z.R * z.h * kAct, CommGroup::Expert);
+        ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kAct, CommGroup::Expert);
     }
 }
 
@@ -61,10 +70,10 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kAct);
     expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
     // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R/L⌉ rows each.
-    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R * z.h * kAct));
-    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R * (z.f_in + z.f) * kAct,
-               saved(z.R * z.f_in * kAct));
-    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R * z.f * kAct));
+    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_max * z.h * kAct));
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_max * (z.f_in + z.f) * kAct,
+               saved(z.R_max * z.f_in * kAct));
+    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_max * z.f * kAct));
     expert_all_to_all(ops, x, z, "moe.combine.alltoall");
     // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read R·h,
     // write T·h); it keeps the expert outputs for the probabilities' gradient.
@@ -78,7 +87,7 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
     expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
     ops.gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L});
     ops.gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L});
-    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, z.R * (z.f + 2 * z.f_in) * kAct);
+    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, z.R_max * (z.f + 2 * z.f_in) * kAct);
     ops.gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L});
     ops.gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L});
     expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");

@@ -95,6 +95,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
         x.topk = sc.model.moe->router_topk;
         x.moe_ffn = sc.model.moe->ffn_hidden_size;
         x.ep = sc.parallelism.expert_model_parallel_size;
+        x.load_skew = sc.model.moe->load_skew;
     }
     return x;
 }
