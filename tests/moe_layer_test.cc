@@ -253,6 +253,50 @@ TEST(MoeLoadSkew, TwiceTheMeanOnOneExpertDoublesTheExpertPhase) {
     }
 }
 
+TEST(MoeLayer, SharedExpertIsATensorParallelMlpAfterTheRoutedOnes) {
+    // TP 2 with SP, EP 2 (etp 1 · ep 2 divides t·d = 4), a shared expert of 2048: each rank gathers the
+    // s·b tokens, runs fc1 (2·1024 wide: gated, 2048/2 per rank) and fc2, and reduce-scatters.
+    const config::Scenario sc = config::parse_scenario(
+        R"({"model": {"num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8, "seq_length": 1024,
+            "padded_vocab_size": 32768, "ffn_hidden_size": 4096, "swiglu": true, "add_bias_linear": false,
+            "num_experts": 16, "moe_router_topk": 2, "moe_ffn_hidden_size": 1024,
+            "moe_shared_expert_intermediate_size": 2048, "moe_token_dispatcher_type": "alltoall"},
+          "parallelism": {"tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 1,
+            "data_parallel_size": 2, "sequence_parallel": true, "expert_model_parallel_size": 2,
+            "expert_tensor_parallel_size": 1},
+          "training": {"micro_batch_size": 1, "global_batch_size": 2, "attention_backend": "flash"},
+          "hardware": {"profile": "h100-80gb-dgx", "gpus_per_node": 8}})",
+        "test");
+    const workload::LayerShape x = workload::layer_shape_of(sc);
+    const workload::OpList fwd = workload::layer_forward(x, RecomputeGranularity::None);
+    std::vector<std::string> names;
+    bool after_unpermute = false;
+    for (const Op& op : fwd) {
+        after_unpermute = after_unpermute || op.name == "moe.unpermute";
+        if (after_unpermute && op.name != "mlp.dropout_add") {
+            names.push_back(op.name);
+        }
+        if (op.name == "shared_expert.fc1") {
+            EXPECT_EQ(op.gemm.m, 1024);
+            EXPECT_EQ(op.gemm.n, 2048);  // 2 · 2048 / 2
+            EXPECT_EQ(op.gemm.k, 1024);
+        }
+        if (op.name == "moe.dispatch.alltoall") {
+            // The router sees the rank's s·b/t = 512 tokens: 1024 routed copies.
+            EXPECT_EQ(op.collective_bytes.value, 1024 * 1024 * 2);
+        }
+    }
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"moe.unpermute", "shared_expert.fc1.allgather", "shared_expert.fc1",
+                                        "shared_expert.swiglu", "shared_expert.fc2",
+                                        "shared_expert.fc2.reducescatter", "moe.shared_add"}));
+    // Parameters per rank: attention 4h²/2, norms, router h·16, the shared expert 3·h·2048/2, 8 local
+    // experts of 3·h·1024.
+    const std::int64_t h = 1024;
+    EXPECT_EQ(workload::layer_parameters_per_rank(x),
+              4 * h * h / 2 + 2 * 2 * h + h * 16 + 3 * h * 1024 + 8 * 3 * h * 1024);
+}
+
 // Mixtral 8x7B, TP 2, EP 8, ETP 1, PP 4, DP 8: expert data parallelism is 2·8/8 = 2.
 config::Scenario mixtral() {
     return testing::shipped_scenario("moe/mixtral-8x7b-64gpu");

@@ -288,7 +288,7 @@ TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
     // anything else is refused with the key, not simulated as if it were modelled.
     const std::string a2a = R"(, "moe_token_dispatcher_type": "alltoall")";
     expect_refused(preset("mixtral-8x7b"), "model.moe_token_dispatcher_type: \"allgather\"");
-    expect_refused(scenario(kSmall + a2a), "model.moe_shared_expert_intermediate_size: a shared expert");
+    EXPECT_EQ(layer_shape_of(scenario(kSmall + a2a + R"(, "moe_layer_freq": 1)")).shared_ffn, 48);
     const std::string routed = R"("num_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
         "seq_length": 32, "padded_vocab_size": 256, "ffn_hidden_size": 128, "swiglu": true,
         "add_bias_linear": false, "num_experts": 8, "moe_ffn_hidden_size": 32)" +

@@ -1,6 +1,9 @@
 #include "sim/workload/moe_layer.h"
 
 #include <cmath>
+#include <string>
+
+#include "sim/workload/tensor_parallel_linear.h"
 
 namespace trainsim::workload {
 namespace {
@@ -56,6 +59,55 @@ std::string activation_name(const LayerShape& x) {
     return x.swiglu ? "experts.swiglu" : "experts.gelu";
 }
 
+// The shared expert (Megatron-Core's SharedExpertMLP): a dense MLP of width f_s on every token, split
+// over the t ranks like the dense MLP (column-parallel fc1, row-parallel fc2, with SP an all-gather
+// before and a reduce-scatter after), its output added to the routed experts'. Run after them, as
+// Megatron does without moe_shared_expert_overlap.
+struct SharedSizes {
+    std::int64_t sb, full, E, local, local_in;
+};
+
+SharedSizes shared_sizes(const LayerShape& x) {
+    SharedSizes z{};
+    z.sb = x.tokens();
+    z.full = x.tokens() * x.hidden;
+    z.E = x.sequence_sharded_elements();
+    z.local = x.shared_ffn / x.tp;
+    z.local_in = (x.swiglu ? 2 : 1) * z.local;
+    return z;
+}
+
+void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
+    const SharedSizes z = shared_sizes(x);
+    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    if (x.sequence_parallel && x.tp > 1) {
+        ops.sync_collective("shared_expert.fc1.allgather", CollectiveKind::AllGather, z.full * kAct);
+    }
+    ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden}, saved(z.E * kAct));
+    ops.memory(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu", MemoryBoundKind::BiasGelu,
+               z.sb * (z.local_in + z.local) * kAct, saved(z.sb * z.local_in * kAct));
+    ops.gemm("shared_expert.fc2", {z.sb, x.hidden, z.local}, saved(z.sb * z.local * kAct));
+    if (x.tp > 1) {
+        ops.sync_collective(
+            x.sequence_parallel ? "shared_expert.fc2.reducescatter" : "shared_expert.fc2.allreduce",
+            x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, z.full * kAct);
+    }
+    // Routed plus shared output: read both, write one.
+    ops.memory("moe.shared_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
+}
+
+void shared_expert_backward(OpListBuilder& ops, const LayerShape& x) {
+    const SharedSizes z = shared_sizes(x);
+    if (x.sequence_parallel && x.tp > 1) {
+        ops.sync_collective("shared_expert.fc2.grad_allgather", CollectiveKind::AllGather, z.full * kAct);
+    }
+    ops.gemm("shared_expert.fc2.dgrad", {z.sb, z.local, x.hidden});
+    ops.gemm("shared_expert.fc2.wgrad", {z.local, x.hidden, z.sb});
+    ops.memory(std::string(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu") + ".bwd",
+               MemoryBoundKind::BiasGelu, z.sb * (z.local + 2 * z.local_in) * kAct);
+    column_parallel_backward(ops, x, z.sb, x.hidden, z.local_in, "shared_expert.fc1");
+}
+
 }  // namespace
 
 void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
@@ -78,10 +130,16 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read R·h,
     // write T·h); it keeps the expert outputs for the probabilities' gradient.
     ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct, saved(z.R * z.h * kAct));
+    if (x.shared_ffn > 0) {
+        shared_expert_forward(ops, x, keep);
+    }
 }
 
 void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
     const MoeSizes z = moe_sizes(x);
+    if (x.shared_ffn > 0) {
+        shared_expert_backward(ops, x);
+    }
     // Read the output gradient (T·h) and the saved expert outputs (R·h), write their gradient (R·h).
     ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kAct);
     expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
@@ -99,6 +157,9 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
     ops.gemm("router.wgrad", {z.h, z.n, z.T});
     // The router's input gradient and the permuted tokens' meet at the norm's output: read both, write one.
     ops.memory("moe.input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
+    if (x.shared_ffn > 0) {
+        ops.memory("moe.shared_input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
+    }
 }
 
 std::int64_t moe_expert_parameters_per_rank(const LayerShape& x) {
@@ -108,7 +169,10 @@ std::int64_t moe_expert_parameters_per_rank(const LayerShape& x) {
 
 std::int64_t moe_mlp_parameters_per_rank(const LayerShape& x) {
     const std::int64_t router = x.hidden * x.experts;  // replicated, reduced over DP with the dense weights
-    return router + moe_expert_parameters_per_rank(x);
+    // The shared expert is split over the t ranks and reduced over DP like the dense MLP.
+    const std::int64_t shared_local = x.shared_ffn / x.tp;
+    const std::int64_t shared = x.hidden * (x.swiglu ? 2 : 1) * shared_local + shared_local * x.hidden;
+    return router + shared + moe_expert_parameters_per_rank(x);
 }
 
 }  // namespace trainsim::workload

@@ -4,9 +4,9 @@
 // expert-parallel group, the local experts' grouped GEMMs, combine all-to-all, unpermute; and the
 // backward's mirror. It replaces the dense MLP between the second norm and the residual add.
 //
-// Modelled: expert tensor parallelism 1, dropless routing with balanced load (every expert receives
-// T·k/N of the group's routed tokens, as the published benchmarks force it), no shared expert, no expert
-// biases. parameter_count.cc's layer_shape_of refuses the rest with one line.
+// Modelled: expert tensor parallelism 1, dropless routing, balanced (every expert receives T·k/N of the
+// group's routed tokens, as the published benchmarks force it) or skewed (moe_load_skew), the shared
+// expert as a tensor-parallel dense MLP after the routed ones, no expert biases. parameter_count.cc's layer_shape_of refuses the rest with one line.
 #pragma once
 
 #include "sim/workload/layer_shape.h"

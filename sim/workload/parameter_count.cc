@@ -14,7 +14,7 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
         throw InputError(
             key + ": " + what + " is not simulated yet (mixture-of-experts layers are modelled " +
             "with the alltoall dispatcher, dropless, expert_tensor_parallel_size 1, every layer " +
-            "MoE, no shared expert, BF16, the analytical network)");
+            "MoE, BF16, the analytical network)");
     };
     for (const bool is_moe : moe.layer_is_moe) {
         if (!is_moe) {
@@ -26,9 +26,6 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     }
     if (moe.expert_capacity_factor) {
         refuse("model.moe_expert_capacity_factor", "token dropping");
-    }
-    if (moe.shared_expert_intermediate_size > 0) {
-        refuse("model.moe_shared_expert_intermediate_size", "a shared expert");
     }
     if (sc.model.add_bias_linear) {
         refuse("model.add_bias_linear", "experts with biases");
@@ -96,6 +93,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
         x.moe_ffn = sc.model.moe->ffn_hidden_size;
         x.ep = sc.parallelism.expert_model_parallel_size;
         x.load_skew = sc.model.moe->load_skew;
+        x.shared_ffn = sc.model.moe->shared_expert_intermediate_size;
     }
     return x;
 }
