@@ -274,16 +274,32 @@ TEST(MoeKeys, RulesNameTheKey) {
                  "model.num_query_groups: not allowed with model.multi_latent_attention=true");
 }
 
-TEST(MoeKeys, SimulationRefusesWhatItCannotPriceYet) {
-    // The layer op list is the dense layer's: an MoE model is refused, not simulated as if dense.
+void expect_refused(const config::Scenario& sc, const std::string& message) {
     try {
-        (void)layer_shape_of(preset("mixtral-8x7b"));
-        ADD_FAILURE() << "no InputError";
+        (void)layer_shape_of(sc);
+        ADD_FAILURE() << "no InputError for " << message;
     } catch (const InputError& e) {
-        EXPECT_NE(
-            std::string(e.what()).find("model.num_experts: mixture-of-experts layers are not simulated yet"),
-            std::string::npos);
+        EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
+}
+
+TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
+    // moe_layer.h models the alltoall dispatcher, dropless, ETP 1, all layers MoE, no shared expert:
+    // anything else is refused with the key, not simulated as if it were modelled.
+    const std::string a2a = R"(, "moe_token_dispatcher_type": "alltoall")";
+    expect_refused(preset("mixtral-8x7b"), "model.moe_token_dispatcher_type: \"allgather\"");
+    EXPECT_EQ(layer_shape_of(scenario(kSmall + a2a + R"(, "moe_layer_freq": 1)")).shared_ffn, 48);
+    const std::string routed = R"("num_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
+        "seq_length": 32, "padded_vocab_size": 256, "ffn_hidden_size": 128, "swiglu": true,
+        "add_bias_linear": false, "num_experts": 8, "moe_ffn_hidden_size": 32)" +
+                               a2a;
+    expect_refused(scenario(routed + R"(, "moe_layer_freq": [0, 1, 1, 1])"),
+                   "model.moe_layer_freq: a mix of dense and MoE layers");
+    expect_refused(scenario(routed + R"(, "moe_expert_capacity_factor": 1.0)"),
+                   "model.moe_expert_capacity_factor: token dropping");
+    expect_refused(scenario(routed, R"(, "tensor_model_parallel_size": 2, "sequence_parallel": true)"),
+                   "parallelism.expert_tensor_parallel_size: expert tensor parallelism above 1");
+    EXPECT_EQ(layer_shape_of(scenario(routed)).experts, 8);
 }
 
 }  // namespace

@@ -209,6 +209,12 @@ int plan_command(const std::vector<std::string>& args) {
             {"hardware", {{"profile", profile.empty() ? "a100-80gb-selene" : profile}}}};
         request.base = config::parse_scenario(doc.dump(), model);
     }
+    if (request.base.model.moe) {
+        // The search space has no expert-parallel axis: every candidate would keep the scenario's EP
+        // or break its rules, so the planner refuses rather than rank layouts it does not search.
+        throw InputError("model.num_experts: trainsim plan does not search expert parallelism yet; "
+                         "simulate MoE layouts with 'trainsim run'");
+    }
     if (global_batch < 1) {
         throw InputError("--global-batch=" + std::to_string(global_batch) + " must be an integer ≥ 1");
     }

@@ -12,10 +12,14 @@ namespace trainsim::config {
 
 namespace {
 
-constexpr std::array<std::string_view, 7> kMoeKeys{
-    "moe_router_topk", "moe_ffn_hidden_size",       "moe_shared_expert_intermediate_size",
-    "moe_layer_freq",  "moe_token_dispatcher_type", "moe_expert_capacity_factor",
-    "moe_grouped_gemm"};
+constexpr std::array<std::string_view, 8> kMoeKeys{"moe_router_topk",
+                                                   "moe_ffn_hidden_size",
+                                                   "moe_shared_expert_intermediate_size",
+                                                   "moe_layer_freq",
+                                                   "moe_token_dispatcher_type",
+                                                   "moe_expert_capacity_factor",
+                                                   "moe_grouped_gemm",
+                                                   "moe_load_skew"};
 
 // Megatron's moe_layer_freq: an int k puts an MoE MLP on every layer i with i % k == 0; a list of
 // num_layers 0/1 entries gives the pattern (arguments.py, moe_freq_type).
@@ -99,6 +103,17 @@ std::optional<MoeConfig> read_moe(const SectionReader& r, const ModelPreset* pre
         moe.expert_capacity_factor = cf->get<double>();
     }
     moe.grouped_gemm = r.boolean("moe_grouped_gemm", false);
+    if (const Json* skew = r.value("moe_load_skew"); skew != nullptr) {
+        // An expert receives each token at most once, so at most E/k times the mean of T·k/E.
+        const double most = static_cast<double>(moe.num_experts) / static_cast<double>(moe.router_topk);
+        if (!skew->is_number() || !std::isfinite(skew->get<double>()) || skew->get<double>() < 1.0 ||
+            skew->get<double>() > most) {
+            throw InputError(
+                r.path("moe_load_skew") + ": expected a number from 1 (balanced) to num_experts / " +
+                "moe_router_topk = " + describe_json(Json(most)) + ", got " + describe_json(*skew));
+        }
+        moe.load_skew = skew->get<double>();
+    }
     return moe;
 }
 

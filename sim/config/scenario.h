@@ -33,6 +33,10 @@ struct MoeConfig {
     /// Token-dropping capacity (moe_expert_capacity_factor); absent: dropless.
     std::optional<double> expert_capacity_factor;
     bool grouped_gemm = false;
+    /// Router load imbalance (moe_load_skew, trainsim's own key): the busiest expert receives this
+    /// many times the mean tokens; 1: balanced, as published benchmarks force it. At most E / k (the
+    /// busiest expert then receives every token once).
+    double load_skew = 1.0;
 
     [[nodiscard]] std::int64_t num_moe_layers() const {
         std::int64_t n = 0;

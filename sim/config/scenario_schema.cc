@@ -43,7 +43,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "padded_vocab_size", "num_query_groups", "kv_channels", "swiglu", "normalization",
           "position_embedding_type", "untie_embeddings_and_output_weights", "add_bias_linear", "qk_layernorm",
           "num_experts", "moe_router_topk", "moe_ffn_hidden_size", "moe_shared_expert_intermediate_size",
-          "moe_layer_freq", "moe_token_dispatcher_type", "moe_expert_capacity_factor", "moe_grouped_gemm",
+          "moe_layer_freq", "moe_token_dispatcher_type", "moe_expert_capacity_factor", "moe_grouped_gemm", "moe_load_skew",
           "multi_latent_attention", "q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim",
           "v_head_dim", "mtp_num_layers"}},
         {"parallelism",

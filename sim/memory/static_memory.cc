@@ -9,12 +9,12 @@
 
 namespace trainsim::memory {
 
-double bytes_per_parameter(const config::Scenario& sc) {
+namespace {
+
+double bytes_per_parameter_over(const config::Scenario& sc, double d) {
     constexpr double kWeight = 2.0;
     constexpr double kGradient = 4.0;
     constexpr double kOptimizerState = 12.0;
-    // Sharded over the d·c ranks that hold the same weights (Megatron's dp×cp group).
-    const double d = static_cast<double>(sc.parallelism.data_parallel_size_with_cp());
     switch (sc.parallelism.data_parallel_sharding_strategy) {
     case config::DataParallelSharding::OptimGradsParams:
         return (kWeight + kGradient + kOptimizerState) / d;  // 18/d: everything sharded
@@ -28,6 +28,13 @@ double bytes_per_parameter(const config::Scenario& sc) {
            (sc.training.use_distributed_optimizer ? kOptimizerState / d : kOptimizerState);
 }
 
+}  // namespace
+
+double bytes_per_parameter(const config::Scenario& sc) {
+    // Sharded over the d·c ranks that hold the same weights (Megatron's dp×cp group).
+    return bytes_per_parameter_over(sc, static_cast<double>(sc.parallelism.data_parallel_size_with_cp()));
+}
+
 Bytes gathered_layer_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
     if (!workload::shards_parameters(sc)) {
         return Bytes{0};
@@ -39,8 +46,15 @@ Bytes gathered_layer_bytes(const config::Scenario& sc, std::int64_t pipeline_ran
 }
 
 Bytes static_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
-    const auto params = static_cast<double>(workload::stage_parameters(sc, pipeline_rank).total());
-    const Bytes bytes{static_cast<std::int64_t>(std::ceil(params * bytes_per_parameter(sc)))};
+    const workload::StageParameters stage = workload::stage_parameters(sc, pipeline_rank);
+    const auto params = static_cast<double>(stage.total() - stage.expert);
+    // Routed experts' optimizer state is sharded over expert data parallelism (Megatron-Core).
+    const double expert_bytes =
+        stage.expert > 0 ? static_cast<double>(stage.expert) *
+                               bytes_per_parameter_over(
+                                   sc, static_cast<double>(sc.parallelism.expert_data_parallel_size()))
+                         : 0.0;
+    const Bytes bytes{static_cast<std::int64_t>(std::ceil(params * bytes_per_parameter(sc) + expert_bytes))};
     const Bytes gathered = gathered_layer_bytes(sc, pipeline_rank);
     if (!sc.training.fp8()) {
         return bytes + gathered;

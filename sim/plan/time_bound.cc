@@ -37,7 +37,7 @@ bool starts_and_ends_as_assumed(const config::Scenario& sc) {
 class ComputePricer {
 public:
     ComputePricer(const config::Scenario& sc, const cost::CostModel& cost)
-        : layout_(sc), pricing_(cost, layout_) {}
+        : layout_(sc), pricing_(cost, layout_, sc) {}
 
     // The compute stream's share of an op list: every op but the collectives, unslowed; plus each
     // blocking tensor-parallel collective between two compute ops of the list. Such a collective
@@ -131,7 +131,8 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
         const bool tied = workload::holds_tied_embedding_copy(sc, r);
         const SimTime end = price.compute(
             workload::end_of_iteration(sc, workload::stage_parameters(sc, r).total(),
-                                       tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap));
+                                       tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap,
+                                       0, workload::stage_parameters(sc, r).expert));
         if (r == 0) {
             end_0 = end;
         }

@@ -46,7 +46,7 @@ class IterationBuilder {
 public:
     IterationBuilder(const config::Scenario& sc, const cost::CostModel& cost, const Fold& fold,
                      const recompute::RecomputePlan* plan)
-        : sc_(sc), layout_(sc), pricing_(cost, layout_), pricing_cost_(cost), fold_(fold), plan_(plan) {
+        : sc_(sc), layout_(sc), pricing_(cost, layout_, sc), pricing_cost_(cost), fold_(fold), plan_(plan) {
         const auto& par = sc.parallelism;
         p_ = par.pipeline_model_parallel_size;
         v_ = par.virtual_pipeline_model_parallel_size;
@@ -363,7 +363,7 @@ private:
         auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
         if (added) {
             workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, overlap,
-                                                              fsdp_ ? params.transformer : 0);
+                                                              fsdp_ ? params.transformer : 0, params.expert);
             if (const auto fp8 = sc_.training.fp8()) {
                 // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
                 // after the distributed optimizer's parameter all-gather when there is one.

@@ -15,7 +15,7 @@ IterationProgram build_single_layer(const config::Scenario& sc, const cost::Cost
     }
     check_fits_profile(sc, cost.profile());
     const parallel::Layout layout(sc);
-    const OpPricing pricing(cost, layout);
+    const OpPricing pricing(cost, layout, sc);
     RendezvousTable rendezvous;
     IterationProgram out;
     const parallel::Coordinates at{0, 0, 0};

@@ -1,6 +1,7 @@
 #include "sim/program/network_flows.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "sim/program/iteration_program.h"
 
@@ -105,6 +106,10 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
                 for (std::int64_t i = 0; i < layout_.context_size(); ++i)
                     members.push_back(layout_.global_rank({tp, dp, at.pp, i}));
                 break;
+            case workload::CommGroup::Expert:
+            case workload::CommGroup::ExpertData:
+                // Not reached: layer_shape_of refuses mixture of experts with the flow model.
+                throw std::logic_error("NetworkFlows: expert-parallel groups are not modelled");
             case workload::CommGroup::ModelParallel:
                 for (std::int64_t s = 0; s < p; ++s) {
                     for (std::int64_t i = 0; i < t; ++i)

@@ -112,6 +112,12 @@ RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
         return {k + 3, at_.dp, seq, 0};
     case CommGroup::Context:
         return {k + 4, layout.global_rank({at_.tp, at_.dp, at_.pp, 0}), seq, 0};
+    case CommGroup::Expert:
+        // Folded (one member): under balanced routing every EP rank sends and receives alike, so each
+        // simulated GPU prices its own all-to-all; named by its rank, as nothing meets it there.
+        return {k + 5, layout.global_rank(at_), seq, 0};
+    case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
+        return {k + 6, layout.global_rank(at_), seq, 0};
     }
     return {};
 }
@@ -128,6 +134,9 @@ std::int64_t OpLowering::group_members(CommGroup group) const {
         return members_.model_parallel;
     case CommGroup::Context:
         return members_.context;
+    case CommGroup::Expert:
+    case CommGroup::ExpertData:
+        return 1;
     }
     return 1;
 }
@@ -138,8 +147,11 @@ TaskCategory category_of(const Op& op) {
     if (op.kind == OpKind::Collective) {
         // Context parallelism's KV exchange moves activations within the model-parallel ranks, as
         // tensor parallelism's collectives do: counted with them (exposed_tp_comm).
-        return op.group == CommGroup::Tensor || op.group == CommGroup::Context ? TaskCategory::TensorComm
-                                                                               : TaskCategory::DataComm;
+        // The expert dispatch and combine move activations too.
+        return op.group == CommGroup::Tensor || op.group == CommGroup::Context ||
+                       op.group == CommGroup::Expert
+                   ? TaskCategory::TensorComm
+                   : TaskCategory::DataComm;
     }
     if (op.role == workload::OpRole::Optimizer) {
         return TaskCategory::Optimizer;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "sim/core/input_error.h"
@@ -58,19 +59,36 @@ parallel::GroupSpan OpPricing::group_span(workload::CommGroup group, const paral
         return layout_.model_parallel_group(at);
     case workload::CommGroup::Context:
         return layout_.context_group(at);
+    case workload::CommGroup::Expert:
+        // The EP group's node span decides NVLink or the NICs (Megatron-Core's expert rank order).
+        if (!experts_) {
+            throw std::logic_error("OpPricing: an expert-parallel collective without an expert layout");
+        }
+        return experts_->expert_parallel_group(layout_.global_rank(at));
+    case workload::CommGroup::ExpertData:
+        if (!experts_) {
+            throw std::logic_error("OpPricing: an expert-data-parallel collective without an expert layout");
+        }
+        return experts_->expert_data_group(layout_.global_rank(at));
     }
     return {};
 }
 
 OpPricing::Placement OpPricing::placement(const parallel::Coordinates& at) const {
-    return {layout_.tensor_group(at), layout_.data_group(at), layout_.embedding_group(at),
-            layout_.model_parallel_group(at), layout_.context_group(at)};
+    return {layout_.tensor_group(at),
+            layout_.data_group(at),
+            layout_.embedding_group(at),
+            layout_.model_parallel_group(at),
+            layout_.context_group(at),
+            experts_ ? experts_->expert_parallel_group(layout_.global_rank(at)) : parallel::GroupSpan{},
+            experts_ ? experts_->expert_data_group(layout_.global_rank(at)) : parallel::GroupSpan{}};
 }
 
 std::size_t OpPricing::ListKeyHash::operator()(const ListKey& k) const noexcept {
     std::size_t h = std::hash<const void*>{}(k.ops);
-    for (const parallel::GroupSpan& g : {k.placement.tensor, k.placement.data, k.placement.embedding,
-                                         k.placement.model_parallel, k.placement.context}) {
+    for (const parallel::GroupSpan& g :
+         {k.placement.tensor, k.placement.data, k.placement.embedding, k.placement.model_parallel,
+          k.placement.context, k.placement.expert, k.placement.expert_data}) {
         h = (h ^ static_cast<std::size_t>(g.size * 1000003 + g.nodes)) * 0x9E3779B97F4A7C15ULL;
     }
     return h;

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
+#include "sim/parallel/expert_layout.h"
 #include "sim/parallel/layout.h"
 #include "sim/workload/op.h"
 
@@ -19,6 +21,13 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
 class OpPricing {
 public:
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout) : cost_(cost), layout_(layout) {}
+    /// With the scenario: its expert layout too, when the model has experts (CommGroup::Expert).
+    OpPricing(const cost::CostModel& cost, const parallel::Layout& layout, const config::Scenario& scenario)
+        : cost_(cost), layout_(layout) {
+        if (scenario.model.moe) {
+            experts_.emplace(scenario);
+        }
+    }
 
     [[nodiscard]] Seconds duration(const workload::Op& op, const parallel::Coordinates& at) const;
     /// How much longer compute runs beside `collective` (an op of kind Collective) at `at`.
@@ -41,7 +50,7 @@ public:
     /// The spans of the groups at `at`: everything an op's price depends on besides the op, so GPUs
     /// that agree price every op list the same.
     struct Placement {
-        parallel::GroupSpan tensor, data, embedding, model_parallel, context;
+        parallel::GroupSpan tensor, data, embedding, model_parallel, context, expert, expert_data;
         friend bool operator==(const Placement&, const Placement&) = default;
     };
     [[nodiscard]] Placement placement(const parallel::Coordinates& at) const;
@@ -66,6 +75,7 @@ private:
 
     const cost::CostModel& cost_;
     const parallel::Layout& layout_;
+    std::optional<parallel::ExpertLayout> experts_;  // MoE models only
     mutable std::unordered_map<ListKey, std::int32_t, ListKeyHash> shared_;
 };
 

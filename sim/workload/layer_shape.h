@@ -30,7 +30,17 @@ struct LayerShape {
     /// tokens (two of the 2·c chunks); attention reaches the other ranks' keys and values by `cp_comm`.
     std::int64_t cp = 1;
     config::CpCommType cp_comm = config::CpCommType::P2p;
-    bool tp_comm_overlap = false;          // TE userbuffers: SP collectives chunked beside their GEMMs
+    bool tp_comm_overlap = false;  // TE userbuffers: SP collectives chunked beside their GEMMs
+    // Mixture of experts (sim/workload/moe_layer.h): the MLP is a router and `experts` routed experts of
+    // width `moe_ffn`, each token sent to `topk` of them, the experts split over `ep` ranks. 0: dense.
+    std::int64_t experts = 0;
+    std::int64_t topk = 0;
+    std::int64_t moe_ffn = 0;
+    std::int64_t ep = 1;
+    std::int64_t shared_ffn = 0;  // the shared expert's MLP width (0: none), split over the t ranks
+    double load_skew = 1.0;       // the busiest expert's tokens over the mean (moe_load_skew)
+
+    [[nodiscard]] bool moe() const { return experts > 0; }
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b
     [[nodiscard]] std::int64_t head_dim() const { return kv_channels > 0 ? kv_channels : hidden / heads; }

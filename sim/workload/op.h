@@ -20,6 +20,8 @@ enum class CommGroup : std::uint8_t {
     Embedding,      // first and last pipeline stage, for the shared word-embedding gradient
     ModelParallel,  // all t·p ranks of one replica (gradient-norm all-reduce before the optimizer)
     Context,        // the c ranks that share one sequence (context parallelism's KV exchange)
+    Expert,         // the EP ranks of an expert-parallel group (MoE token dispatch and combine)
+    ExpertData,     // the expert-data-parallel replicas of one expert shard (expert gradient reduction)
 };
 
 /// Where an op runs: the compute stream, or the tensor-parallel communication stream (collectives

@@ -1,17 +1,64 @@
 #include "sim/workload/parameter_count.h"
 
+#include <string>
+
 #include "sim/core/input_error.h"
+#include "sim/workload/moe_layer.h"
 
 namespace trainsim::workload {
+namespace {
+
+void refuse_unmodelled_moe(const config::Scenario& sc) {
+    const config::MoeConfig& moe = *sc.model.moe;
+    const auto refuse = [](const std::string& key, const std::string& what) {
+        throw InputError(
+            key + ": " + what + " is not simulated yet (mixture-of-experts layers are modelled " +
+            "with the alltoall dispatcher, dropless, expert_tensor_parallel_size 1, every layer " +
+            "MoE, BF16, the analytical network)");
+    };
+    for (const bool is_moe : moe.layer_is_moe) {
+        if (!is_moe) {
+            refuse("model.moe_layer_freq", "a mix of dense and MoE layers");
+        }
+    }
+    if (moe.token_dispatcher != config::MoeTokenDispatcher::AllToAll) {
+        refuse("model.moe_token_dispatcher_type", "\"allgather\" (set \"alltoall\")");
+    }
+    if (moe.expert_capacity_factor) {
+        refuse("model.moe_expert_capacity_factor", "token dropping");
+    }
+    if (sc.model.add_bias_linear) {
+        refuse("model.add_bias_linear", "experts with biases");
+    }
+    if (sc.parallelism.expert_tensor_parallel() != 1) {
+        refuse("parallelism.expert_tensor_parallel_size", "expert tensor parallelism above 1");
+    }
+    if (sc.training.fp8()) {
+        refuse("training.fp8_format", "FP8 with mixture of experts");
+    }
+    if (sc.parallelism.tp_comm_overlap) {
+        refuse("parallelism.tp_comm_overlap", "TE userbuffers overlap with mixture of experts");
+    }
+    if (sc.training.overlap_grad_reduce && sc.parallelism.data_parallel_size_with_cp() > 1) {
+        refuse("training.overlap_grad_reduce", "bucketed gradient reduction with experts");
+    }
+    if (sc.parallelism.data_parallel_sharding_strategy != config::DataParallelSharding::NoShard &&
+        sc.parallelism.data_parallel_sharding_strategy != config::DataParallelSharding::Optim) {
+        refuse("parallelism.data_parallel_sharding_strategy", "FSDP with experts");
+    }
+    if (sc.hardware.network_model != config::NetworkModel::Analytical) {
+        refuse("hardware.network_model", "the flow network model with mixture of experts");
+    }
+}
+
+}  // namespace
 
 LayerShape layer_shape_of(const config::Scenario& sc) {
-    // The layer op list, its memory and its pricing describe the dense GQA layer only: refuse, rather
-    // than simulate an MoE, MLA or MTP model as if it were dense. Their parameter counts and model FLOPs
-    // (model_parameters.h, model_flops.h) are exact already.
+    // The layer op list, its memory and its pricing describe the dense GQA layer and the MoE MLP of
+    // moe_layer.h: refuse, rather than simulate as something else, what they do not model. Parameter
+    // counts and model FLOPs (model_parameters.h, model_flops.h) are exact for all of them.
     if (sc.model.moe) {
-        throw InputError("model.num_experts: mixture-of-experts layers are not simulated yet (the scenario "
-                         "parses and its parameter counts and model FLOPs are exact; the MoE layer ops are "
-                         "issue 16's next step)");
+        refuse_unmodelled_moe(sc);
     }
     if (sc.model.mla) {
         throw InputError("model.multi_latent_attention: multi-latent attention layers are not simulated yet");
@@ -40,6 +87,14 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.rope = sc.model.position_embedding_type == config::PositionEmbeddingType::Rope;
     x.bias = sc.model.add_bias_linear;
     x.flash_attention = sc.training.attention_backend != config::AttentionBackend::Unfused;
+    if (sc.model.moe) {
+        x.experts = sc.model.moe->num_experts;
+        x.topk = sc.model.moe->router_topk;
+        x.moe_ffn = sc.model.moe->ffn_hidden_size;
+        x.ep = sc.parallelism.expert_model_parallel_size;
+        x.load_skew = sc.model.moe->load_skew;
+        x.shared_ffn = sc.model.moe->shared_expert_intermediate_size;
+    }
     return x;
 }
 
@@ -60,7 +115,8 @@ std::int64_t layer_parameters_per_rank(const LayerShape& x) {
     const std::int64_t proj = attn_out * h + bias * h;
     const std::int64_t fc1 = (h + bias) * fc1_out;
     const std::int64_t fc2 = x.ffn / t * h + bias * h;
-    return qkv + proj + fc1 + fc2 + 2 * norm_parameters(x);
+    const std::int64_t mlp = x.moe() ? moe_mlp_parameters_per_rank(x) : fc1 + fc2;
+    return qkv + proj + mlp + 2 * norm_parameters(x);
 }
 
 std::int64_t word_embedding_parameters_per_rank(const config::Scenario& sc) {
@@ -94,6 +150,9 @@ StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeli
     const LayerShape shape = layer_shape_of(sc);
     StageParameters out;
     out.transformer = sc.stage_num_layers(pipeline_rank) * layer_parameters_per_rank(shape);
+    if (shape.moe()) {
+        out.expert = sc.stage_num_layers(pipeline_rank) * moe_expert_parameters_per_rank(shape);
+    }
     if (pipeline_rank == 0) {
         out.embedding += word_embedding_parameters_per_rank(sc) + position_embedding_parameters(sc);
     }

@@ -33,6 +33,9 @@ struct StageParameters {
                                    // the output layer's weights on the last (untied, or a tied copy
                                    // when p > 1)
     std::int64_t final_layernorm = 0;
+    /// The routed experts' share of `transformer`: their gradients are reduced, and the distributed
+    /// optimizer shards their state, over expert data parallelism instead of d·c (Megatron-Core).
+    std::int64_t expert = 0;
     [[nodiscard]] std::int64_t total() const { return transformer + embedding + final_layernorm; }
 };
 

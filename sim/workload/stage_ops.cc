@@ -88,15 +88,17 @@ OpList output_backward(const LayerShape& x) {
 
 namespace {
 
-void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64_t parameters,
-                      bool blocking) {
+void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64_t parameters, bool blocking,
+                      CommGroup group = CommGroup::Data) {
     const bool distributed = sc.training.use_distributed_optimizer;
-    const char* name = distributed ? "dp.grad_reducescatter" : "dp.grad_allreduce";
+    const bool experts = group == CommGroup::ExpertData;
+    const char* name = distributed ? (experts ? "expert_dp.grad_reducescatter" : "dp.grad_reducescatter")
+                                   : (experts ? "expert_dp.grad_allreduce" : "dp.grad_allreduce");
     const CollectiveKind kind = distributed ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
     if (blocking) {
-        ops.sync_collective(name, kind, parameters * kGradientBytes, CommGroup::Data);
+        ops.sync_collective(name, kind, parameters * kGradientBytes, group);
     } else {
-        ops.async_collective(name, kind, parameters * kGradientBytes, CommGroup::Data);
+        ops.async_collective(name, kind, parameters * kGradientBytes, group);
     }
 }
 
@@ -116,7 +118,7 @@ std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
 
 OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
                         std::int64_t embedding_parameters, bool gradients_reduced,
-                        std::int64_t sharded_layer_parameters) {
+                        std::int64_t sharded_layer_parameters, std::int64_t expert_parameters) {
     OpListBuilder ops(OpRole::GradientSync);
     const bool distributed = sc.training.use_distributed_optimizer;
     // Gradients are reduced, and the optimizer sharded, over the d·c ranks that hold the same weights.
@@ -124,9 +126,15 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     // Under FSDP the layers' gradients were reduce-scattered layer by layer and their weights stay
     // sharded; what is left (embedding, output layer, final norm) is reduced and gathered as the
     // distributed optimizer does it.
-    const std::int64_t unsharded = parameters - sharded_layer_parameters;
+    // Routed experts are reduced and sharded over expert data parallelism instead (Megatron-Core's
+    // expert-DP group: the t·c·d ranks of the stage over ETP·EP).
+    const std::int64_t unsharded = parameters - sharded_layer_parameters - expert_parameters;
+    const std::int64_t edp = sc.model.moe ? sc.parallelism.expert_data_parallel_size() : 1;
     if (d > 1 && !gradients_reduced) {
         reduce_gradients(ops, sc, unsharded, /*blocking=*/true);
+    }
+    if (edp > 1 && expert_parameters > 0) {
+        reduce_gradients(ops, sc, expert_parameters, /*blocking=*/true, CommGroup::ExpertData);
     }
     if (embedding_parameters > 0) {
         ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,
@@ -134,13 +142,18 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     }
     ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32,
                         CommGroup::ModelParallel);
-    const std::int64_t owned = distributed ? parameters / d : parameters;
+    const std::int64_t owned =
+        distributed ? (parameters - expert_parameters) / d + expert_parameters / edp : parameters;
     ops.set_role(OpRole::Optimizer);
     ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
     ops.set_role(OpRole::GradientSync);
     if (distributed && d > 1) {
         ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, unsharded * kAct,
                             CommGroup::Data);
+    }
+    if (distributed && edp > 1 && expert_parameters > 0) {
+        ops.sync_collective("expert_dp.param_allgather", CollectiveKind::AllGather, expert_parameters * kAct,
+                            CommGroup::ExpertData);
     }
     return ops.take();
 }

@@ -33,11 +33,13 @@ inline constexpr std::int64_t kGradientBytes = 4;
 /// model-parallel group, the Adam step, and with the distributed optimizer the parameter all-gather.
 /// With overlap_grad_reduce the data-parallel reduction already ran in buckets during the backward
 /// (`gradients_reduced`), and only the rest remains.
+/// `expert_parameters` of them are routed experts, reduced and sharded over expert data parallelism.
 /// Under FSDP (optim_grads_params) `sharded_layer_parameters` of them were reduce-scattered layer by layer
 /// and stay sharded: only the rest is reduced and gathered here.
 [[nodiscard]] OpList end_of_iteration(const config::Scenario& scenario, std::int64_t parameters,
                                       std::int64_t embedding_parameters, bool gradients_reduced = false,
-                                      std::int64_t sharded_layer_parameters = 0);
+                                      std::int64_t sharded_layer_parameters = 0,
+                                      std::int64_t expert_parameters = 0);
 
 /// One gradient bucket's data-parallel reduction, issued asynchronously as soon as the bucket's last
 /// gradient is ready (Megatron DDP with overlap_grad_reduce): an all-reduce of the fp32 gradients, or a

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/workload/fp8_layer.h"
+#include "sim/workload/moe_layer.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
 #include "sim/workload/tp_comm_overlap.h"
@@ -235,13 +236,18 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
     ops.memory(dropout_add_name(x, "attn"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
                saved(z.E * kMask));
     ops.memory(ln2, MemoryBoundKind::LayerNorm, 2 * z.E * kAct, saved(z.E * kAct));
-    tp_input_gather(ops, x, z, ln2);
-    ops.gemm("fc1", {z.sb, z.fc1_local, z.h}, saved(z.E * kAct));
-    // GeLU reads fc1's output and writes its own; SwiGLU reads both halves (2F) and writes F. Each keeps
-    // its input for the backward, and fc2 keeps its own input (the activation's output).
-    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, (z.F_in + z.F) * kAct, saved(z.F_in * kAct));
-    ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kAct));
-    tp_output_reduction(ops, x, z, "fc2");
+    if (x.moe()) {
+        moe_mlp_forward(ops, x, keep);  // routes the norm's output as it is: no TP collective around it
+    } else {
+        tp_input_gather(ops, x, z, ln2);
+        ops.gemm("fc1", {z.sb, z.fc1_local, z.h}, saved(z.E * kAct));
+        // GeLU reads fc1's output and writes its own; SwiGLU reads both halves (2F) and writes F. Each
+        // keeps its input for the backward, and fc2 keeps its own input (the activation's output).
+        ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, (z.F_in + z.F) * kAct,
+                   saved(z.F_in * kAct));
+        ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kAct));
+        tp_output_reduction(ops, x, z, "fc2");
+    }
     ops.memory(dropout_add_name(x, "mlp"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
                saved(z.E * kMask));
     return first;
@@ -326,16 +332,20 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     // gradient (for projection and fc2 inside the fused bias-dropout-add's backward).
     ops.memory(dropout_add_name(x, "mlp") + ".bwd", MemoryBoundKind::BiasDropoutAdd,
                2 * z.E * kAct + z.E * kMask);
-    if (x.bias) {
-        ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+    if (x.moe()) {
+        moe_mlp_backward(ops, x);
+    } else {
+        if (x.bias) {
+            ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+        }
+        row_parallel_backward(ops, x, z, "fc2", z.ffn_local);
+        // Read the output gradient (F) and the saved input (F_in), write the input gradient (F_in).
+        ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, (z.F + 2 * z.F_in) * kAct);
+        if (x.bias) {
+            ops.memory("fc1.bias_grad", MemoryBoundKind::Generic, z.F_in * kAct);
+        }
+        column_parallel_backward(ops, x, z.sb, z.h, z.fc1_local, "fc1");
     }
-    row_parallel_backward(ops, x, z, "fc2", z.ffn_local);
-    // Read the output gradient (F) and the saved input (F_in), write the input gradient (F_in).
-    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, (z.F + 2 * z.F_in) * kAct);
-    if (x.bias) {
-        ops.memory("fc1.bias_grad", MemoryBoundKind::Generic, z.F_in * kAct);
-    }
-    column_parallel_backward(ops, x, z.sb, z.h, z.fc1_local, "fc1");
     ops.memory(norm_name(x, 2) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
     ops.memory("mlp.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
     // Attention block, in reverse.

@@ -1,0 +1,178 @@
+#include "sim/workload/moe_layer.h"
+
+#include <cmath>
+#include <string>
+
+#include "sim/workload/tensor_parallel_linear.h"
+
+namespace trainsim::workload {
+namespace {
+
+using cost::CollectiveKind;
+using cost::GemmClass;
+using cost::MemoryBoundKind;
+
+constexpr std::int64_t kAct = 2;  // bytes per bf16 activation element
+
+// Sizes per rank and micro-batch. Megatron requires sequence parallelism beside TP for MoE, so each
+// tensor-parallel rank routes its own s·b/t tokens.
+struct MoeSizes {
+    std::int64_t T;      // tokens entering the MoE MLP on this rank: s·b, or s·b/t with SP
+    std::int64_t R;      // routed token copies this rank sends: T·k
+    std::int64_t R_max;  // copies the busiest rank receives: R with balanced load, more with a skew
+    std::int64_t L;      // local experts: num_experts / EP
+    std::int64_t rows;   // the grouped GEMM's m: ⌈R_max/L⌉ (dropless: every rank waits for the busiest)
+    std::int64_t h;      // hidden size
+    std::int64_t n;      // num_experts (the router's output width)
+    std::int64_t f;      // one expert's MLP width (moe_ffn_hidden_size)
+    std::int64_t f_in;   // fc1's output width: 2f for the gated (SwiGLU) experts
+};
+
+MoeSizes moe_sizes(const LayerShape& x) {
+    MoeSizes z{};
+    z.h = x.hidden;
+    z.T = x.sequence_sharded_elements() / x.hidden;
+    z.R = z.T * x.topk;
+    z.L = x.experts / x.ep;
+    // With a skew the busiest expert receives skew × its fair share R/L and its rank's other L−1
+    // experts their fair share (what it takes comes from experts elsewhere): R/L·(L−1+skew). The combine
+    // waits for that rank, so every rank pays its grouped GEMMs, run as one batched GEMM of that work.
+    const double l = static_cast<double>(z.L);
+    z.R_max = static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * (l - 1.0 + x.load_skew) / l));
+    z.rows = (z.R_max + z.L - 1) / z.L;
+    z.n = x.experts;
+    z.f = x.moe_ffn;
+    z.f_in = (x.swiglu ? 2 : 1) * x.moe_ffn;
+    return z;
+}
+
+// The dispatch or combine all-to-all: S is the busiest rank's R_max routed tokens of h elements
+// (nccl-tests' alltoall S; R for every rank with balanced routing): it ends when that rank has received
+// them. None when the experts are not split (EP 1).
+void expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
+    if (x.ep > 1) {
+        ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kAct, CommGroup::Expert);
+    }
+}
+
+std::string activation_name(const LayerShape& x) {
+    return x.swiglu ? "experts.swiglu" : "experts.gelu";
+}
+
+// The shared expert (Megatron-Core's SharedExpertMLP): a dense MLP of width f_s on every token, split
+// over the t ranks like the dense MLP (column-parallel fc1, row-parallel fc2, with SP an all-gather
+// before and a reduce-scatter after), its output added to the routed experts'. Run after them, as
+// Megatron does without moe_shared_expert_overlap.
+struct SharedSizes {
+    std::int64_t sb, full, E, local, local_in;
+};
+
+SharedSizes shared_sizes(const LayerShape& x) {
+    SharedSizes z{};
+    z.sb = x.tokens();
+    z.full = x.tokens() * x.hidden;
+    z.E = x.sequence_sharded_elements();
+    z.local = x.shared_ffn / x.tp;
+    z.local_in = (x.swiglu ? 2 : 1) * z.local;
+    return z;
+}
+
+void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
+    const SharedSizes z = shared_sizes(x);
+    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    if (x.sequence_parallel && x.tp > 1) {
+        ops.sync_collective("shared_expert.fc1.allgather", CollectiveKind::AllGather, z.full * kAct);
+    }
+    ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden}, saved(z.E * kAct));
+    ops.memory(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu", MemoryBoundKind::BiasGelu,
+               z.sb * (z.local_in + z.local) * kAct, saved(z.sb * z.local_in * kAct));
+    ops.gemm("shared_expert.fc2", {z.sb, x.hidden, z.local}, saved(z.sb * z.local * kAct));
+    if (x.tp > 1) {
+        ops.sync_collective(
+            x.sequence_parallel ? "shared_expert.fc2.reducescatter" : "shared_expert.fc2.allreduce",
+            x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, z.full * kAct);
+    }
+    // Routed plus shared output: read both, write one.
+    ops.memory("moe.shared_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
+}
+
+void shared_expert_backward(OpListBuilder& ops, const LayerShape& x) {
+    const SharedSizes z = shared_sizes(x);
+    if (x.sequence_parallel && x.tp > 1) {
+        ops.sync_collective("shared_expert.fc2.grad_allgather", CollectiveKind::AllGather, z.full * kAct);
+    }
+    ops.gemm("shared_expert.fc2.dgrad", {z.sb, z.local, x.hidden});
+    ops.gemm("shared_expert.fc2.wgrad", {z.local, x.hidden, z.sb});
+    ops.memory(std::string(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu") + ".bwd",
+               MemoryBoundKind::BiasGelu, z.sb * (z.local + 2 * z.local_in) * kAct);
+    column_parallel_backward(ops, x, z.sb, x.hidden, z.local_in, "shared_expert.fc1");
+}
+
+}  // namespace
+
+void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
+    const MoeSizes z = moe_sizes(x);
+    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    // Router: logits = x·Wᵀ (h → N), then softmax and top-k (read the logits, write the probabilities;
+    // the probabilities are kept for the softmax's backward).
+    ops.gemm("router", {z.T, z.n, z.h}, saved(z.T * z.h * kAct));
+    ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kAct,
+               saved(z.T * z.n * kAct));
+    // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
+    ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kAct);
+    expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
+    // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R/L⌉ rows each.
+    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_max * z.h * kAct));
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_max * (z.f_in + z.f) * kAct,
+               saved(z.R_max * z.f_in * kAct));
+    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_max * z.f * kAct));
+    expert_all_to_all(ops, x, z, "moe.combine.alltoall");
+    // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read R·h,
+    // write T·h); it keeps the expert outputs for the probabilities' gradient.
+    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct, saved(z.R * z.h * kAct));
+    if (x.shared_ffn > 0) {
+        shared_expert_forward(ops, x, keep);
+    }
+}
+
+void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
+    const MoeSizes z = moe_sizes(x);
+    if (x.shared_ffn > 0) {
+        shared_expert_backward(ops, x);
+    }
+    // Read the output gradient (T·h) and the saved expert outputs (R·h), write their gradient (R·h).
+    ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kAct);
+    expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
+    ops.gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L});
+    ops.gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L});
+    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, z.R_max * (z.f + 2 * z.f_in) * kAct);
+    ops.gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L});
+    ops.gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L});
+    expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");
+    // Sum each token's k gradient copies back (read R·h, write T·h).
+    ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct);
+    // Softmax backward: read the probabilities and their gradient, write the logits' gradient.
+    ops.memory("router.softmax_topk.bwd", MemoryBoundKind::Generic, 3 * z.T * z.n * kAct);
+    ops.gemm("router.dgrad", {z.T, z.h, z.n});
+    ops.gemm("router.wgrad", {z.h, z.n, z.T});
+    // The router's input gradient and the permuted tokens' meet at the norm's output: read both, write one.
+    ops.memory("moe.input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
+    if (x.shared_ffn > 0) {
+        ops.memory("moe.shared_input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
+    }
+}
+
+std::int64_t moe_expert_parameters_per_rank(const LayerShape& x) {
+    const MoeSizes z = moe_sizes(x);
+    return z.L * (z.h * z.f_in + z.f * z.h);
+}
+
+std::int64_t moe_mlp_parameters_per_rank(const LayerShape& x) {
+    const std::int64_t router = x.hidden * x.experts;  // replicated, reduced over DP with the dense weights
+    // The shared expert is split over the t ranks and reduced over DP like the dense MLP.
+    const std::int64_t shared_local = x.shared_ffn / x.tp;
+    const std::int64_t shared = x.hidden * (x.swiglu ? 2 : 1) * shared_local + shared_local * x.hidden;
+    return router + shared + moe_expert_parameters_per_rank(x);
+}
+
+}  // namespace trainsim::workload

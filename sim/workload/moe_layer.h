@@ -1,0 +1,29 @@
+// The mixture-of-experts MLP as Megatron-Core's MoELayer runs it with the all-to-all token dispatcher
+// (megatron/core/transformer/moe: router.py, token_dispatcher.py MoEAlltoAllTokenDispatcher, experts.py
+// GroupedMLP), per rank and micro-batch: router GEMM and top-k, permute, dispatch all-to-all over the
+// expert-parallel group, the local experts' grouped GEMMs, combine all-to-all, unpermute; and the
+// backward's mirror. It replaces the dense MLP between the second norm and the residual add.
+//
+// Modelled: expert tensor parallelism 1, dropless routing, balanced (every expert receives T·k/N of the
+// group's routed tokens, as the published benchmarks force it) or skewed (moe_load_skew), the shared
+// expert as a tensor-parallel dense MLP after the routed ones, no expert biases. parameter_count.cc's layer_shape_of refuses the rest with one line.
+#pragma once
+
+#include "sim/workload/layer_shape.h"
+#include "sim/workload/op_list_builder.h"
+
+namespace trainsim::workload {
+
+/// The MoE MLP's forward ops appended to `ops`; `keep` false under full recompute (nothing saved).
+void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep);
+
+/// The MoE MLP's backward ops appended to `ops`, from the output gradient to the input gradient.
+void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x);
+
+/// Parameters of the num_experts/EP local experts of one MoE MLP on one rank (without the router).
+[[nodiscard]] std::int64_t moe_expert_parameters_per_rank(const LayerShape& x);
+
+/// Parameters of one MoE MLP on one rank: the router (replicated) and the num_experts/EP local experts.
+[[nodiscard]] std::int64_t moe_mlp_parameters_per_rank(const LayerShape& x);
+
+}  // namespace trainsim::workload
