@@ -191,6 +191,7 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
     if (background_.compute < 0) {
         background_.compute = out_.program.add_background_stream(foreground_.compute, "recompute");
         background_.tensor_comm = out_.program.add_stream(gpu_, "tp_comm_recompute");
+        static_assert(workload::kCommGroupCount <= 20, "the lanes' rendezvous key kinds would overlap");
         background_.key_kind_offset = 20;
         out_.gpus[static_cast<std::size_t>(gpu_)].recompute_stream = background_.compute;
     }

@@ -2,6 +2,7 @@
 // memory-bound kernel or a collective, with the tensors it keeps for the backward.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ enum class CommGroup : std::uint8_t {
     Expert,         // the EP ranks of an expert-parallel group (MoE token dispatch and combine)
     ExpertData,     // the expert-data-parallel replicas of one expert shard (expert gradient reduction)
 };
+/// How many CommGroup values there are, for tables indexed by group.
+inline constexpr std::size_t kCommGroupCount = static_cast<std::size_t>(CommGroup::ExpertData) + 1;
 
 /// Where an op runs: the compute stream, or the tensor-parallel communication stream (collectives
 /// that Megatron issues asynchronously, and the synchronous ones the compute stream waits for), the
