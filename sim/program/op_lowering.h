@@ -103,8 +103,9 @@ private:
         engine::TaskId last_compute = -1;
         std::vector<engine::TaskId>
             pending;  // blocking collectives and receives the next compute op waits for
-        std::array<std::int64_t, workload::kCommGroupCount> collective_count{};  // by CommGroup, for rendezvous keys
-        std::int64_t key_kind_offset = 0;                // keeps the lanes' rendezvous keys apart
+        std::array<std::int64_t, workload::kCommGroupCount>
+            collective_count{};            // by CommGroup, for rendezvous keys
+        std::int64_t key_kind_offset = 0;  // keeps the lanes' rendezvous keys apart
     };
 
     void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx);
