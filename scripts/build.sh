@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages trainsim needs (once), then configures and builds it in ./build.
+# Installs the Debian packages trainsim needs (once), then configures and builds it in ./build: everything,
+# or only the targets named.   scripts/build.sh [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,4 +19,4 @@ if ((${#missing[@]})); then
 fi
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-cmake --build build
+cmake --build build ${1:+--target "$@"}

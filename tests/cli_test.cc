@@ -6,6 +6,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "tests/support/json_file.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -117,8 +118,7 @@ TEST(Cli, TraceIsPerfettoJsonWithOneProcessPerGpu) {
     const auto r = run_trainsim("run " + testing::source_path("scenarios/korthikanti-175b.json") +
                                 " --set training.global_batch_size=16 --trace " + path);
     ASSERT_EQ(r.status, 0) << r.err;
-    std::ifstream in(path);
-    const auto j = nlohmann::json::parse(in);
+    const auto j = testing::read_json_file(path);
     // The trace-event format: complete events need name, ts, dur, pid, tid; metadata events name a
     // process or thread; counter events carry numeric args.
     std::set<int> pids;

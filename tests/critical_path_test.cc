@@ -11,6 +11,7 @@
 #include "sim/engine/simulator.h"
 #include "sim/experiment/simulate_scenario.h"
 #include "sim/report/critical_path.h"
+#include "tests/support/json_file.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -205,8 +206,7 @@ TEST(CriticalPath, TraceMarksItsTasks) {
                               " --set model.num_layers=8 --critical-path --format json --trace " + path);
     ASSERT_EQ(r.status, 0) << r.err;
     const auto report = nlohmann::json::parse(r.out);
-    std::ifstream in(path);
-    const auto trace = nlohmann::json::parse(in);
+    const auto trace = testing::read_json_file(path);
     int track_pid = -1;
     for (const auto& e : trace["traceEvents"]) {
         if (e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "critical path") {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perfetto_trace.pb.h"
+#include "tests/support/json_file.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -23,8 +24,7 @@ TEST(Pftrace, SameTracksSlicesAndTimesAsTheJsonTrace) {
     const auto r = testing::run_trainsim(run + proto_path);
     ASSERT_EQ(r.status, 0) << r.err;
 
-    std::ifstream json_in(json_path);
-    const nlohmann::json json = nlohmann::json::parse(json_in);
+    const nlohmann::json json = testing::read_json_file(json_path);
     std::ifstream proto_in(proto_path, std::ios::binary);
     perfetto::protos::Trace trace;
     ASSERT_TRUE(trace.ParseFromIstream(&proto_in));

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "sim/report/gzip_stream.h"
+#include "tests/support/json_file.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -70,8 +71,7 @@ nlohmann::json trace_of(const std::string& extra, const std::string& name) {
     const std::string path = ::testing::TempDir() + name;
     const auto r = testing::run_trainsim("run " + k175b + " --trace " + path + " " + extra);
     EXPECT_EQ(r.status, 0) << r.err;
-    std::ifstream in(path);
-    return nlohmann::json::parse(in);
+    return testing::read_json_file(path);
 }
 
 TEST(Trace, RanksKeepOnlyTheirGpus) {
