@@ -206,6 +206,55 @@ TEST(ContextParallelWorkload, AllGatherVariantGathersEveryRanksKeysAndValues) {
     EXPECT_DOUBLE_EQ(gathered.flops, ring.flops);  // the same 1/c share of the causal work
 }
 
+// a2a (Ulysses): Q, K and V go to head shards and the output comes back, three and one all-to-alls of each
+// rank's s/c-token tensors, mirrored in the backward; the kernel runs the whole sequence on a/c heads,
+// the same 1/c of the causal work as the ring, and keeps the same bytes.
+TEST(ContextParallelWorkload, A2aVariantTradesSequenceShardsForHeadShards) {
+    const config::Scenario sc = scenario(4, R"(, "cp_comm_type": "a2a")");
+    const workload::LayerShape x = workload::layer_shape_of(sc);
+    const std::int64_t q_bytes = 2048 * 32 * 128 * 2;  // s/c tokens × 32 heads × 128 channels, bf16
+    const std::int64_t kv_bytes = 2048 * 8 * 128 * 2;  // 8 key/value heads
+    std::map<std::string, std::int64_t> collectives;
+    const workload::OpList forward = workload::layer_forward(x, RecomputeGranularity::None);
+    for (const workload::Op& op : forward) {
+        if (op.group == workload::CommGroup::Context) {
+            EXPECT_EQ(op.collective, cost::CollectiveKind::AllToAll) << op.name;
+            collectives[op.name] = op.collective_bytes.value;
+        }
+    }
+    for (const workload::Op& op : workload::layer_backward(x, RecomputeGranularity::None)) {
+        if (op.group == workload::CommGroup::Context) {
+            collectives[op.name] = op.collective_bytes.value;
+        }
+    }
+    EXPECT_EQ(collectives, (std::map<std::string, std::int64_t>{{"attn.cp_a2a.q", q_bytes},
+                                                                {"attn.cp_a2a.k", kv_bytes},
+                                                                {"attn.cp_a2a.v", kv_bytes},
+                                                                {"attn.cp_a2a.out", q_bytes},
+                                                                {"attn.cp_a2a.dout", q_bytes},
+                                                                {"attn.cp_a2a.dq", q_bytes},
+                                                                {"attn.cp_a2a.dk", kv_bytes},
+                                                                {"attn.cp_a2a.dv", kv_bytes}}));
+    const auto flash = std::find_if(forward.begin(), forward.end(),
+                                    [](const workload::Op& op) { return op.name == "attn.flash"; });
+    ASSERT_NE(flash, forward.end());
+    EXPECT_EQ(flash->gemm.m, 8192);            // the whole sequence
+    EXPECT_EQ(flash->gemm.batch, 2 * 32 / 4);  // two GEMMs' worth on 8 of the 32 heads
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const workload::OpList ring_forward =
+        workload::layer_forward(workload::layer_shape_of(scenario(4)), RecomputeGranularity::None);
+    EXPECT_DOUBLE_EQ(attention_work(forward, cost).flops, attention_work(ring_forward, cost).flops);
+    Bytes ring_saved{0};
+    Bytes a2a_saved{0};
+    for (const workload::Op& op : ring_forward) {
+        ring_saved = ring_saved + op.saved_bytes;
+    }
+    for (const workload::Op& op : forward) {
+        a2a_saved = a2a_saved + op.saved_bytes;
+    }
+    EXPECT_EQ(a2a_saved.value, ring_saved.value);
+}
+
 // The spans of one layer's forward attention on GPU 0, micro-batch 0, by op name.
 std::map<std::string, program::OpSpan> spans_of(const program::IterationProgram& prog,
                                                 const engine::RunResult& run, std::int32_t layer,
@@ -323,6 +372,33 @@ TEST(ContextParallelEngine, AllGatherVariantRunsTheKernelAfterTheGather) {
     const SimTime expected = to_sim_time(cost.collective(
         cost::CollectiveKind::AllGather, Bytes{4 * 2 * 4096 * 8 * 128 * 2}, 4, cost::Scope::IntraNode, 1, 4));
     EXPECT_EQ(gather.end - gather.start, expected);
+}
+
+// a2a: the three all-to-alls run back to back after RoPE, each followed by its reorder copy, and the
+// kernel starts when the last copy is done; the output's trip back follows the kernel. Each all-to-all
+// is priced as one of its rank's bytes over the 4 ranks of one node.
+TEST(ContextParallelEngine, A2aVariantWaitsForItsHeadShards) {
+    const config::Scenario sc =
+        config::parse_scenario(scenario_text(4, R"(, "cp_comm_type": "a2a")", "flash", 16384), "test");
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    const std::map<std::string, program::OpSpan> spans = spans_of(prog, run, 0, program::Phase::Forward);
+    auto at = [&](const std::string& name) { return spans.at(name); };
+    EXPECT_EQ(at("attn.cp_a2a.q").start, at("rope").end);
+    EXPECT_EQ(at("attn.cp_a2a.k").start, at("attn.cp_a2a.q.reorder").end);
+    EXPECT_EQ(at("attn.flash").start, at("attn.cp_a2a.v.reorder").end);
+    EXPECT_EQ(at("attn.cp_a2a.out.reorder").start, at("attn.flash").end);
+    EXPECT_EQ(at("attn.cp_a2a.out").start, at("attn.cp_a2a.out.reorder").end);
+    const auto a2a = [&](std::int64_t bytes) {
+        return to_sim_time(
+            cost.collective(cost::CollectiveKind::AllToAll, Bytes{bytes}, 4, cost::Scope::IntraNode, 1, 4));
+    };
+    const std::int64_t tokens = 16384 / 4;
+    EXPECT_EQ(at("attn.cp_a2a.q").end - at("attn.cp_a2a.q").start, a2a(tokens * 32 * 128 * 2));
+    EXPECT_EQ(at("attn.cp_a2a.k").end - at("attn.cp_a2a.k").start, a2a(tokens * 8 * 128 * 2));
+    EXPECT_EQ(at("attn.flash").end - at("attn.flash").start,
+              to_sim_time(cost.gemm({16384, 16384, 128, 2 * 32 / 4}, cost::GemmClass::FlashForward)));
 }
 
 TEST(ContextParallelEngine, UnfoldedReplicasGiveTheSameIterationTime) {
@@ -474,8 +550,7 @@ TEST(ContextParallelRules, BadCombinationsNameTheKeyAndTheRule) {
     EXPECT_NE(error_of(scenario_text(16, R"(, "cp_comm_type": "a2a")"))
                   .find("requires parallelism.context_parallel_size=16 to divide the 32 query heads and 8"),
               std::string::npos);
-    EXPECT_NE(error_of(scenario_text(2, R"(, "cp_comm_type": "a2a")")).find("is not modelled yet"),
-              std::string::npos);
+    EXPECT_EQ(error_of(scenario_text(2, R"(, "cp_comm_type": "a2a")")), "");  // 32 and 8 heads split in 2
     EXPECT_NE(error_of(scenario_text(2, R"(, "cp_comm_type": "ring")")).find("parallelism.cp_comm_type"),
               std::string::npos);
     // With sequence parallelism each rank's s/c tokens are split again over t.

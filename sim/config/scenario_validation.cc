@@ -260,8 +260,6 @@ void check_context_parallel(const Scenario& s) {
                  " key/value heads per tensor-parallel rank (the all-to-all trades sequence shards for head "
                  "shards)");
         }
-        fail("parallelism.cp_comm_type=\"a2a\" is not modelled yet (the cost model has no all-to-all "
-             "collective); use \"p2p\" or \"all_gather\"");
     }
     if (s.hardware.network_model == NetworkModel::Flow) {
         fail(cp + " is not modelled with hardware.network_model=flow (the flow model has no context-parallel "

@@ -130,6 +130,46 @@ void cp_ring_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, s
     ops.join(returned);
 }
 
+// a2a (DeepSpeed-Ulysses, TE's AttnFuncWithCPAndQKVOA2A): all-to-alls over the c context-parallel ranks
+// trade the sequence shards for head shards, so each rank runs ordinary causal attention on the whole
+// sequence s·c for a/(t·c) heads and then trades the output back. TE sends Q, K and V as three
+// all-to-alls (each rank's buffer: its s/c tokens of the tensor, (c−1)/c of which leave it), and each
+// traded tensor is copied once by an index_select that puts the load-balanced chunks back in sequence
+// order (before the attention) or into chunk order (before the return trip). Nothing overlaps them:
+// the attention waits for its inputs and the output projection for its input.
+void cp_a2a(OpListBuilder& ops, const std::string& name, std::int64_t elements) {
+    ops.sync_collective(name, CollectiveKind::AllToAll, elements * kAct, CommGroup::Context);
+}
+void cp_a2a_reorder(OpListBuilder& ops, const std::string& name, std::int64_t elements) {
+    ops.memory(name, MemoryBoundKind::Generic, 2 * elements * kAct);
+}
+
+void cp_a2a_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch,
+                    Bytes saved) {
+    for (const auto& [tensor, elements] : {std::pair{"q", z.q}, std::pair{"k", z.kv}, std::pair{"v", z.kv}}) {
+        cp_a2a(ops, std::string("attn.cp_a2a.") + tensor, elements);
+        cp_a2a_reorder(ops, std::string("attn.cp_a2a.") + tensor + ".reorder", elements);
+    }
+    // The whole sequence, 1/c of the rank's heads: the same causal work as 1/c of the layer's attention.
+    ops.gemm("attn.flash", {z.s * x.cp, z.s * x.cp, z.d, 2 * batch / x.cp}, saved, GemmClass::FlashForward);
+    cp_a2a_reorder(ops, "attn.cp_a2a.out.reorder", z.q);
+    cp_a2a(ops, "attn.cp_a2a.out", z.q);
+}
+
+// The backward mirrors it: the output gradient goes to the head shards, the FlashAttention backward runs
+// there, and dQ, dK, dV come back to the sequence shards.
+void cp_a2a_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch) {
+    cp_a2a(ops, "attn.cp_a2a.dout", z.q);
+    cp_a2a_reorder(ops, "attn.cp_a2a.dout.reorder", z.q);
+    ops.gemm("attn.flash.bwd", {z.s * x.cp, z.s * x.cp, z.d, 5 * batch / x.cp}, Bytes{0},
+             GemmClass::FlashBackward);
+    for (const auto& [tensor, elements] :
+         {std::pair{"dq", z.q}, std::pair{"dk", z.kv}, std::pair{"dv", z.kv}}) {
+        cp_a2a_reorder(ops, std::string("attn.cp_a2a.") + tensor + ".reorder", elements);
+        cp_a2a(ops, std::string("attn.cp_a2a.") + tensor, elements);
+    }
+}
+
 // Core attention forward: QKᵀ, scale-mask-softmax, dropout, attention over V. `keep_scores` is false
 // under selective recompute, which drops the b·a·s² tensors (Korthikanti §5). With grouped-query
 // attention the g key and value heads are expanded to the a query heads before the batched GEMMs.
@@ -141,16 +181,19 @@ void cp_ring_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, s
 void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, bool keep_scores,
                             bool keep_any) {
     const std::int64_t batch = z.b * z.local_heads;
-    if (x.cp > 1 && (!x.flash_attention || x.cp_comm == config::CpCommType::A2a)) {
-        // validate_scenario refuses both: CP runs inside TE's fused attention, and a2a is not modelled.
-        throw std::invalid_argument(
-            "context parallelism is modelled with FlashAttention and p2p or all_gather");
+    if (x.cp > 1 && !x.flash_attention) {
+        // validate_scenario refuses it: CP runs inside TE's fused attention.
+        throw std::invalid_argument("context parallelism is modelled with FlashAttention");
     }
     if (x.flash_attention) {
         const std::int64_t lse = batch * z.s * kFp32;
         const Bytes saved{(keep_any ? (z.q + 2 * z.kv) * kAct : 0) + (keep_scores ? lse : 0)};
         if (x.cp > 1 && x.cp_comm == config::CpCommType::P2p) {
             cp_ring_forward(ops, x, z, batch, saved);
+            return;
+        }
+        if (x.cp > 1 && x.cp_comm == config::CpCommType::A2a) {
+            cp_a2a_forward(ops, x, z, batch, saved);
             return;
         }
         if (x.cp > 1 && x.cp_comm == config::CpCommType::AllGather) {
@@ -266,6 +309,10 @@ OpList finish(OpListBuilder& ops, const LayerShape& x) {
 void core_attention_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch) {
     if (x.cp > 1 && x.cp_comm == config::CpCommType::P2p) {
         cp_ring_backward(ops, x, z, batch);
+        return;
+    }
+    if (x.cp > 1 && x.cp_comm == config::CpCommType::A2a) {
+        cp_a2a_backward(ops, x, z, batch);
         return;
     }
     if (x.cp > 1 && x.cp_comm == config::CpCommType::AllGather) {
