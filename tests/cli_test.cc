@@ -32,8 +32,9 @@ TEST(Cli, RunJsonHasTheContractKeys) {
          {"peak_memory_bytes", "activation_bytes", "busy_s", "bubble_s", "exposed_comm_s", "recompute_s"}) {
         EXPECT_TRUE(j["stages"][0].contains(key)) << key;
     }
-    for (const char* key : {"compute_s", "recompute_s", "exposed_tp_comm_s", "exposed_pp_comm_s",
-                            "exposed_dp_comm_s", "bubble_s", "optimizer_s"}) {
+    for (const char* key :
+         {"compute_s", "recompute_s", "exposed_tp_comm_s", "exposed_pp_comm_s", "exposed_dp_comm_s",
+          "exposed_cp_comm_s", "exposed_ep_comm_s", "bubble_s", "optimizer_s"}) {
         EXPECT_TRUE(j["breakdown"].contains(key)) << key;
     }
     EXPECT_GT(j["iteration_time_s"].get<double>(), 0.5);

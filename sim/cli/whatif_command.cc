@@ -48,7 +48,8 @@ void write_text(std::ostream& out, const whatif::WhatIf& w) {
                        const report::CriticalPathShares& s = w.critical_path.shares;
                        const double most =
                            std::max({s.compute.value, s.recompute.value, s.optimizer.value, s.host.value,
-                                     s.tp_comm.value, s.pp_comm.value, s.dp_comm.value, s.wait.value});
+                                     s.tp_comm.value, s.pp_comm.value, s.dp_comm.value, s.cp_comm.value,
+                                     s.ep_comm.value, s.wait.value});
                        return w.critical_path.length.value > 0 ? most / w.critical_path.length.value : 0.0;
                    }())
         << " of it; `trainsim run --critical-path` shows the rest)\n\n";

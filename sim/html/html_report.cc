@@ -51,15 +51,23 @@ struct Part {
 
 // The same colours as results/plot_figures.py where the kinds overlap.
 std::vector<Part> breakdown_parts(const report::Breakdown& b) {
-    return {{"compute", "#4C72B0", b.compute.value},
-            {"recompute", "#C44E52", b.recompute.value},
-            {"optimizer", "#937860", b.optimizer.value},
-            {"exposed TP comm", "#8172B3", b.exposed_tp_comm.value},
-            {"exposed PP comm", "#55A868", b.exposed_pp_comm.value},
-            {"exposed DP comm", "#DA8BC3", b.exposed_dp_comm.value},
-            {"bubble", "#BBBBBB", b.bubble.value},
-            {"host", "#CCB974", b.host.value},
-            {"variability", "#64B5CD", b.variability.value}};
+    std::vector<Part> parts{{"compute", "#4C72B0", b.compute.value},
+                            {"recompute", "#C44E52", b.recompute.value},
+                            {"optimizer", "#937860", b.optimizer.value},
+                            {"exposed TP comm", "#8172B3", b.exposed_tp_comm.value},
+                            {"exposed PP comm", "#55A868", b.exposed_pp_comm.value},
+                            {"exposed DP comm", "#DA8BC3", b.exposed_dp_comm.value},
+                            {"bubble", "#BBBBBB", b.bubble.value},
+                            {"host", "#CCB974", b.host.value},
+                            {"variability", "#64B5CD", b.variability.value}};
+    // Only runs with context or expert parallelism have these; the others keep their legend.
+    if (b.exposed_cp_comm.value > 0) {
+        parts.push_back({"exposed CP comm", "#8C613C", b.exposed_cp_comm.value});
+    }
+    if (b.exposed_ep_comm.value > 0) {
+        parts.push_back({"exposed EP comm", "#DD8452", b.exposed_ep_comm.value});
+    }
+    return parts;
 }
 
 // Horizontal stacked bars, one per row label, with a legend below; `scale_max` is the full width.

@@ -58,6 +58,8 @@ std::string explain_win(const RankedLayout& best, const RankedLayout& runner_up)
         {"exposed TP comm", x.exposed_tp_comm.value - y.exposed_tp_comm.value},
         {"exposed PP comm", x.exposed_pp_comm.value - y.exposed_pp_comm.value},
         {"exposed DP comm", x.exposed_dp_comm.value - y.exposed_dp_comm.value},
+        {"exposed CP comm", x.exposed_cp_comm.value - y.exposed_cp_comm.value},
+        {"exposed EP comm", x.exposed_ep_comm.value - y.exposed_ep_comm.value},
         {"bubble", x.bubble.value - y.bubble.value},
         {"optimizer", x.optimizer.value - y.optimizer.value},
         {"host (CPU-bound)", x.host.value - y.host.value},

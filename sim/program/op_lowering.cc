@@ -145,13 +145,16 @@ namespace {
 
 TaskCategory category_of(const Op& op) {
     if (op.kind == OpKind::Collective) {
-        // Context parallelism's KV exchange moves activations within the model-parallel ranks, as
-        // tensor parallelism's collectives do: counted with them (exposed_tp_comm).
-        // The expert dispatch and combine move activations too.
-        return op.group == CommGroup::Tensor || op.group == CommGroup::Context ||
-                       op.group == CommGroup::Expert
-                   ? TaskCategory::TensorComm
-                   : TaskCategory::DataComm;
+        switch (op.group) {
+        case CommGroup::Tensor:
+            return TaskCategory::TensorComm;
+        case CommGroup::Context:
+            return TaskCategory::ContextComm;
+        case CommGroup::Expert:
+            return TaskCategory::ExpertComm;
+        default:  // data parallel, expert data parallel, embedding and gradient-norm reductions
+            return TaskCategory::DataComm;
+        }
     }
     if (op.role == workload::OpRole::Optimizer) {
         return TaskCategory::Optimizer;

@@ -23,6 +23,10 @@ const char* to_string(TaskCategory c) {
         return "dp_comm";
     case TaskCategory::Host:
         return "host";
+    case TaskCategory::ContextComm:
+        return "cp_comm";
+    case TaskCategory::ExpertComm:
+        return "ep_comm";
     }
     return "?";
 }

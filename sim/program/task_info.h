@@ -22,6 +22,8 @@ enum class TaskCategory : std::uint8_t {
     PipelineComm,  // pipeline sends and receives
     DataComm,      // data-parallel, embedding and gradient-norm collectives
     Host,          // the compute stream idle while the CPU launches (after a synchronisation)
+    ContextComm,   // context-parallel exchanges (the KV ring, gathers, Ulysses all-to-alls)
+    ExpertComm,    // expert-parallel token dispatch and combine all-to-alls
 };
 
 enum class Phase : std::uint8_t { Forward, Backward, Iteration };
@@ -29,7 +31,8 @@ enum class Phase : std::uint8_t { Forward, Backward, Iteration };
 [[nodiscard]] const char* to_string(TaskCategory c);
 [[nodiscard]] const char* to_string(Phase p);
 [[nodiscard]] inline bool is_communication(TaskCategory c) {
-    return c == TaskCategory::TensorComm || c == TaskCategory::PipelineComm || c == TaskCategory::DataComm;
+    return c == TaskCategory::TensorComm || c == TaskCategory::PipelineComm || c == TaskCategory::DataComm ||
+           c == TaskCategory::ContextComm || c == TaskCategory::ExpertComm;
 }
 
 /// One engine task in workload terms. A compute task is a segment: consecutive ops of one op list

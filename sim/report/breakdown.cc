@@ -30,7 +30,15 @@ void charge_busy(Breakdown& b, TaskCategory c, Seconds d) {
 
 // What a compute stream waited for during one stretch of idle time: a peer (bubble), or a task of
 // another stream.
-enum class Wait : std::uint8_t { Peer, TensorComm, PipelineComm, DataComm, Recompute };
+enum class Wait : std::uint8_t {
+    Peer,
+    TensorComm,
+    PipelineComm,
+    DataComm,
+    ContextComm,
+    ExpertComm,
+    Recompute
+};
 
 Wait wait_of(TaskCategory c) {
     switch (c) {
@@ -40,6 +48,10 @@ Wait wait_of(TaskCategory c) {
         return Wait::TensorComm;
     case TaskCategory::PipelineComm:
         return Wait::PipelineComm;
+    case TaskCategory::ContextComm:
+        return Wait::ContextComm;
+    case TaskCategory::ExpertComm:
+        return Wait::ExpertComm;
     default:
         return Wait::DataComm;
     }
@@ -58,6 +70,12 @@ void charge_exposed(Breakdown& b, Wait w, Seconds d) {
         break;
     case Wait::DataComm:
         b.exposed_dp_comm += d;
+        break;
+    case Wait::ContextComm:
+        b.exposed_cp_comm += d;
+        break;
+    case Wait::ExpertComm:
+        b.exposed_ep_comm += d;
         break;
     case Wait::Peer:  // no transfer: charge_gap counts the bubble as what the transfers leave of the gap
         break;
@@ -87,6 +105,8 @@ void charge_hidden(HiddenRecompute& h, const IdleSpan& span, SimTime a, SimTime 
     case Wait::Recompute:  // the compute stream waited for this recomputation: exposed, not hidden
         return;
     case Wait::TensorComm:
+    case Wait::ContextComm:
+    case Wait::ExpertComm:
         h.tensor_parallel += to_seconds(b - a);
         return;
     case Wait::DataComm:

@@ -25,13 +25,19 @@ Seconds& share_of(CriticalPathShares& s, program::TaskCategory c) {
         return s.dp_comm;
     case program::TaskCategory::Host:
         return s.host;
+    case program::TaskCategory::ContextComm:
+        return s.cp_comm;
+    case program::TaskCategory::ExpertComm:
+        return s.ep_comm;
     }
     return s.compute;
 }
 
 std::vector<std::pair<std::string, Seconds>> named_shares(const CriticalPathShares& s) {
-    return {{"compute", s.compute}, {"recompute", s.recompute}, {"optimizer", s.optimizer}, {"host", s.host},
-            {"tp_comm", s.tp_comm}, {"pp_comm", s.pp_comm},     {"dp_comm", s.dp_comm},     {"wait", s.wait}};
+    return {{"compute", s.compute}, {"recompute", s.recompute}, {"optimizer", s.optimizer},
+            {"host", s.host},       {"tp_comm", s.tp_comm},     {"pp_comm", s.pp_comm},
+            {"dp_comm", s.dp_comm}, {"cp_comm", s.cp_comm},     {"ep_comm", s.ep_comm},
+            {"wait", s.wait}};
 }
 
 std::string fmt(const char* format, double v) {
@@ -138,6 +144,9 @@ void write_text(std::ostream& out, const CriticalPath& path, std::size_t max_seg
     out << "critical path: " << fmt("%.4f s", total) << " over " << path.tasks << " tasks, "
         << path.gpus.size() << " GPU(s); biggest share: " << path.biggest_share() << "\n";
     for (const auto& [name, time] : named_shares(path.shares)) {
+        if ((name == "cp_comm" || name == "ep_comm") && time.value == 0.0) {
+            continue;  // only runs with context or expert parallelism have them
+        }
         out << "    " << name << std::string(12 - name.size(), ' ') << fmt("%12.3f ms", time.value * 1e3)
             << fmt("  %5.1f %%", total > 0 ? 100.0 * time.value / total : 0.0) << "\n";
     }

@@ -19,10 +19,11 @@ namespace trainsim::report {
 /// Time on the critical path by what it was spent on. Adds up to the path's length (the makespan).
 struct CriticalPathShares {
     Seconds compute, recompute, optimizer, host;
-    Seconds tp_comm, pp_comm, dp_comm;
+    Seconds tp_comm, pp_comm, dp_comm, cp_comm, ep_comm;
     Seconds wait;  // between a predecessor's end and the next task's start: bubble, or preemption
     [[nodiscard]] Seconds total() const {
-        return compute + recompute + optimizer + host + tp_comm + pp_comm + dp_comm + wait;
+        return compute + recompute + optimizer + host + tp_comm + pp_comm + dp_comm + cp_comm + ep_comm +
+               wait;
     }
 };
 

@@ -22,6 +22,8 @@ Breakdown mean_of(const std::vector<StageReport>& stages) {
         m.exposed_tp_comm += s.time.exposed_tp_comm * (1.0 / n);
         m.exposed_pp_comm += s.time.exposed_pp_comm * (1.0 / n);
         m.exposed_dp_comm += s.time.exposed_dp_comm * (1.0 / n);
+        m.exposed_cp_comm += s.time.exposed_cp_comm * (1.0 / n);
+        m.exposed_ep_comm += s.time.exposed_ep_comm * (1.0 / n);
         m.bubble += s.time.bubble * (1.0 / n);
         m.host += s.time.host * (1.0 / n);
         m.variability += s.time.variability * (1.0 / n);
@@ -48,6 +50,8 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     r.iteration_time = to_seconds(run.makespan);
     r.num_gpus = sc.num_gpus();
     r.simulated_gpus = static_cast<std::int64_t>(prog.gpus.size());
+    r.has_context_parallel = sc.parallelism.context_parallel_size > 1;
+    r.has_expert_parallel = sc.parallelism.expert_model_parallel_size > 1;
 
     r.num_microbatches = sc.num_microbatches();
     r.events = run.events;

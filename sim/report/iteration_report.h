@@ -10,8 +10,8 @@
 #include "sim/cost/cost_model.h"
 #include "sim/engine/simulator.h"
 #include "sim/program/iteration_program.h"
-#include "sim/report/network_report.h"
 #include "sim/report/fp8_time.h"
+#include "sim/report/network_report.h"
 
 namespace trainsim::report {
 
@@ -19,7 +19,7 @@ namespace trainsim::report {
 /// Pipeline waits (bubble and exposed pipeline transfers) are split by the GPU's schedule phase: before
 /// its first backward (warm-up), after its last forward (cool-down), or in between (steady state).
 struct HiddenRecompute {
-    Seconds tensor_parallel;  // waiting on a tensor-parallel collective
+    Seconds tensor_parallel;  // waiting on a model-parallel collective (tensor, context or expert parallel)
     Seconds data_parallel;    // waiting on a data-parallel reduction (or embedding / gradient-norm one)
     Seconds pipeline_warmup, pipeline_steady, pipeline_cooldown;
     [[nodiscard]] Seconds total() const {
@@ -32,7 +32,9 @@ struct HiddenRecompute {
 struct Breakdown {
     Seconds compute, recompute, optimizer;
     Seconds exposed_tp_comm, exposed_pp_comm, exposed_dp_comm;
-    Seconds bubble;  // waiting for another stage's work (pipeline fill/drain, stragglers)
+    Seconds exposed_cp_comm;  // context parallelism's exchanges (counted with TP before they had a line)
+    Seconds exposed_ep_comm;  // the MoE token dispatch and combine
+    Seconds bubble;           // waiting for another stage's work (pipeline fill/drain, stragglers)
     /// The compute stream idle while the CPU launched the next kernels after a synchronisation
     /// (parallelism.batch_p2p_sync with the profile's host costs).
     Seconds host;
@@ -43,7 +45,9 @@ struct Breakdown {
     /// is not part of total(). `recompute` holds what stayed exposed (inline, or waited for).
     Seconds hidden_recompute;
     HiddenRecompute hidden_in;  // hidden_recompute by the wait it filled; adds up to hidden_recompute
-    [[nodiscard]] Seconds exposed_comm() const { return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm; }
+    [[nodiscard]] Seconds exposed_comm() const {
+        return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm + exposed_cp_comm + exposed_ep_comm;
+    }
     [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer + variability; }
     [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble + host; }
 };
@@ -80,6 +84,9 @@ struct IterationReport {
     Bytes memory_visible_bytes{0};
     Bytes memory_reserved_bytes{0};
     bool fits_in_memory = true;
+    // Whether the text report gives context- and expert-parallel communication their own lines.
+    bool has_context_parallel = false;
+    bool has_expert_parallel = false;
     std::vector<StageReport> stages;
     Breakdown breakdown;  // mean over pipeline stages
     std::int64_t num_gpus = 0;

@@ -12,6 +12,8 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     j["exposed_tp_comm_s"] = b.exposed_tp_comm.value;
     j["exposed_pp_comm_s"] = b.exposed_pp_comm.value;
     j["exposed_dp_comm_s"] = b.exposed_dp_comm.value;
+    j["exposed_cp_comm_s"] = b.exposed_cp_comm.value;
+    j["exposed_ep_comm_s"] = b.exposed_ep_comm.value;
     j["bubble_s"] = b.bubble.value;
     j["optimizer_s"] = b.optimizer.value;
     j["host_s"] = b.host.value;
@@ -96,15 +98,17 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     if (r.network.model == "flow") {
         nlohmann::ordered_json links = nlohmann::ordered_json::array();
         for (const LinkUse& l : r.network.busiest_links) {
-            links.push_back({{"link", l.link}, {"utilization", l.utilization}, {"carried_bytes", l.carried_bytes}});
+            links.push_back(
+                {{"link", l.link}, {"utilization", l.utilization}, {"carried_bytes", l.carried_bytes}});
         }
         j["network"] = {{"model", r.network.model},
                         {"contention_s", r.network.contention().value},
                         {"contention_tp_s", r.network.contention_tp.value},
                         {"contention_pp_s", r.network.contention_pp.value},
                         {"contention_dp_s", r.network.contention_dp.value},
-                        {"contention_note", "communication time beyond each transfer's time alone on the network, "
-                                            "per simulated GPU (mean); the breakdown says how much was exposed"},
+                        {"contention_note",
+                         "communication time beyond each transfer's time alone on the network, "
+                         "per simulated GPU (mean); the breakdown says how much was exposed"},
                         {"busiest_links", links}};
     }
     j["events"] = r.events;

@@ -76,6 +76,12 @@ void write_text(std::ostream& out, const IterationReport& r) {
     breakdown_line(out, "exposed TP comm", b.exposed_tp_comm, total);
     breakdown_line(out, "exposed PP comm", b.exposed_pp_comm, total);
     breakdown_line(out, "exposed DP comm", b.exposed_dp_comm, total);
+    if (r.has_context_parallel) {
+        breakdown_line(out, "exposed CP comm", b.exposed_cp_comm, total);
+    }
+    if (r.has_expert_parallel) {
+        breakdown_line(out, "exposed EP comm", b.exposed_ep_comm, total);
+    }
     breakdown_line(out, "pipeline bubble", b.bubble, total);
     breakdown_line(out, "optimizer", b.optimizer, total);
     if (b.host.value != 0.0) {
@@ -151,7 +157,8 @@ void write_csv(std::ostream& out, const IterationReport& r) {
     out << "name,profile,schedule,num_gpus,num_microbatches,iteration_time_s,mfu,hfu,tflops_per_gpu,tokens_"
            "per_s,"
            "peak_memory_bytes,fits_in_memory,compute_s,recompute_s,exposed_tp_comm_s,exposed_pp_comm_s,"
-           "exposed_dp_comm_s,bubble_s,optimizer_s,host_s,variability_s\n";
+           "exposed_dp_comm_s,bubble_s,optimizer_s,host_s,variability_s,"
+           "exposed_cp_comm_s,exposed_ep_comm_s\n";
     const Breakdown& b = r.breakdown;
     out << r.name << "," << r.profile << "," << r.schedule << "," << r.num_gpus << "," << r.num_microbatches
         << "," << fmt("%.9g", r.iteration_time.value) << "," << fmt("%.6g", r.mfu) << ","
@@ -161,7 +168,8 @@ void write_csv(std::ostream& out, const IterationReport& r) {
         << fmt("%.9g", b.exposed_tp_comm.value) << "," << fmt("%.9g", b.exposed_pp_comm.value) << ","
         << fmt("%.9g", b.exposed_dp_comm.value) << "," << fmt("%.9g", b.bubble.value) << ","
         << fmt("%.9g", b.optimizer.value) << "," << fmt("%.9g", b.host.value) << ","
-        << fmt("%.9g", b.variability.value) << "\n";
+        << fmt("%.9g", b.variability.value) << "," << fmt("%.9g", b.exposed_cp_comm.value) << ","
+        << fmt("%.9g", b.exposed_ep_comm.value) << "\n";
 }
 
 void write_csv(std::ostream& out, const LayerReport& r) {
