@@ -253,6 +253,48 @@ TEST(MoeLoadSkew, TwiceTheMeanOnOneExpertDoublesTheExpertPhase) {
     }
 }
 
+// Token dropping (Megatron-Core's topk_softmax_with_capacity): each rank keeps at most
+// C = ⌈T·k/E · factor⌉ of its tokens per expert. Here T·k/E = 1024·2/16 = 128 per rank and expert, and
+// EP 4 puts L = 4 experts on a rank, which receives R = 2048 copies when balanced.
+std::int64_t expert_rows(const std::string& extra) {
+    for (const Op& op : workload::layer_forward(workload::layer_shape_of(scenario(4, 4, extra)),
+                                                RecomputeGranularity::None)) {
+        if (op.name == "experts.fc1") {
+            return op.gemm.m * op.gemm.batch;
+        }
+    }
+    return -1;
+}
+
+TEST(MoeCapacity, DroppingCapsTheBusiestExpertAndPaddingFillsEveryOne) {
+    // Factor 1: the busiest expert's 2× share is cut to C = 128 per rank: balanced work, 2048 rows.
+    EXPECT_EQ(expert_rows(R"(, "moe_load_skew": 2, "moe_expert_capacity_factor": 1.0)"), 2048);
+    // Factor 1.5: C = 192, the busiest keeps 1.5× its share: 2048/4·(3 + 1.5) = 2304.
+    EXPECT_EQ(expert_rows(R"(, "moe_load_skew": 2, "moe_expert_capacity_factor": 1.5)"), 2304);
+    // Factor 0.5 drops half of every expert's tokens even when balanced.
+    EXPECT_EQ(expert_rows(R"(, "moe_expert_capacity_factor": 0.5)"), 1024);
+    // Padded to C = ⌈128 · 1.1⌉ = 141 per rank and expert: 4 experts · 4 ranks · 141 = 2256 rows.
+    const std::string padded =
+        R"(, "moe_expert_capacity_factor": 1.1, "moe_pad_expert_input_to_capacity": true)";
+    EXPECT_EQ(expert_rows(padded), 2256);
+    for (const Op& op : workload::layer_forward(workload::layer_shape_of(scenario(4, 4, padded)),
+                                                RecomputeGranularity::None)) {
+        if (op.name == "moe.dispatch.alltoall") {
+            EXPECT_EQ(op.collective_bytes.value, 2256 * 1024 * 2);  // the rows of h bf16 elements
+        }
+    }
+    // Without a factor the padding has nothing to pad to: refused, naming both keys.
+    try {
+        (void)scenario(4, 4, R"(, "moe_pad_expert_input_to_capacity": true)");
+        ADD_FAILURE() << "padding without a capacity factor was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("model.moe_pad_expert_input_to_capacity=true requires "
+                                             "model.moe_expert_capacity_factor"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
 TEST(MoeLayer, SharedExpertIsATensorParallelMlpAfterTheRoutedOnes) {
     // TP 2 with SP, EP 2 (etp 1 · ep 2 divides t·d = 4), a shared expert of 2048: each rank gathers the
     // s·b tokens, runs fc1 (2·1024 wide: gated, 2048/2 per rank) and fc2, and reduce-scatters.

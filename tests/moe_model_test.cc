@@ -284,7 +284,7 @@ void expect_refused(const config::Scenario& sc, const std::string& message) {
 }
 
 TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
-    // moe_layer.h models the alltoall dispatcher, dropless, ETP 1, all layers MoE, no shared expert:
+    // moe_layer.h models the alltoall dispatcher, ETP 1, all layers MoE:
     // anything else is refused with the key, not simulated as if it were modelled.
     const std::string a2a = R"(, "moe_token_dispatcher_type": "alltoall")";
     expect_refused(preset("mixtral-8x7b"), "model.moe_token_dispatcher_type: \"allgather\"");
@@ -295,8 +295,9 @@ TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
                                a2a;
     expect_refused(scenario(routed + R"(, "moe_layer_freq": [0, 1, 1, 1])"),
                    "model.moe_layer_freq: a mix of dense and MoE layers");
-    expect_refused(scenario(routed + R"(, "moe_expert_capacity_factor": 1.0)"),
-                   "model.moe_expert_capacity_factor: token dropping");
+    EXPECT_DOUBLE_EQ(
+        layer_shape_of(scenario(routed + R"(, "moe_expert_capacity_factor": 1.0)")).capacity_factor,
+        1.0);  // token dropping is modelled (moe_layer_test.cc, MoeCapacity)
     expect_refused(scenario(routed, R"(, "tensor_model_parallel_size": 2, "sequence_parallel": true)"),
                    "parallelism.expert_tensor_parallel_size: expert tensor parallelism above 1");
     EXPECT_EQ(layer_shape_of(scenario(routed)).experts, 8);

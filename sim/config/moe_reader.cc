@@ -12,12 +12,13 @@ namespace trainsim::config {
 
 namespace {
 
-constexpr std::array<std::string_view, 8> kMoeKeys{"moe_router_topk",
+constexpr std::array<std::string_view, 9> kMoeKeys{"moe_router_topk",
                                                    "moe_ffn_hidden_size",
                                                    "moe_shared_expert_intermediate_size",
                                                    "moe_layer_freq",
                                                    "moe_token_dispatcher_type",
                                                    "moe_expert_capacity_factor",
+                                                   "moe_pad_expert_input_to_capacity",
                                                    "moe_grouped_gemm",
                                                    "moe_load_skew"};
 
@@ -101,6 +102,12 @@ std::optional<MoeConfig> read_moe(const SectionReader& r, const ModelPreset* pre
                              ": expected a number > 0, or null for dropless, got " + describe_json(*cf));
         }
         moe.expert_capacity_factor = cf->get<double>();
+    }
+    moe.pad_expert_input_to_capacity = r.boolean("moe_pad_expert_input_to_capacity", false);
+    if (moe.pad_expert_input_to_capacity && !moe.expert_capacity_factor) {
+        // Megatron ignores the padding without a capacity; a scenario that sets it means something else.
+        throw InputError(r.path("moe_pad_expert_input_to_capacity") + "=true requires " +
+                         r.path("moe_expert_capacity_factor") + " (a capacity to pad to)");
     }
     moe.grouped_gemm = r.boolean("moe_grouped_gemm", false);
     if (const Json* skew = r.value("moe_load_skew"); skew != nullptr) {

@@ -32,6 +32,8 @@ struct MoeConfig {
     MoeTokenDispatcher token_dispatcher = MoeTokenDispatcher::AllGather;  // Megatron's default
     /// Token-dropping capacity (moe_expert_capacity_factor); absent: dropless.
     std::optional<double> expert_capacity_factor;
+    /// moe_pad_expert_input_to_capacity: every expert's input padded to its capacity (needs a factor).
+    bool pad_expert_input_to_capacity = false;
     bool grouped_gemm = false;
     /// Router load imbalance (moe_load_skew, trainsim's own key): the busiest expert receives this
     /// many times the mean tokens; 1: balanced, as published benchmarks force it. At most E / k (the

@@ -37,8 +37,10 @@ struct LayerShape {
     std::int64_t topk = 0;
     std::int64_t moe_ffn = 0;
     std::int64_t ep = 1;
-    std::int64_t shared_ffn = 0;  // the shared expert's MLP width (0: none), split over the t ranks
-    double load_skew = 1.0;       // the busiest expert's tokens over the mean (moe_load_skew)
+    std::int64_t shared_ffn = 0;   // the shared expert's MLP width (0: none), split over the t ranks
+    double load_skew = 1.0;        // the busiest expert's tokens over the mean (moe_load_skew)
+    double capacity_factor = 0.0;  // moe_expert_capacity_factor; 0: dropless
+    bool pad_to_capacity = false;  // moe_pad_expert_input_to_capacity
 
     [[nodiscard]] bool moe() const { return experts > 0; }
 

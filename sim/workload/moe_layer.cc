@@ -1,5 +1,6 @@
 #include "sim/workload/moe_layer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -38,7 +39,19 @@ MoeSizes moe_sizes(const LayerShape& x) {
     // experts their fair share (what it takes comes from experts elsewhere): R/L·(L−1+skew). The combine
     // waits for that rank, so every rank pays its grouped GEMMs, run as one batched GEMM of that work.
     const double l = static_cast<double>(z.L);
-    z.R_max = static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * (l - 1.0 + x.load_skew) / l));
+    double busiest = x.load_skew;  // the busiest expert's tokens over the mean
+    double others = 1.0;           // the other local experts'
+    if (x.capacity_factor > 0.0) {
+        // Megatron-Core's router (topk_softmax_with_capacity) keeps at most C = ⌈T·k/E · factor⌉ of a
+        // rank's tokens per expert and drops the rest; with padding every expert gets exactly C from
+        // each rank. In units of the mean T·k/E:
+        const double mean = static_cast<double>(z.R) / static_cast<double>(x.experts);
+        const double capacity = std::ceil(mean * x.capacity_factor) / mean;
+        busiest = x.pad_to_capacity ? capacity : std::min(busiest, capacity);
+        others = x.pad_to_capacity ? capacity : std::min(others, capacity);
+    }
+    z.R_max =
+        static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * ((l - 1.0) * others + busiest) / l));
     z.rows = (z.R_max + z.L - 1) / z.L;
     z.n = x.experts;
     z.f = x.moe_ffn;

@@ -11,10 +11,10 @@ namespace {
 void refuse_unmodelled_moe(const config::Scenario& sc) {
     const config::MoeConfig& moe = *sc.model.moe;
     const auto refuse = [](const std::string& key, const std::string& what) {
-        throw InputError(
-            key + ": " + what + " is not simulated yet (mixture-of-experts layers are modelled " +
-            "with the alltoall dispatcher, dropless, expert_tensor_parallel_size 1, every layer " +
-            "MoE, BF16, the analytical network)");
+        throw InputError(key + ": " + what +
+                         " is not simulated yet (mixture-of-experts layers are modelled " +
+                         "with the alltoall dispatcher, expert_tensor_parallel_size 1, every layer " +
+                         "MoE, BF16, the analytical network)");
     };
     for (const bool is_moe : moe.layer_is_moe) {
         if (!is_moe) {
@@ -23,9 +23,6 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     }
     if (moe.token_dispatcher != config::MoeTokenDispatcher::AllToAll) {
         refuse("model.moe_token_dispatcher_type", "\"allgather\" (set \"alltoall\")");
-    }
-    if (moe.expert_capacity_factor) {
-        refuse("model.moe_expert_capacity_factor", "token dropping");
     }
     if (sc.model.add_bias_linear) {
         refuse("model.add_bias_linear", "experts with biases");
@@ -93,6 +90,8 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
         x.moe_ffn = sc.model.moe->ffn_hidden_size;
         x.ep = sc.parallelism.expert_model_parallel_size;
         x.load_skew = sc.model.moe->load_skew;
+        x.capacity_factor = sc.model.moe->expert_capacity_factor.value_or(0.0);
+        x.pad_to_capacity = sc.model.moe->pad_expert_input_to_capacity;
         x.shared_ffn = sc.model.moe->shared_expert_intermediate_size;
     }
     return x;
