@@ -230,6 +230,9 @@ enum class VariabilityMode { Off, Expected, Sampled };
 struct VariabilityConfig {
     VariabilityMode mode = VariabilityMode::Off;
     std::int64_t seed = 1;
+    /// Sampled mode only: each kernel launch also takes its own seeded factor around 1 (run-to-run
+    /// jitter, the profile's variability.kernel_jitter_stddev), on top of its GPU's slowdown.
+    bool kernel_jitter = false;
 };
 
 enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst, ZbH1, ZbH2, ZbV, DualPipeV };

@@ -197,6 +197,7 @@ VariabilityConfig read_variability(const Json& document) {
     VariabilityConfig v;
     v.mode = r.enumeration("mode", kVariabilityModeNames, /*nullable=*/false).value_or(VariabilityMode::Off);
     v.seed = r.positive_integer("seed").value_or(1);
+    v.kernel_jitter = r.boolean("kernel_jitter", VariabilityConfig{}.kernel_jitter);
     return v;
 }
 

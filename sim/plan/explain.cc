@@ -62,6 +62,7 @@ std::string explain_win(const RankedLayout& best, const RankedLayout& runner_up)
         {"optimizer", x.optimizer.value - y.optimizer.value},
         {"host (CPU-bound)", x.host.value - y.host.value},
         {"GPU variability", x.variability.value - y.variability.value},
+        {"kernel jitter", x.kernel_jitter.value - y.kernel_jitter.value},
     };
     std::stable_sort(parts.begin(), parts.end(),
                      [](const auto& a, const auto& b) { return std::fabs(a.second) > std::fabs(b.second); });

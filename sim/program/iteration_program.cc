@@ -150,6 +150,14 @@ public:
                 "variability.mode=expected: every simulated GPU stands for itself (no fold), "
                 "so none is slowed; use variability.mode=sampled with --fold none");
         }
+        if (sc_.variability.kernel_jitter &&
+            ((fold_.tensor && sc_.parallelism.tensor_model_parallel_size > 1) ||
+             (fold_.data && sc_.parallelism.data_parallel_size > 1) ||
+             sc_.parallelism.context_parallel_size > 1)) {
+            out_.warnings.push_back(
+                "variability.kernel_jitter: a folded GPU draws one GPU's kernel jitter for all it stands "
+                "for, so the waits for the slowest of its peers are not seen; use --fold none");
+        }
         return std::move(out_);
     }
 
@@ -166,6 +174,12 @@ private:
             throw InputError("variability.mode=" + std::string(config::to_string(sc_.variability.mode)) +
                              " needs the variability section of profile " + profile.name +
                              " (gpu_slowdown_stddev; scenarios/hardware/README.md)");
+        }
+        if (sc_.variability.kernel_jitter &&
+            (!profile.variability || !profile.variability->kernel_jitter_stddev)) {
+            throw InputError(
+                "variability.kernel_jitter=true needs variability.kernel_jitter_stddev in profile " +
+                profile.name + " (scenarios/hardware/README.md)");
         }
     }
 
@@ -190,6 +204,9 @@ private:
             slowdown = compute_slowdown(sc_.variability, profile.variability->gpu_slowdown_stddev, layout_,
                                         fold_, at);
             low.set_compute_slowdown(slowdown, sc_.variability.mode != config::VariabilityMode::Sampled);
+            if (sc_.variability.kernel_jitter) {
+                low.set_kernel_jitter(*profile.variability->kernel_jitter_stddev, sc_.variability.seed);
+            }
         }
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), -1, slowdown});
         const std::int64_t virtual_stages = p_ * v_;

@@ -236,6 +236,18 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         // engine tick (a rounding residue otherwise shows as hidden recompute where there is none).
         const Seconds hidden = to_seconds(background[g]) - waited;
         out[g].hidden_recompute = hidden.value < 1e-9 ? Seconds{0.0} : hidden;
+        // Kernel jitter added a known net time to the kernels: taken out of each kind in proportion.
+        if (const SimTime jitter = prog.gpus[g].kernel_jitter; jitter != 0) {
+            Breakdown& b = out[g];
+            const Seconds kernels = b.compute + b.recompute + b.optimizer;
+            if (kernels.value > 0.0) {
+                const double share = to_seconds(jitter).value / kernels.value;
+                b.kernel_jitter = kernels * share;
+                b.compute = b.compute * (1.0 - share);
+                b.recompute = b.recompute * (1.0 - share);
+                b.optimizer = b.optimizer * (1.0 - share);
+            }
+        }
         // Kernels ran f times their price: 1 − 1/f of their time is the slowdown (negative for a GPU
         // faster than the median).
         const double f = prog.gpus[g].compute_slowdown;

@@ -10,8 +10,8 @@
 #include "sim/cost/cost_model.h"
 #include "sim/engine/simulator.h"
 #include "sim/program/iteration_program.h"
-#include "sim/report/network_report.h"
 #include "sim/report/fp8_time.h"
+#include "sim/report/network_report.h"
 
 namespace trainsim::report {
 
@@ -39,12 +39,18 @@ struct Breakdown {
     /// The part of this GPU's kernel time that is its slowdown from variability.mode (its kernels ran
     /// compute_slowdown times their price); taken out of compute, recompute and optimizer.
     Seconds variability;
+    /// What per-launch kernel jitter (variability.kernel_jitter) added to this GPU's kernel time, net
+    /// (negative when its draws came out fast on the whole); taken out of compute, recompute and
+    /// optimizer. The waits it causes on other GPUs are in their bubble and exposed communication.
+    Seconds kernel_jitter;
     /// Overlapped recomputation that ran while the compute stream waited anyway: it costs no time and
     /// is not part of total(). `recompute` holds what stayed exposed (inline, or waited for).
     Seconds hidden_recompute;
     HiddenRecompute hidden_in;  // hidden_recompute by the wait it filled; adds up to hidden_recompute
     [[nodiscard]] Seconds exposed_comm() const { return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm; }
-    [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer + variability; }
+    [[nodiscard]] Seconds busy() const {
+        return compute + recompute + optimizer + variability + kernel_jitter;
+    }
     [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble + host; }
 };
 
@@ -92,6 +98,9 @@ struct IterationReport {
     std::string recompute_scheduler;
     std::int64_t recompute_plans_simulated = 0;
     Seconds recompute_search_time;
+    /// With variability.kernel_jitter: this iteration's time minus the same run's without the jitter
+    /// (same seed, same per-GPU slowdowns), i.e. what this seed's kernel jitter cost the iteration.
+    std::optional<Seconds> kernel_jitter_cost;
     NetworkReport network;
     std::vector<std::string> warnings;
 };

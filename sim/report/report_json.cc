@@ -16,6 +16,7 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     j["optimizer_s"] = b.optimizer.value;
     j["host_s"] = b.host.value;
     j["variability_s"] = b.variability.value;
+    j["kernel_jitter_s"] = b.kernel_jitter.value;
     return j;
 }
 
@@ -35,6 +36,9 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     j["profile"] = r.profile;
     j["schedule"] = r.schedule;
     j["iteration_time_s"] = r.iteration_time.value;
+    if (r.kernel_jitter_cost) {
+        j["kernel_jitter_cost_s"] = r.kernel_jitter_cost->value;
+    }
     j["mfu"] = r.mfu;
     j["hfu"] = r.hfu;
     j["precision"] = r.precision;
@@ -96,15 +100,17 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     if (r.network.model == "flow") {
         nlohmann::ordered_json links = nlohmann::ordered_json::array();
         for (const LinkUse& l : r.network.busiest_links) {
-            links.push_back({{"link", l.link}, {"utilization", l.utilization}, {"carried_bytes", l.carried_bytes}});
+            links.push_back(
+                {{"link", l.link}, {"utilization", l.utilization}, {"carried_bytes", l.carried_bytes}});
         }
         j["network"] = {{"model", r.network.model},
                         {"contention_s", r.network.contention().value},
                         {"contention_tp_s", r.network.contention_tp.value},
                         {"contention_pp_s", r.network.contention_pp.value},
                         {"contention_dp_s", r.network.contention_dp.value},
-                        {"contention_note", "communication time beyond each transfer's time alone on the network, "
-                                            "per simulated GPU (mean); the breakdown says how much was exposed"},
+                        {"contention_note",
+                         "communication time beyond each transfer's time alone on the network, "
+                         "per simulated GPU (mean); the breakdown says how much was exposed"},
                         {"busiest_links", links}};
     }
     j["events"] = r.events;

@@ -35,6 +35,10 @@ void write_text(std::ostream& out, const IterationReport& r) {
     out << "  GPUs " << r.num_gpus << " (simulated " << r.simulated_gpus << "), micro-batches per pipeline "
         << r.num_microbatches << "\n";
     out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
+    if (r.kernel_jitter_cost) {
+        out << "  kernel jitter    " << fmt("%+.4f s", r.kernel_jitter_cost->value)
+            << "   (this iteration minus the same run without per-launch jitter)\n";
+    }
     out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, "
         << r.model_flops_convention << ")\n";
     if (r.mfu_fp8_peak > 0.0) {
@@ -83,6 +87,9 @@ void write_text(std::ostream& out, const IterationReport& r) {
     }
     if (b.variability.value != 0.0) {
         breakdown_line(out, "GPU variability", b.variability, total);
+    }
+    if (b.kernel_jitter.value != 0.0) {
+        breakdown_line(out, "kernel jitter", b.kernel_jitter, total);
     }
     if (b.hidden_recompute.value > 0) {
         out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute)
