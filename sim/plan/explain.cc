@@ -60,6 +60,8 @@ std::string explain_win(const RankedLayout& best, const RankedLayout& runner_up)
         {"exposed DP comm", x.exposed_dp_comm.value - y.exposed_dp_comm.value},
         {"bubble", x.bubble.value - y.bubble.value},
         {"optimizer", x.optimizer.value - y.optimizer.value},
+        {"param copy", x.param_copy.value - y.param_copy.value},
+        {"grad zeroing", x.grad_zeroing.value - y.grad_zeroing.value},
         {"host (CPU-bound)", x.host.value - y.host.value},
         {"GPU variability", x.variability.value - y.variability.value},
         {"kernel jitter", x.kernel_jitter.value - y.kernel_jitter.value},

@@ -209,6 +209,20 @@ private:
             }
         }
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), -1, slowdown});
+        if (sc_.training.zero_grad_buffer) {
+            // One list per stage, as its parameter count differs between stages. Under FSDP a rank's
+            // buffer holds its 1/(d·c) shard of the layers' gradients.
+            auto [zero, added] = zero_grad_buffer_.try_emplace(at.pp, nullptr);
+            if (added) {
+                const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
+                const std::int64_t held =
+                    fsdp_ ? params.total() - params.transformer +
+                                params.transformer / sc_.parallelism.data_parallel_size_with_cp()
+                          : params.total();
+                zero->second = own(workload::gradient_buffer_zeroing(held));
+            }
+            low.lower(*zero->second, StepContext{-1, -1, -1, Phase::Iteration});
+        }
         const std::int64_t virtual_stages = p_ * v_;
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
@@ -658,6 +672,7 @@ private:
     RendezvousTable rendezvous_;
     std::unique_ptr<NetworkFlows> network_;                   // hardware.network_model=flow
     std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
+    std::map<std::int64_t, const OpList*> zero_grad_buffer_;  // by pipeline rank (training.zero_grad_buffer)
     std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
     std::int64_t layer_parameters_ = 0;
     bool fsdp_ = false;  // optim_grads_params with d > 1

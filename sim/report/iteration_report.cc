@@ -19,6 +19,8 @@ Breakdown mean_of(const std::vector<StageReport>& stages) {
         m.compute += s.time.compute * (1.0 / n);
         m.recompute += s.time.recompute * (1.0 / n);
         m.optimizer += s.time.optimizer * (1.0 / n);
+        m.param_copy += s.time.param_copy * (1.0 / n);
+        m.grad_zeroing += s.time.grad_zeroing * (1.0 / n);
         m.exposed_tp_comm += s.time.exposed_tp_comm * (1.0 / n);
         m.exposed_pp_comm += s.time.exposed_pp_comm * (1.0 / n);
         m.exposed_dp_comm += s.time.exposed_dp_comm * (1.0 / n);

@@ -36,6 +36,10 @@ struct Breakdown {
     /// The compute stream idle while the CPU launched the next kernels after a synchronisation
     /// (parallelism.batch_p2p_sync with the profile's host costs).
     Seconds host;
+    /// The optimizer's extra memory passes, out of `optimizer`: the fp32 → 16-bit parameter copy after
+    /// the step (training.optimizer_param_copy) and the gradient buffer's memset at the start of the
+    /// iteration (training.zero_grad_buffer).
+    Seconds param_copy, grad_zeroing;
     /// The part of this GPU's kernel time that is its slowdown from variability.mode (its kernels ran
     /// compute_slowdown times their price); taken out of compute, recompute and optimizer.
     Seconds variability;
@@ -49,7 +53,7 @@ struct Breakdown {
     HiddenRecompute hidden_in;  // hidden_recompute by the wait it filled; adds up to hidden_recompute
     [[nodiscard]] Seconds exposed_comm() const { return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm; }
     [[nodiscard]] Seconds busy() const {
-        return compute + recompute + optimizer + variability + kernel_jitter;
+        return compute + recompute + optimizer + param_copy + grad_zeroing + variability + kernel_jitter;
     }
     [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble + host; }
 };

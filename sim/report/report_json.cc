@@ -14,6 +14,8 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     j["exposed_dp_comm_s"] = b.exposed_dp_comm.value;
     j["bubble_s"] = b.bubble.value;
     j["optimizer_s"] = b.optimizer.value;
+    j["param_copy_s"] = b.param_copy.value;
+    j["grad_zeroing_s"] = b.grad_zeroing.value;
     j["host_s"] = b.host.value;
     j["variability_s"] = b.variability.value;
     j["kernel_jitter_s"] = b.kernel_jitter.value;

@@ -82,6 +82,12 @@ void write_text(std::ostream& out, const IterationReport& r) {
     breakdown_line(out, "exposed DP comm", b.exposed_dp_comm, total);
     breakdown_line(out, "pipeline bubble", b.bubble, total);
     breakdown_line(out, "optimizer", b.optimizer, total);
+    if (b.param_copy.value != 0.0) {
+        breakdown_line(out, "fp32->bf16 param copy", b.param_copy, total);
+    }
+    if (b.grad_zeroing.value != 0.0) {
+        breakdown_line(out, "grad buffer zeroing", b.grad_zeroing, total);
+    }
     if (b.host.value != 0.0) {
         breakdown_line(out, "host (CPU-bound)", b.host, total);
     }
