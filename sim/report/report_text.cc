@@ -164,7 +164,8 @@ void write_csv(std::ostream& out, const IterationReport& r) {
     out << "name,profile,schedule,num_gpus,num_microbatches,iteration_time_s,mfu,hfu,tflops_per_gpu,tokens_"
            "per_s,"
            "peak_memory_bytes,fits_in_memory,compute_s,recompute_s,exposed_tp_comm_s,exposed_pp_comm_s,"
-           "exposed_dp_comm_s,bubble_s,optimizer_s,host_s,variability_s\n";
+           "exposed_dp_comm_s,bubble_s,optimizer_s,host_s,variability_s,kernel_jitter_s,param_copy_s,grad_"
+           "zeroing_s\n";
     const Breakdown& b = r.breakdown;
     out << r.name << "," << r.profile << "," << r.schedule << "," << r.num_gpus << "," << r.num_microbatches
         << "," << fmt("%.9g", r.iteration_time.value) << "," << fmt("%.6g", r.mfu) << ","
@@ -174,7 +175,8 @@ void write_csv(std::ostream& out, const IterationReport& r) {
         << fmt("%.9g", b.exposed_tp_comm.value) << "," << fmt("%.9g", b.exposed_pp_comm.value) << ","
         << fmt("%.9g", b.exposed_dp_comm.value) << "," << fmt("%.9g", b.bubble.value) << ","
         << fmt("%.9g", b.optimizer.value) << "," << fmt("%.9g", b.host.value) << ","
-        << fmt("%.9g", b.variability.value) << "\n";
+        << fmt("%.9g", b.variability.value) << "," << fmt("%.9g", b.kernel_jitter.value) << ","
+        << fmt("%.9g", b.param_copy.value) << "," << fmt("%.9g", b.grad_zeroing.value) << "\n";
 }
 
 void write_csv(std::ostream& out, const LayerReport& r) {
