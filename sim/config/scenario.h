@@ -206,6 +206,12 @@ struct TrainingConfig {
     std::optional<std::int64_t> recompute_memory_budget;
     AttentionBackend attention_backend = AttentionBackend::Unfused;
     bool use_distributed_optimizer = false;
+    /// The optimizer step's memory traffic that Megatron pays and the fused Adam estimate leaves out (issue
+    /// 19), each off by default: copying the fp32 main parameters to the 16-bit model parameters as a
+    /// pass of its own after the step (_copy_main_params_to_model_params), and zeroing the gradient
+    /// buffer at the start of the iteration (zero_grad_buffer).
+    bool optimizer_param_copy = false;
+    bool zero_grad_buffer = false;
     bool overlap_grad_reduce = false;
     /// Parameters per gradient bucket with overlap_grad_reduce; unset means Megatron's default,
     /// max(40M, 1M × d).
@@ -232,6 +238,9 @@ enum class VariabilityMode { Off, Expected, Sampled };
 struct VariabilityConfig {
     VariabilityMode mode = VariabilityMode::Off;
     std::int64_t seed = 1;
+    /// Sampled mode only: each kernel launch also takes its own seeded factor around 1 (run-to-run
+    /// jitter, the profile's variability.kernel_jitter_stddev), on top of its GPU's slowdown.
+    bool kernel_jitter = false;
 };
 
 enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst, ZbH1, ZbH2, ZbV, DualPipeV };

@@ -137,6 +137,8 @@ TrainingConfig read_training(const Json& document) {
     t.attention_backend = r.enumeration("attention_backend", kAttentionBackendNames, /*nullable=*/false)
                               .value_or(AttentionBackend::Unfused);
     t.use_distributed_optimizer = r.boolean("use_distributed_optimizer", false);
+    t.optimizer_param_copy = r.boolean("optimizer_param_copy", TrainingConfig{}.optimizer_param_copy);
+    t.zero_grad_buffer = r.boolean("zero_grad_buffer", TrainingConfig{}.zero_grad_buffer);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");
     t.deallocate_pipeline_outputs = r.boolean("deallocate_pipeline_outputs", true);
@@ -197,6 +199,7 @@ VariabilityConfig read_variability(const Json& document) {
     VariabilityConfig v;
     v.mode = r.enumeration("mode", kVariabilityModeNames, /*nullable=*/false).value_or(VariabilityMode::Off);
     v.seed = r.positive_integer("seed").value_or(1);
+    v.kernel_jitter = r.boolean("kernel_jitter", VariabilityConfig{}.kernel_jitter);
     return v;
 }
 

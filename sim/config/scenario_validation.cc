@@ -507,6 +507,14 @@ void check_fp8(const Scenario& s) {
     }
 }
 
+// Per-kernel draws need a GPU of their own to land on: the expected mode has no draws.
+void check_variability(const Scenario& s) {
+    if (s.variability.kernel_jitter && s.variability.mode != VariabilityMode::Sampled) {
+        fail("variability.kernel_jitter=true requires variability.mode=\"sampled\" (got " +
+             quoted(to_string(s.variability.mode)) + "): each kernel's factor is a seeded draw");
+    }
+}
+
 }  // namespace
 
 void validate_scenario(const Scenario& scenario) {
@@ -525,6 +533,7 @@ void validate_scenario(const Scenario& scenario) {
     check_sharding(scenario);
     check_hardware(scenario);
     check_fp8(scenario);
+    check_variability(scenario);
     validate_moe(scenario);
 }
 

@@ -220,14 +220,22 @@ void read_variability(const ProfileReader& r, const ProfileJson& root, HardwareP
         return;
     }
     const ProfileJson& s = r.section(root, "", "variability");
-    r.expect_keys(s, "variability", {"gpu_slowdown_stddev"});
+    r.expect_keys(s, "variability", {"gpu_slowdown_stddev"}, {"kernel_jitter_stddev"});
     GpuVariability v;
-    v.gpu_slowdown_stddev = r.positive(s, "variability", "gpu_slowdown_stddev");
-    if (v.gpu_slowdown_stddev >= 0.5) {
-        r.fail("variability.gpu_slowdown_stddev.value",
-               "must be less than 0.5 (a spread of half the median speed or more is a broken GPU, not "
-               "variability), got " +
-                   format_number(v.gpu_slowdown_stddev));
+    // A spread of half the median speed or more is a broken GPU (or a broken measurement), not jitter.
+    auto spread = [&](std::string_view key) {
+        const double x = r.positive(s, "variability", key);
+        if (x >= 0.5) {
+            r.fail("variability." + std::string(key) + ".value",
+                   "must be less than 0.5 (a spread of half the median speed or more is a broken GPU, not "
+                   "variability), got " +
+                       format_number(x));
+        }
+        return x;
+    };
+    v.gpu_slowdown_stddev = spread("gpu_slowdown_stddev");
+    if (s.contains("kernel_jitter_stddev")) {
+        v.kernel_jitter_stddev = spread("kernel_jitter_stddev");
     }
     p.variability = v;
 }

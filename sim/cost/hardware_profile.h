@@ -57,6 +57,9 @@ struct HostCosts {
 /// Spread of GPU speed between GPUs of one SKU (README "Variability"; DESIGN.md §8).
 struct GpuVariability {
     double gpu_slowdown_stddev = 0.0;  // standard deviation of a GPU's kernel-time factor around 1
+    // Standard deviation of one kernel launch's time around its GPU's typical time for that kernel
+    // (run-to-run jitter); absent: the profile gives none (variability.kernel_jitter then fails).
+    std::optional<double> kernel_jitter_stddev;
     friend bool operator==(const GpuVariability&, const GpuVariability&) = default;
 };
 

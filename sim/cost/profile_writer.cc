@@ -240,6 +240,9 @@ Json profile_to_json(const HardwareProfile& p) {
     if (p.variability) {
         Json variability = Json::object();
         w.value(variability, "variability", "gpu_slowdown_stddev", p.variability->gpu_slowdown_stddev);
+        if (p.variability->kernel_jitter_stddev) {
+            w.value(variability, "variability", "kernel_jitter_stddev", *p.variability->kernel_jitter_stddev);
+        }
         w.note(variability, "variability");
         root["variability"] = std::move(variability);
     }

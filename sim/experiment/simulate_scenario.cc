@@ -44,6 +44,16 @@ Simulation simulate_scenario(const config::Scenario& scenario, const cost::CostM
         rep.recompute_plans_simulated = search->evaluations;
         rep.recompute_search_time = search->search_time;
     }
+    if (scenario.variability.kernel_jitter) {
+        // The jitter's cost is a difference of two runs: its mean over the GPUs' kernels is about zero,
+        // what it costs is the waits for the slower draws.
+        config::Scenario steady = scenario;
+        steady.variability.kernel_jitter = false;
+        const program::IterationProgram without =
+            program::build_iteration(steady, cost, options.fold, search ? &search->best.plan : nullptr);
+        rep.kernel_jitter_cost =
+            rep.iteration_time - to_seconds(program::simulate(without, options.engine).makespan);
+    }
     return Simulation{std::move(prog), std::move(run), std::move(rep), std::move(search)};
 }
 

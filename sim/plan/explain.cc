@@ -62,8 +62,11 @@ std::string explain_win(const RankedLayout& best, const RankedLayout& runner_up)
         {"exposed EP comm", x.exposed_ep_comm.value - y.exposed_ep_comm.value},
         {"bubble", x.bubble.value - y.bubble.value},
         {"optimizer", x.optimizer.value - y.optimizer.value},
+        {"param copy", x.param_copy.value - y.param_copy.value},
+        {"grad zeroing", x.grad_zeroing.value - y.grad_zeroing.value},
         {"host (CPU-bound)", x.host.value - y.host.value},
         {"GPU variability", x.variability.value - y.variability.value},
+        {"kernel jitter", x.kernel_jitter.value - y.kernel_jitter.value},
     };
     std::stable_sort(parts.begin(), parts.end(),
                      [](const auto& a, const auto& b) { return std::fabs(a.second) > std::fabs(b.second); });

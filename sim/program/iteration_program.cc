@@ -150,6 +150,14 @@ public:
                 "variability.mode=expected: every simulated GPU stands for itself (no fold), "
                 "so none is slowed; use variability.mode=sampled with --fold none");
         }
+        if (sc_.variability.kernel_jitter &&
+            ((fold_.tensor && sc_.parallelism.tensor_model_parallel_size > 1) ||
+             (fold_.data && sc_.parallelism.data_parallel_size > 1) ||
+             sc_.parallelism.context_parallel_size > 1)) {
+            out_.warnings.push_back(
+                "variability.kernel_jitter: a folded GPU draws one GPU's kernel jitter for all it stands "
+                "for, so the waits for the slowest of its peers are not seen; use --fold none");
+        }
         return std::move(out_);
     }
 
@@ -166,6 +174,12 @@ private:
             throw InputError("variability.mode=" + std::string(config::to_string(sc_.variability.mode)) +
                              " needs the variability section of profile " + profile.name +
                              " (gpu_slowdown_stddev; scenarios/hardware/README.md)");
+        }
+        if (sc_.variability.kernel_jitter &&
+            (!profile.variability || !profile.variability->kernel_jitter_stddev)) {
+            throw InputError(
+                "variability.kernel_jitter=true needs variability.kernel_jitter_stddev in profile " +
+                profile.name + " (scenarios/hardware/README.md)");
         }
     }
 
@@ -190,8 +204,25 @@ private:
             slowdown = compute_slowdown(sc_.variability, profile.variability->gpu_slowdown_stddev, layout_,
                                         fold_, at);
             low.set_compute_slowdown(slowdown, sc_.variability.mode != config::VariabilityMode::Sampled);
+            if (sc_.variability.kernel_jitter) {
+                low.set_kernel_jitter(*profile.variability->kernel_jitter_stddev, sc_.variability.seed);
+            }
         }
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), -1, slowdown});
+        if (sc_.training.zero_grad_buffer) {
+            // One list per stage, as its parameter count differs between stages. Under FSDP a rank's
+            // buffer holds its 1/(d·c) shard of the layers' gradients.
+            auto [zero, added] = zero_grad_buffer_.try_emplace(at.pp, nullptr);
+            if (added) {
+                const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
+                const std::int64_t held =
+                    fsdp_ ? params.total() - params.transformer +
+                                params.transformer / sc_.parallelism.data_parallel_size_with_cp()
+                          : params.total();
+                zero->second = own(workload::gradient_buffer_zeroing(held));
+            }
+            low.lower(*zero->second, StepContext{-1, -1, -1, Phase::Iteration});
+        }
         const std::int64_t virtual_stages = p_ * v_;
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
@@ -641,6 +672,7 @@ private:
     RendezvousTable rendezvous_;
     std::unique_ptr<NetworkFlows> network_;                   // hardware.network_model=flow
     std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
+    std::map<std::int64_t, const OpList*> zero_grad_buffer_;  // by pipeline rank (training.zero_grad_buffer)
     std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
     std::int64_t layer_parameters_ = 0;
     bool fsdp_ = false;  // optim_grads_params with d > 1

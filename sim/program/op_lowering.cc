@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "sim/program/host_overhead.h"
+#include "sim/program/variability.h"
 
 namespace trainsim::program {
 
@@ -95,6 +96,30 @@ std::int32_t OpLowering::priced(const OpList& ops) {
     return index;
 }
 
+std::int32_t OpLowering::priced_launch(const OpList& ops) {
+    const std::int32_t base = priced(ops);
+    if (!jitter_) {
+        return base;
+    }
+    std::vector<SimTime> d = out_.priced[static_cast<std::size_t>(base)].durations;
+    SimTime added = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        // Collectives take their time from their rendezvous, which waits for every member.
+        if (ops[i].kind == OpKind::Collective) {
+            continue;
+        }
+        const double f = kernel_jitter_factor(jitter_stddev_, jitter_seed_, global_rank_, lists_lowered_,
+                                              static_cast<std::int64_t>(i));
+        const auto t = static_cast<SimTime>(std::llround(static_cast<double>(d[i]) * f));
+        added += t - d[i];
+        d[i] = t;
+    }
+    ++lists_lowered_;
+    out_.gpus[static_cast<std::size_t>(gpu_)].kernel_jitter += added;
+    out_.priced.push_back(PricedOps{&ops, std::move(d)});
+    return static_cast<std::int32_t>(out_.priced.size() - 1);
+}
+
 RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
     const auto g = static_cast<std::size_t>(group);
     const std::int64_t seq = lane.collective_count[g]++;
@@ -165,18 +190,19 @@ TaskCategory category_of(const Op& op) {
 }  // namespace
 
 void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
+    const std::int32_t index = priced_launch(ops);
     if (sync_host_ != nullptr) {
-        add_host_gap(ops, ctx);
+        add_host_gap(ops, index, ctx);
     }
-    lower_on(foreground_, ops, ctx);
+    lower_on(foreground_, ops, ctx, index);
 }
 
-void OpLowering::add_host_gap(const OpList& ops, const StepContext& ctx) {
+void OpLowering::add_host_gap(const OpList& ops, std::int32_t priced_index, const StepContext& ctx) {
     if (synchronized_) {
         synchronized_ = false;
         cpu_lead_ = 0;
     }
-    const PricedOps& p = out_.priced[static_cast<std::size_t>(priced(ops))];
+    const PricedOps& p = out_.priced[static_cast<std::size_t>(priced_index)];
     const HostBound bound = host_bound_idle(ops, p.durations, *sync_host_, cpu_lead_);
     cpu_lead_ = bound.lead_after;
     if (bound.idle <= 0) {
@@ -199,7 +225,7 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
         out_.gpus[static_cast<std::size_t>(gpu_)].recompute_stream = background_.compute;
     }
     background_.pending = std::move(start_after);
-    lower_on(background_, ops, ctx);
+    lower_on(background_, ops, ctx, priced_launch(ops));
     return background_.last_compute;
 }
 
@@ -218,8 +244,7 @@ engine::StreamId OpLowering::stream_of(OpStream stream, const Lane& lane) {
     }
 }
 
-void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx) {
-    const std::int32_t priced_index = priced(ops);
+void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx, std::int32_t priced_index) {
     const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(priced_index)].durations;
     std::vector<engine::TaskId>& ids = ids_;  // the task that holds op i
     ids.assign(ops.size(), -1);

@@ -69,6 +69,15 @@ public:
         share_priced_ = shared;
     }
 
+    /// Every kernel launch of this GPU takes its own kernel_jitter_factor (variability.kernel_jitter):
+    /// each lowered list is priced anew with its launches' factors. Applies even at `stddev` 0 (each
+    /// factor is then exactly 1).
+    void set_kernel_jitter(double stddev, std::int64_t seed) {
+        jitter_ = true;
+        jitter_stddev_ = stddev;
+        jitter_seed_ = seed;
+    }
+
     void lower(const workload::OpList& ops, const StepContext& ctx);
 
     /// Lowers recomputation onto the low-priority lane (a background compute stream that runs only while
@@ -108,18 +117,21 @@ private:
         std::int64_t key_kind_offset = 0;  // keeps the lanes' rendezvous keys apart
     };
 
-    void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx);
+    void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx, std::int32_t priced_index);
     [[nodiscard]] engine::StreamId stream_of(workload::OpStream stream, const Lane& lane);
     engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
                             std::span<const engine::TaskId> deps, TaskInfo info);
     /// Index into out.priced of `ops` priced on this GPU (each list is priced once per GPU).
     [[nodiscard]] std::int32_t priced(const workload::OpList& ops);
+    /// The priced list this lowering of `ops` runs with: priced(ops), or with kernel jitter a copy whose
+    /// kernels take this launch's factors.
+    [[nodiscard]] std::int32_t priced_launch(const workload::OpList& ops);
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
     [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group, Lane& lane);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
     /// A host task before `ops` where the CPU, restarted by the last synchronising transfer, has not got
     /// far enough ahead of the compute stream to issue them in time (set_megatron_p2p).
-    void add_host_gap(const workload::OpList& ops, const StepContext& ctx);
+    void add_host_gap(const workload::OpList& ops, std::int32_t priced_index, const StepContext& ctx);
     void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
                   bool send, Bytes kept);
 
@@ -153,7 +165,11 @@ private:
     bool synchronized_ = false;  // a transfer synchronised the CPU since the last op list
     double slowdown_ = 1.0;
     bool share_priced_ = true;
-    SimTime cpu_lead_ = 0;  // how far the CPU is ahead of the compute stream (batch_p2p_sync)
+    bool jitter_ = false;
+    double jitter_stddev_ = 0.0;
+    std::int64_t jitter_seed_ = 0;
+    std::int64_t lists_lowered_ = 0;  // with kernel jitter: how many lists this GPU lowered so far
+    SimTime cpu_lead_ = 0;            // how far the CPU is ahead of the compute stream (batch_p2p_sync)
     std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives
     // Sends and receives so far per channel: (send?, direction, peer rank) → count. A GPU has a handful
     // of channels, so a flat list beats a map.

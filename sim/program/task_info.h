@@ -152,6 +152,9 @@ struct SimulatedGpu {
     std::int32_t compute_stream = -1;
     std::int32_t recompute_stream = -1;  // background stream of overlapped recomputation, if any
     double compute_slowdown = 1.0;       // factor on its kernels' times from variability.mode
+    // What variability.kernel_jitter added to its kernels' times, net (each launch's jittered time minus
+    // its price; negative when the draws came out fast on the whole).
+    SimTime kernel_jitter = 0;
 };
 
 }  // namespace trainsim::program

@@ -43,11 +43,31 @@ double expected_max_standard_normal(std::int64_t n) {
     return sum * step;
 }
 
-double standard_normal_draw(std::int64_t seed, std::int64_t rank) {
-    const std::uint64_t key = splitmix64(static_cast<std::uint64_t>(seed)) ^ static_cast<std::uint64_t>(rank);
+namespace {
+
+// Box–Muller on two uniforms derived from `key`.
+double normal_from_key(std::uint64_t key) {
     const double u1 = open_unit(splitmix64(key));
     const double u2 = open_unit(splitmix64(key ^ 0xD1B54A32D192ED03ULL));
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+}  // namespace
+
+double standard_normal_draw(std::int64_t seed, std::int64_t rank) {
+    return normal_from_key(splitmix64(static_cast<std::uint64_t>(seed)) ^ static_cast<std::uint64_t>(rank));
+}
+
+double kernel_jitter_factor(double stddev, std::int64_t seed, std::int64_t rank, std::int64_t list,
+                            std::int64_t op) {
+    // Each coordinate goes through the mixer before the next is folded in, so that (rank, list, op)
+    // triples that sum or xor alike still draw apart; the odd constant keeps these draws apart from
+    // the per-GPU draws of the same seed and rank.
+    std::uint64_t key = splitmix64(static_cast<std::uint64_t>(seed) ^ 0xA0761D6478BD642FULL);
+    key = splitmix64(key ^ static_cast<std::uint64_t>(rank));
+    key = splitmix64(key ^ static_cast<std::uint64_t>(list));
+    key ^= static_cast<std::uint64_t>(op);
+    return std::max(0.5, 1.0 + stddev * normal_from_key(key));
 }
 
 double compute_slowdown(const config::VariabilityConfig& variability, double stddev,

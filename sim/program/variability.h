@@ -20,6 +20,14 @@ namespace trainsim::program {
 /// same in every run with the same seed.
 [[nodiscard]] double standard_normal_draw(std::int64_t seed, std::int64_t rank);
 
+/// The factor on one kernel launch's time from run-to-run jitter (variability.kernel_jitter):
+/// 1 + stddev·z, z a standard normal draw keyed by (seed, the GPU's global rank, which op list this GPU
+/// lowered, which op of it), so the same seed gives the same launches the same factors. Its mean is 1:
+/// jitter costs an iteration only where some GPU waits for another's slower draws. Clamped at 0.5 as
+/// compute_slowdown is.
+[[nodiscard]] double kernel_jitter_factor(double stddev, std::int64_t seed, std::int64_t rank,
+                                          std::int64_t list, std::int64_t op);
+
 /// The factor on every kernel's time of the simulated GPU at `at`, which stands for the GPUs `fold`
 /// folds into it (its tensor-parallel peers, its data-parallel replicas); `stddev` is the profile's
 /// per-GPU spread. Off: 1. Expected: 1 + stddev·E[max of the k GPUs it stands for]. Sampled: 1 +

@@ -3,6 +3,7 @@
 #include <limits>
 #include <vector>
 
+#include "sim/program/op_span_visitor.h"
 #include "sim/report/iteration_report.h"
 
 namespace trainsim::report {
@@ -228,6 +229,21 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         charge_gap(g, previous_end[g], timing.start, waited);
         const TaskCategory category = prog.info.category(t);
         charge_busy(out[g], category, to_seconds(timing.end - timing.start));
+        if (category == TaskCategory::Optimizer) {
+            // The optimizer's extra memory passes (training.optimizer_param_copy, zero_grad_buffer) get
+            // lines of their own.
+            program::for_each_op_span(prog, prog.info.shape(t), timing, [&](const program::OpSpan& span) {
+                if (span.op == nullptr) {
+                    return;
+                }
+                const bool copy = span.op->name == "optimizer.param_copy";
+                if (copy || span.op->name == "optimizer.zero_grad_buffer") {
+                    const Seconds d = to_seconds(span.end - span.start);
+                    out[g].optimizer = out[g].optimizer - d;
+                    (copy ? out[g].param_copy : out[g].grad_zeroing) += d;
+                }
+            });
+        }
         if (category == TaskCategory::Compute) {
             if (prog.info.shape(t).phase == program::Phase::Backward) {
                 phase[g].first_backward_start = std::min(phase[g].first_backward_start, timing.start);
@@ -256,16 +272,32 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         // engine tick (a rounding residue otherwise shows as hidden recompute where there is none).
         const Seconds hidden = to_seconds(background[g]) - waited;
         out[g].hidden_recompute = hidden.value < 1e-9 ? Seconds{0.0} : hidden;
+        // Kernel jitter added a known net time to the kernels: taken out of each kind in proportion.
+        if (const SimTime jitter = prog.gpus[g].kernel_jitter; jitter != 0) {
+            Breakdown& b = out[g];
+            const Seconds kernels = b.compute + b.recompute + b.optimizer + b.param_copy + b.grad_zeroing;
+            if (kernels.value > 0.0) {
+                const double share = to_seconds(jitter).value / kernels.value;
+                b.kernel_jitter = kernels * share;
+                b.compute = b.compute * (1.0 - share);
+                b.recompute = b.recompute * (1.0 - share);
+                b.optimizer = b.optimizer * (1.0 - share);
+                b.param_copy = b.param_copy * (1.0 - share);
+                b.grad_zeroing = b.grad_zeroing * (1.0 - share);
+            }
+        }
         // Kernels ran f times their price: 1 − 1/f of their time is the slowdown (negative for a GPU
         // faster than the median).
         const double f = prog.gpus[g].compute_slowdown;
         if (f != 1.0) {
             const double share = 1.0 - 1.0 / f;
             Breakdown& b = out[g];
-            b.variability = (b.compute + b.recompute + b.optimizer) * share;
+            b.variability = (b.compute + b.recompute + b.optimizer + b.param_copy + b.grad_zeroing) * share;
             b.compute = b.compute * (1.0 - share);
             b.recompute = b.recompute * (1.0 - share);
             b.optimizer = b.optimizer * (1.0 - share);
+            b.param_copy = b.param_copy * (1.0 - share);
+            b.grad_zeroing = b.grad_zeroing * (1.0 - share);
         }
     }
     // A background task runs only while its GPU's compute stream is idle (the engine preempts it

@@ -19,6 +19,8 @@ Breakdown mean_of(const std::vector<StageReport>& stages) {
         m.compute += s.time.compute * (1.0 / n);
         m.recompute += s.time.recompute * (1.0 / n);
         m.optimizer += s.time.optimizer * (1.0 / n);
+        m.param_copy += s.time.param_copy * (1.0 / n);
+        m.grad_zeroing += s.time.grad_zeroing * (1.0 / n);
         m.exposed_tp_comm += s.time.exposed_tp_comm * (1.0 / n);
         m.exposed_pp_comm += s.time.exposed_pp_comm * (1.0 / n);
         m.exposed_dp_comm += s.time.exposed_dp_comm * (1.0 / n);
@@ -27,6 +29,7 @@ Breakdown mean_of(const std::vector<StageReport>& stages) {
         m.bubble += s.time.bubble * (1.0 / n);
         m.host += s.time.host * (1.0 / n);
         m.variability += s.time.variability * (1.0 / n);
+        m.kernel_jitter += s.time.kernel_jitter * (1.0 / n);
         m.hidden_recompute += s.time.hidden_recompute * (1.0 / n);
         HiddenRecompute& h = m.hidden_in;
         const HiddenRecompute& sh = s.time.hidden_in;

@@ -38,9 +38,17 @@ struct Breakdown {
     /// The compute stream idle while the CPU launched the next kernels after a synchronisation
     /// (parallelism.batch_p2p_sync with the profile's host costs).
     Seconds host;
+    /// The optimizer's extra memory passes, out of `optimizer`: the fp32 → 16-bit parameter copy after
+    /// the step (training.optimizer_param_copy) and the gradient buffer's memset at the start of the
+    /// iteration (training.zero_grad_buffer).
+    Seconds param_copy, grad_zeroing;
     /// The part of this GPU's kernel time that is its slowdown from variability.mode (its kernels ran
     /// compute_slowdown times their price); taken out of compute, recompute and optimizer.
     Seconds variability;
+    /// What per-launch kernel jitter (variability.kernel_jitter) added to this GPU's kernel time, net
+    /// (negative when its draws came out fast on the whole); taken out of compute, recompute and
+    /// optimizer. The waits it causes on other GPUs are in their bubble and exposed communication.
+    Seconds kernel_jitter;
     /// Overlapped recomputation that ran while the compute stream waited anyway: it costs no time and
     /// is not part of total(). `recompute` holds what stayed exposed (inline, or waited for).
     Seconds hidden_recompute;
@@ -48,7 +56,9 @@ struct Breakdown {
     [[nodiscard]] Seconds exposed_comm() const {
         return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm + exposed_cp_comm + exposed_ep_comm;
     }
-    [[nodiscard]] Seconds busy() const { return compute + recompute + optimizer + variability; }
+    [[nodiscard]] Seconds busy() const {
+        return compute + recompute + optimizer + param_copy + grad_zeroing + variability + kernel_jitter;
+    }
     [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble + host; }
 };
 
@@ -99,6 +109,9 @@ struct IterationReport {
     std::string recompute_scheduler;
     std::int64_t recompute_plans_simulated = 0;
     Seconds recompute_search_time;
+    /// With variability.kernel_jitter: this iteration's time minus the same run's without the jitter
+    /// (same seed, same per-GPU slowdowns), i.e. what this seed's kernel jitter cost the iteration.
+    std::optional<Seconds> kernel_jitter_cost;
     NetworkReport network;
     std::vector<std::string> warnings;
 };

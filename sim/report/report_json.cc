@@ -16,8 +16,11 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     j["exposed_ep_comm_s"] = b.exposed_ep_comm.value;
     j["bubble_s"] = b.bubble.value;
     j["optimizer_s"] = b.optimizer.value;
+    j["param_copy_s"] = b.param_copy.value;
+    j["grad_zeroing_s"] = b.grad_zeroing.value;
     j["host_s"] = b.host.value;
     j["variability_s"] = b.variability.value;
+    j["kernel_jitter_s"] = b.kernel_jitter.value;
     return j;
 }
 
@@ -37,6 +40,9 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     j["profile"] = r.profile;
     j["schedule"] = r.schedule;
     j["iteration_time_s"] = r.iteration_time.value;
+    if (r.kernel_jitter_cost) {
+        j["kernel_jitter_cost_s"] = r.kernel_jitter_cost->value;
+    }
     j["mfu"] = r.mfu;
     j["hfu"] = r.hfu;
     j["precision"] = r.precision;

@@ -35,6 +35,10 @@ void write_text(std::ostream& out, const IterationReport& r) {
     out << "  GPUs " << r.num_gpus << " (simulated " << r.simulated_gpus << "), micro-batches per pipeline "
         << r.num_microbatches << "\n";
     out << "  iteration time   " << fmt("%.4f s", r.iteration_time.value) << "\n";
+    if (r.kernel_jitter_cost) {
+        out << "  kernel jitter    " << fmt("%+.4f s", r.kernel_jitter_cost->value)
+            << "   (this iteration minus the same run without per-launch jitter)\n";
+    }
     out << "  MFU              " << fmt("%.1f %%", 100.0 * r.mfu) << "   (model FLOPs, "
         << r.model_flops_convention << ")\n";
     if (r.mfu_fp8_peak > 0.0) {
@@ -84,11 +88,20 @@ void write_text(std::ostream& out, const IterationReport& r) {
     }
     breakdown_line(out, "pipeline bubble", b.bubble, total);
     breakdown_line(out, "optimizer", b.optimizer, total);
+    if (b.param_copy.value != 0.0) {
+        breakdown_line(out, "fp32->bf16 param copy", b.param_copy, total);
+    }
+    if (b.grad_zeroing.value != 0.0) {
+        breakdown_line(out, "grad buffer zeroing", b.grad_zeroing, total);
+    }
     if (b.host.value != 0.0) {
         breakdown_line(out, "host (CPU-bound)", b.host, total);
     }
     if (b.variability.value != 0.0) {
         breakdown_line(out, "GPU variability", b.variability, total);
+    }
+    if (b.kernel_jitter.value != 0.0) {
+        breakdown_line(out, "kernel jitter", b.kernel_jitter, total);
     }
     if (b.hidden_recompute.value > 0) {
         out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute)
@@ -157,8 +170,8 @@ void write_csv(std::ostream& out, const IterationReport& r) {
     out << "name,profile,schedule,num_gpus,num_microbatches,iteration_time_s,mfu,hfu,tflops_per_gpu,tokens_"
            "per_s,"
            "peak_memory_bytes,fits_in_memory,compute_s,recompute_s,exposed_tp_comm_s,exposed_pp_comm_s,"
-           "exposed_dp_comm_s,bubble_s,optimizer_s,host_s,variability_s,"
-           "exposed_cp_comm_s,exposed_ep_comm_s\n";
+           "exposed_dp_comm_s,bubble_s,optimizer_s,host_s,variability_s,kernel_jitter_s,param_copy_s,"
+           "grad_zeroing_s,exposed_cp_comm_s,exposed_ep_comm_s\n";
     const Breakdown& b = r.breakdown;
     out << r.name << "," << r.profile << "," << r.schedule << "," << r.num_gpus << "," << r.num_microbatches
         << "," << fmt("%.9g", r.iteration_time.value) << "," << fmt("%.6g", r.mfu) << ","
@@ -168,8 +181,9 @@ void write_csv(std::ostream& out, const IterationReport& r) {
         << fmt("%.9g", b.exposed_tp_comm.value) << "," << fmt("%.9g", b.exposed_pp_comm.value) << ","
         << fmt("%.9g", b.exposed_dp_comm.value) << "," << fmt("%.9g", b.bubble.value) << ","
         << fmt("%.9g", b.optimizer.value) << "," << fmt("%.9g", b.host.value) << ","
-        << fmt("%.9g", b.variability.value) << "," << fmt("%.9g", b.exposed_cp_comm.value) << ","
-        << fmt("%.9g", b.exposed_ep_comm.value) << "\n";
+        << fmt("%.9g", b.variability.value) << "," << fmt("%.9g", b.kernel_jitter.value) << ","
+        << fmt("%.9g", b.param_copy.value) << "," << fmt("%.9g", b.grad_zeroing.value) << ","
+        << fmt("%.9g", b.exposed_cp_comm.value) << "," << fmt("%.9g", b.exposed_ep_comm.value) << "\n";
 }
 
 void write_csv(std::ostream& out, const LayerReport& r) {

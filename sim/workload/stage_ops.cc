@@ -104,6 +104,12 @@ void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64
 
 }  // namespace
 
+OpList gradient_buffer_zeroing(std::int64_t parameters) {
+    OpListBuilder ops(OpRole::Optimizer);
+    ops.memory("optimizer.zero_grad_buffer", MemoryBoundKind::Generic, parameters * kGradientBytes);
+    return ops.take();
+}
+
 OpList gradient_bucket_reduction(const config::Scenario& sc, std::int64_t parameters) {
     OpListBuilder ops(OpRole::GradientSync);
     reduce_gradients(ops, sc, parameters, /*blocking=*/false);
@@ -145,7 +151,14 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     const std::int64_t owned =
         distributed ? (parameters - expert_parameters) / d + expert_parameters / edp : parameters;
     ops.set_role(OpRole::Optimizer);
-    ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
+    if (sc.training.optimizer_param_copy) {
+        // The copy runs after the step over the same owned shard, before the distributed optimizer's
+        // all-gather of the 16-bit parameters.
+        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * (kOptimizerBytesPerParameter - 2));
+        ops.memory("optimizer.param_copy", MemoryBoundKind::Generic, owned * kParamCopyBytesPerParameter);
+    } else {
+        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
+    }
     ops.set_role(OpRole::GradientSync);
     if (distributed && d > 1) {
         ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, unsharded * kAct,

@@ -23,6 +23,11 @@ namespace trainsim::workload {
 /// more fp32 read of the gradient for the norm used by gradient clipping (4).
 inline constexpr std::int64_t kOptimizerBytesPerParameter = 34;
 
+/// training.optimizer_param_copy: the fp32 → 16-bit parameter copy as its own pass after the step
+/// (Megatron's _copy_main_params_to_model_params) reads the fp32 main parameter (4) and writes the
+/// 16-bit one (2); the 2-byte write then leaves kOptimizerBytesPerParameter's fused estimate.
+inline constexpr std::int64_t kParamCopyBytesPerParameter = 6;
+
 /// Bytes per gradient element in the data-parallel reduction: Megatron accumulates and reduces
 /// gradients in fp32 with bf16 training (`accumulate_allreduce_grads_in_fp32`).
 inline constexpr std::int64_t kGradientBytes = 4;
@@ -44,6 +49,10 @@ inline constexpr std::int64_t kGradientBytes = 4;
 /// One gradient bucket's data-parallel reduction, issued asynchronously as soon as the bucket's last
 /// gradient is ready (Megatron DDP with overlap_grad_reduce): an all-reduce of the fp32 gradients, or a
 /// reduce-scatter with the distributed optimizer.
+/// training.zero_grad_buffer: Megatron's zero_grad_buffer() at the start of the iteration, a memset of
+/// the GPU's whole gradient buffer (`parameters` × kGradientBytes written, HBM-bound).
+[[nodiscard]] OpList gradient_buffer_zeroing(std::int64_t parameters);
+
 [[nodiscard]] OpList gradient_bucket_reduction(const config::Scenario& scenario, std::int64_t parameters);
 
 /// Megatron's default bucket: max(40M, 1M × d) parameters.
