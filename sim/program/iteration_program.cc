@@ -192,7 +192,7 @@ private:
             low.set_compute_slowdown(slowdown, sc_.variability.mode != config::VariabilityMode::Sampled);
         }
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), -1, slowdown});
-        const std::int64_t virtual_stages = p_ * v_;
+        const std::int64_t virtual_stages = sched_->model_stages(p_, v_);
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
         // (With the backward split, during its last W.)
