@@ -164,7 +164,7 @@ TEST(ScenarioErrors, EnumValueSuggestsTheClosest) {
     json doc = base();
     doc["schedule"] = "1F1B";
     expect_error(doc,
-                 {"schedule: expected one of \"auto\", \"gpipe\", \"1f1b\", \"interleaved\", \"breadth_first\", \"zb-h1\", \"zb-h2\", \"zb-v\", \"dualpipev\", got \"1F1B\" "
+                 {"schedule: expected one of \"auto\", \"gpipe\", \"1f1b\", \"interleaved\", \"breadth_first\", \"zb-h1\", \"zb-h2\", \"zb-v\", \"dualpipe\", \"dualpipev\", got \"1F1B\" "
                   "(did you mean \"1f1b\"?)"});
     expect_error(with("training", "recompute_method", 2),
                  {"training.recompute_method: expected one of", "got 2"});

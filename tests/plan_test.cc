@@ -149,7 +149,7 @@ TEST(PlanTimeBound, NeverExceedsTheSimulatedIterationTime) {
 TEST(PlanBounds, HoldForTheZeroBubbleAndDualPipeSchedules) {
     plan::PlanRequest request = small_request(16, 16);
     request.schedules = {config::ScheduleKind::ZbH1, config::ScheduleKind::ZbH2, config::ScheduleKind::ZbV,
-                         config::ScheduleKind::DualPipeV};
+                         config::ScheduleKind::DualPipe, config::ScheduleKind::DualPipeV};
     const plan::LayoutSpace space = plan::enumerate_layouts(request);
     const cost::CostModel cost = testing::shipped_cost_model();
     sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
@@ -161,7 +161,7 @@ TEST(PlanBounds, HoldForTheZeroBubbleAndDualPipeSchedules) {
         EXPECT_LE(plan::memory_lower_bound(sc).value, out.report->peak_memory_bytes.value) << sc.name;
         EXPECT_LE(plan::iteration_time_lower_bound(sc, cost), out.report->iteration_time) << sc.name;
     }
-    EXPECT_EQ(seen.size(), 4u);
+    EXPECT_EQ(seen.size(), 5u);
 }
 
 TEST(Plan, StoppingEarlyGivesTheSameTopAsSimulatingEverything) {

@@ -172,7 +172,7 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
         TaskId last = -1;
         const std::vector<Step> steps = sched->steps(r);
         const auto split = split_backwards(steps);
-        const std::int64_t stages = p * shape.chunks;
+        const std::int64_t stages = sched->model_stages(p, shape.chunks);
         std::pair<RendezvousId, StreamId> deferred{-1, -1};  // a paired forward's send and its stream
         // The receive of step k, posted once (a paired forward posts its backward's too).
         std::map<std::size_t, TaskId> received;
@@ -352,6 +352,94 @@ TEST(BubbleOracle, DualPipeVMatchesItsReadmeWithTheBackwardConverted) {
     }
 }
 
+TEST(DualPipe, MatchesTheReferenceForP4M8) {
+    // deepseek-ai/DualPipe dualpipe.py's eight steps for 4 ranks and 8 micro-batches (4 from each end),
+    // written out by hand from step(): half_rank min(r, 3 − r), 2 ranks per half, 4 chunks per
+    // direction; the second half's phase 0 is the reverse direction (chunk 1 here), so ranks 2 and 3
+    // mirror ranks 1 and 0 with the chunks swapped. Rank 1 is a middle rank: its first step-4 pair is
+    // not overlapped.
+    const std::string rank0 =
+        "F0.c0 F1.c0 F2.c0 F0.c1 B0.c1 W0.c1 F1.c1 F3.c0&B1.c1 F2.c1&B0.c0 B2.c1 F3.c1&B1.c0 B3.c1 B2.c0 "
+        "W2.c0 B3.c0 W3.c0";
+    const std::string rank1 =
+        "F0.c0 F0.c1 F1.c0 F1.c1 F2.c0 B0.c1 F2.c1&B0.c0 F3.c0&B1.c1 F3.c1&B1.c0 B2.c1 B2.c0 B3.c1 B3.c0 "
+        "W3.c1 W3.c0";
+    EXPECT_EQ(steps_of(ScheduleKind::DualPipe, {4, 2, 8}, 0), rank0);
+    EXPECT_EQ(steps_of(ScheduleKind::DualPipe, {4, 2, 8}, 1), rank1);
+    EXPECT_EQ(
+        steps_of(ScheduleKind::DualPipe, {4, 2, 8}, 2),
+        "F0.c1 F0.c0 F1.c1 F1.c0 F2.c1 B0.c0 F2.c0&B0.c1 F3.c1&B1.c0 F3.c0&B1.c1 B2.c0 B2.c1 B3.c0 B3.c1 "
+        "W3.c0 W3.c1");
+    EXPECT_EQ(
+        steps_of(ScheduleKind::DualPipe, {4, 2, 8}, 3),
+        "F0.c1 F1.c1 F2.c1 F0.c0 B0.c0 W0.c0 F1.c0 F3.c1&B1.c0 F2.c0&B0.c1 B2.c0 F3.c0&B1.c1 B3.c0 B2.c1 "
+        "W2.c1 B3.c1 W3.c1");
+    // Bidirectional placement: chunk 0 of rank r is stage r, chunk 1 stage p − 1 − r of a 4-stage model.
+    const auto s = make_schedule(ScheduleKind::DualPipe, {4, 2, 8});
+    EXPECT_EQ(s->model_stages(4, 2), 4);
+    EXPECT_EQ(s->stage_of(0, 1, 4), 3);
+    EXPECT_EQ(s->stage_of(1, 0, 4), 1);
+    EXPECT_EQ(s->rank_of(0, 1, 4), 3);
+    EXPECT_EQ(s->rank_of(2, 0, 4), 2);
+}
+
+TEST(DualPipe, EveryRankRunsEachPassOnceAndHoldsPPPlusOneChunks) {
+    // README's table: DualPipe holds PP + 1 chunks' activations per device, PP = p stages here.
+    for (std::int64_t p = 2; p <= 8; p += 2) {
+        for (std::int64_t m = 2 * p; m <= 2 * p + 6; m += 2) {
+            const auto sched = make_schedule(ScheduleKind::DualPipe, {p, 2, m});
+            for (std::int64_t r = 0; r < p; ++r) {
+                const auto steps = sched->steps(r);
+                std::map<std::tuple<int, int, int>, int> seen;
+                for (const Step& s : steps) {
+                    ++seen[{static_cast<int>(s.pass), s.microbatch, s.chunk}];
+                    EXPECT_LT(s.microbatch, m / 2);
+                }
+                // m/2 micro-batches through each chunk: m forwards, m backwards, the split ones' W.
+                EXPECT_EQ(seen.size(), 2u * static_cast<std::size_t>(m) + split_backwards(steps).size())
+                    << p << " " << m;
+                EXPECT_EQ(steps.size(), seen.size());
+                EXPECT_EQ(held(*sched, r), p + 1) << p << " " << m << " " << r;
+            }
+        }
+    }
+}
+
+TEST(DualPipe, RejectsWhatTheReferenceAsserts) {
+    auto message = [](PipelineShape s) {
+        try {
+            (void)make_schedule(ScheduleKind::DualPipe, s);
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message({4, 2, 8}), "no error");
+    EXPECT_NE(message({3, 2, 8}).find("even parallelism.pipeline_model_parallel_size"), std::string::npos);
+    EXPECT_NE(message({4, 2, 6}).find("at least 2 × parallelism.pipeline_model_parallel_size = 8"),
+              std::string::npos);
+    EXPECT_NE(message({4, 2, 9}).find("an even number of micro-batches"), std::string::npos);
+    EXPECT_NE(message({4, 1, 8}).find("virtual_pipeline_model_parallel_size=2"), std::string::npos);
+}
+
+TEST(BubbleOracle, DualPipeMatchesItsReadmeWithTheBackwardConverted) {
+    // README: bubble (PP/2 − 1)(F&B + B − 3W), PP = p stages, B the full backward (B + W here) and
+    // F&B a pair, which with nothing to overlap (dense) is F + (B + W). The figure's count, with
+    // equal passes: (p/2 − 1)·2F.
+    for (std::int64_t p = 2; p <= 8; p += 2) {
+        for (const std::int64_t m : {2 * p, 2 * p + 2, 3 * p, 5 * p}) {
+            const PassTimes t{100, 100, 100};
+            const SimTime full_backward = t.b + t.w;
+            const SimTime pair = t.f + full_backward;
+            const SimTime readme = (p / 2 - 1) * (pair + full_backward - 3 * t.w);
+            EXPECT_EQ(readme, (p / 2 - 1) * 2 * t.f);
+            const Bubbles b = run_schedule(ScheduleKind::DualPipe, {p, 2, m}, t);
+            EXPECT_EQ(b.span_idle, readme) << p << " " << m;
+            EXPECT_EQ(b.makespan - m * (t.f + t.b + t.w), readme) << p << " " << m;
+        }
+    }
+}
+
 TEST(BackwardSplit, WeightGradientGemmsGoToWAndDependenciesAreRenumbered) {
     workload::OpList ops(4);
     ops[0].name = "fc2.dgrad";
@@ -463,6 +551,59 @@ TEST(DualPipeVIteration, RunsInAVWithTheLossOnRankZero) {
                                                   interleaved.stages[6].static_bytes.value);
     EXPECT_EQ(r.stages[7].static_bytes.value, interleaved.stages[6].static_bytes.value);
     EXPECT_GT(r.iteration_time.value, 0.0);
+}
+
+TEST(DualPipeIteration, HoldsTwoStagesAndPPPlusOneChunks) {
+    // 175B on p = 8: each rank holds stage r and stage 7 − r (12 layers each), 16 micro-batches (8 from
+    // each end, the least DualPipe accepts).
+    const config::Scenario two_way = testing::shipped_scenario(
+        "korthikanti-175b", {{"parallelism.virtual_pipeline_model_parallel_size", "2"},
+                             {"training.global_batch_size", "16"},
+                             {"schedule", "dualpipe"}});
+    const report::IterationReport r = simulate_scenario(two_way);
+    const report::IterationReport ofob = simulate_scenario(gpt175b("1f1b"));
+    for (std::size_t s = 0; s < 8; ++s) {
+        EXPECT_EQ(r.stages[s].microbatches_in_flight, 9) << s;  // PP + 1, PP = 8 stages
+        EXPECT_EQ(r.stages[s].layers, 24) << s;
+    }
+    // Parameters, gradients and optimizer state ×2 (README: "Parameter Per Device 2×"): a middle rank
+    // holds two 1F1B middle stages; ranks 0 and 7 both hold the embedding, the final norm and (tied)
+    // the output layer sharing the embedding's weights, so no embedding copy is all-reduced.
+    EXPECT_NEAR(r.stages[3].static_bytes.value, 2.0 * ofob.stages[3].static_bytes.value, 1.0);
+    EXPECT_EQ(r.stages[0].static_bytes.value, r.stages[7].static_bytes.value);
+    EXPECT_GT(r.stages[0].static_bytes.value, r.stages[3].static_bytes.value);
+    // The same bytes per chunk as a 1F1B micro-batch on a 12-layer stage: each rank's nine chunks.
+    EXPECT_GT(r.iteration_time.value, 0.0);
+}
+
+TEST(DualPipeIteration, CliRejectsWhatTheReferenceAssertsWithExitTwo) {
+    const std::string run =
+        "run " + testing::source_path("scenarios/korthikanti-175b.json") +
+        " --set parallelism.virtual_pipeline_model_parallel_size=2 --set schedule=dualpipe";
+    const auto odd = testing::run_trainsim(run + " --set training.global_batch_size=17");
+    EXPECT_EQ(odd.status, 2);
+    EXPECT_NE(odd.err.find("schedule=\"dualpipe\" needs an even number, at least 2"), std::string::npos)
+        << odd.err;
+    const auto few = testing::run_trainsim(run + " --set training.global_batch_size=8");
+    EXPECT_EQ(few.status, 2);
+    const auto chunks =
+        testing::run_trainsim("run " + testing::source_path("scenarios/korthikanti-175b.json") +
+                              " --set schedule=dualpipe --set training.global_batch_size=16");
+    EXPECT_EQ(chunks.status, 2);
+    EXPECT_NE(chunks.err.find("virtual_pipeline_model_parallel_size=2, got 3"), std::string::npos)
+        << chunks.err;
+    const auto odd_p =
+        testing::run_trainsim(run + " --set parallelism.pipeline_model_parallel_size=3"
+                                    " --set model.num_layers=96 --set training.global_batch_size=48");
+    EXPECT_EQ(odd_p.status, 2);
+    EXPECT_NE(odd_p.err.find("requires an even parallelism.pipeline_model_parallel_size"), std::string::npos)
+        << odd_p.err;
+    const auto plan =
+        testing::run_trainsim("plan --scenario " + testing::source_path("scenarios/korthikanti-175b.json") +
+                              " --gpus 128 --max-micro-batch 1 -j 1 --schedules dualpipe");
+    ASSERT_EQ(plan.status, 0) << plan.err;
+    // (On 64 GPUs no DualPipe layout fits: its doubled weights and optimizer state.)
+    EXPECT_NE(plan.out.find("t8 p16 d1 v2 b1 selective sp dualpipe"), std::string::npos) << plan.out;
 }
 
 TEST(DualPipeVIteration, CliRejectsTooFewMicrobatchesWithExitTwo) {

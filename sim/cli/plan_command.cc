@@ -161,7 +161,7 @@ int plan_command(const std::vector<std::string>& args) {
         "simulate every layout within the memory bound, not only those that could reach the top")(
         "schedules", po::value<std::string>(&schedules),
         "comma-separated schedules to search (default auto: Megatron's for each v; e.g. "
-        "auto,zb-h1,zb-h2,zb-v,dualpipev)");
+        "auto,zb-h1,zb-h2,zb-v,dualpipe,dualpipev)");
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(options).run(), vm);
     po::notify(vm);
@@ -228,9 +228,9 @@ int plan_command(const std::vector<std::string>& args) {
         const auto known = std::find_if(config::kScheduleNames.begin(), config::kScheduleNames.end(),
                                         [&](const auto& e) { return name == e.name; });
         if (known == config::kScheduleNames.end()) {
-            throw InputError(
-                "--schedules: unknown schedule \"" + name +
-                "\" (auto, gpipe, 1f1b, interleaved, breadth_first, zb-h1, zb-h2, zb-v, dualpipev)");
+            throw InputError("--schedules: unknown schedule \"" + name +
+                             "\" (auto, gpipe, 1f1b, interleaved, breadth_first, zb-h1, zb-h2, zb-v, "
+                             "dualpipe, dualpipev)");
         }
         request.schedules.push_back(known->value);
         from = comma + 1;

@@ -8,7 +8,8 @@ std::int64_t Scenario::stage_num_layers(std::int64_t pipeline_rank) const {
     if (!parallelism.layers_per_pipeline_stage.empty()) {
         return parallelism.layers_per_pipeline_stage.at(static_cast<std::size_t>(pipeline_rank));
     }
-    return model.num_layers / parallelism.pipeline_model_parallel_size;
+    // DualPipe: a rank holds stage r of one copy and stage p − 1 − r of the other, L/p layers each.
+    return model.num_layers / parallelism.pipeline_model_parallel_size * (bidirectional_placement() ? 2 : 1);
 }
 
 std::int64_t Scenario::chunk_num_layers(std::int64_t pipeline_rank) const {

@@ -243,7 +243,18 @@ struct VariabilityConfig {
     bool kernel_jitter = false;
 };
 
-enum class ScheduleKind { Auto, GPipe, OneFOneB, Interleaved, BreadthFirst, ZbH1, ZbH2, ZbV, DualPipeV };
+enum class ScheduleKind {
+    Auto,
+    GPipe,
+    OneFOneB,
+    Interleaved,
+    BreadthFirst,
+    ZbH1,
+    ZbH2,
+    ZbV,
+    DualPipe,
+    DualPipeV
+};
 
 /// How communication is priced (scenarios/README.md "Network"): each collective and send alone from
 /// the profile's curves, or as flows on the cluster's topology that share its links.
@@ -291,10 +302,20 @@ struct Scenario {
     /// Whether the schedule places the model's stages in a V (zb-v and DualPipeV: chunk 0 of rank r is stage
     /// r, chunk 1 is stage 2p − 1 − r), so that rank 0 holds both the first and the last stage.
     [[nodiscard]] bool v_shaped_placement() const;
+    /// Whether the schedule is DualPipe's bidirectional one: every rank holds two copies of a p-stage
+    /// model's stages, chunk 0 stage r (micro-batches entering at rank 0) and chunk 1 stage p − 1 − r
+    /// (micro-batches entering at rank p − 1), so ranks 0 and p − 1 both hold the first and last stage.
+    [[nodiscard]] bool bidirectional_placement() const;
     /// The pipeline rank holding the last stage (the output layer and the loss): p − 1, or 0 in a V.
+    /// (DualPipe: p − 1 for chunk 0 and 0 for chunk 1; holds_first_stage/holds_last_stage say both.)
     [[nodiscard]] std::int64_t last_stage_rank() const;
+    /// Whether pipeline rank `pipeline_rank` holds the model's first stage (the embedding) in any chunk.
+    [[nodiscard]] bool holds_first_stage(std::int64_t pipeline_rank) const;
+    /// Whether pipeline rank `pipeline_rank` holds the model's last stage (output layer, loss) in any chunk.
+    [[nodiscard]] bool holds_last_stage(std::int64_t pipeline_rank) const;
 
-    /// Transformer layers on pipeline rank `pipeline_rank` (all its chunks together).
+    /// Transformer layers on pipeline rank `pipeline_rank` (all its chunks together; DualPipe's two
+    /// copies of an L/p-layer stage count twice: 2L/p).
     [[nodiscard]] std::int64_t stage_num_layers(std::int64_t pipeline_rank) const;
     /// Transformer layers in each model chunk of pipeline rank `pipeline_rank`: stage_num_layers / v.
     [[nodiscard]] std::int64_t chunk_num_layers(std::int64_t pipeline_rank) const;

@@ -61,8 +61,21 @@ bool Scenario::v_shaped_placement() const {
     return schedule == ScheduleKind::ZbV || schedule == ScheduleKind::DualPipeV;
 }
 
+bool Scenario::bidirectional_placement() const {
+    return schedule == ScheduleKind::DualPipe;
+}
+
 std::int64_t Scenario::last_stage_rank() const {
     return v_shaped_placement() ? 0 : parallelism.pipeline_model_parallel_size - 1;
+}
+
+bool Scenario::holds_first_stage(std::int64_t pipeline_rank) const {
+    return pipeline_rank == 0 ||
+           (bidirectional_placement() && pipeline_rank == parallelism.pipeline_model_parallel_size - 1);
+}
+
+bool Scenario::holds_last_stage(std::int64_t pipeline_rank) const {
+    return pipeline_rank == last_stage_rank() || (bidirectional_placement() && pipeline_rank == 0);
 }
 
 ScheduleKind Scenario::resolved_schedule() const {

@@ -78,7 +78,7 @@ inline constexpr std::array<EnumName<FabricKind>, 2> kFabricKindNames{{
     {FabricKind::FatTree, "fat_tree"},
 }};
 
-inline constexpr std::array<EnumName<ScheduleKind>, 9> kScheduleNames{{
+inline constexpr std::array<EnumName<ScheduleKind>, 10> kScheduleNames{{
     {ScheduleKind::Auto, "auto"},
     {ScheduleKind::GPipe, "gpipe"},
     {ScheduleKind::OneFOneB, "1f1b"},
@@ -87,6 +87,7 @@ inline constexpr std::array<EnumName<ScheduleKind>, 9> kScheduleNames{{
     {ScheduleKind::ZbH1, "zb-h1"},
     {ScheduleKind::ZbH2, "zb-h2"},
     {ScheduleKind::ZbV, "zb-v"},
+    {ScheduleKind::DualPipe, "dualpipe"},
     {ScheduleKind::DualPipeV, "dualpipev"},
 }};
 

@@ -269,6 +269,15 @@ void check_context_parallel(const Scenario& s) {
 
 void check_pipeline(const Scenario& s) {
     const std::vector<std::int64_t>& split = s.parallelism.layers_per_pipeline_stage;
+    if (split.empty() && s.bidirectional_placement()) {
+        // DualPipe's two chunks per rank are copies of one p-stage model's stages.
+        if (s.model.num_layers % pipeline_size(s).value != 0) {
+            fail(show("model.num_layers", s.model.num_layers) + " must be divisible by " +
+                 show(pipeline_size(s)) +
+                 " (schedule=\"dualpipe\": each rank holds two copies of an L/p-layer stage)");
+        }
+        return;
+    }
     if (split.empty()) {
         if (s.model.num_layers % (pipeline_size(s).value * virtual_size(s).value) != 0) {
             fail(show("model.num_layers", s.model.num_layers) + " must be divisible by " +
@@ -315,6 +324,28 @@ void check_schedule(const Scenario& s) {
              " requires parallelism.virtual_pipeline_model_parallel_size=1, got " + std::to_string(v) +
              " (use \"interleaved\" or \"auto\" for more than one model chunk per rank)");
     }
+    if (s.schedule == ScheduleKind::DualPipe) {
+        // deepseek-ai/DualPipe dualpipe.py step(): num_ranks even; num_chunks even and >= num_ranks * 2.
+        if (v != 2) {
+            fail("schedule=\"dualpipe\" requires parallelism.virtual_pipeline_model_parallel_size=2, got " +
+                 std::to_string(v) + " (each rank holds two model chunks: stage r and stage p - 1 - r)");
+        }
+        if (p % 2 != 0) {
+            fail("schedule=\"dualpipe\" requires an even " +
+                 show("parallelism.pipeline_model_parallel_size", p) + " (DualPipe: num_ranks % 2 == 0)");
+        }
+        if (!s.parallelism.layers_per_pipeline_stage.empty()) {
+            fail("schedule=\"dualpipe\" needs the uniform split: parallelism.layers_per_pipeline_stage is "
+                 "not modelled with DualPipe's two copies of each stage");
+        }
+        if (s.num_microbatches() % 2 != 0 || s.num_microbatches() < 2 * p) {
+            fail(show("training.global_batch_size", s.training.global_batch_size) + " gives " +
+                 std::to_string(s.num_microbatches()) +
+                 " micro-batches; schedule=\"dualpipe\" needs an even number, at least 2 × " +
+                 show("parallelism.pipeline_model_parallel_size", p) +
+                 " (DualPipe: num_chunks % 2 == 0 and num_chunks >= num_ranks * 2)");
+        }
+    }
     if ((s.schedule == ScheduleKind::ZbV || s.schedule == ScheduleKind::DualPipeV) && v != 2) {
         fail("schedule=" + quoted(to_string(s.schedule)) +
              " requires parallelism.virtual_pipeline_model_parallel_size=2, got " + std::to_string(v) +
@@ -339,7 +370,8 @@ void check_schedule(const Scenario& s) {
              " (the handcrafted zero-bubble schedules run one model chunk per rank)");
     }
     const bool splits_backward = s.schedule == ScheduleKind::ZbH1 || s.schedule == ScheduleKind::ZbH2 ||
-                                 s.schedule == ScheduleKind::ZbV || s.schedule == ScheduleKind::DualPipeV;
+                                 s.schedule == ScheduleKind::ZbV || s.schedule == ScheduleKind::DualPipe ||
+                                 s.schedule == ScheduleKind::DualPipeV;
     if (splits_backward &&
         s.parallelism.data_parallel_sharding_strategy == DataParallelSharding::OptimGradsParams) {
         fail("schedule=" + quoted(to_string(s.schedule)) +

@@ -105,20 +105,25 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     const bool overlap = sc.training.overlap_grad_reduce && sc.parallelism.data_parallel_size_with_cp() > 1;
 
     const bool chains = starts_and_ends_as_assumed(sc);
+    // DualPipe runs m/2 micro-batches through each of a rank's two chunks (one per direction), its
+    // chunk 1 holding stage p − 1 − r of a p-stage model; the others m through every chunk.
+    const bool two_way = sc.bidirectional_placement();
+    const std::int64_t per_chunk = two_way ? m / 2 : m;
+    const std::int64_t stages = two_way ? p : p * v;
     SimTime bound = 0;
     SimTime fill = 0, drain = 0;  // Σ_{k<r} F_k and Σ_{k<r} B_k
     SimTime end_0 = 0;
     for (std::int64_t r = 0; r < p; ++r) {
         SimTime per_microbatch = 0, first_forward = 0, last_backward = 0;
         for (std::int64_t c = 0; c < v; ++c) {
-            const std::int64_t vs = c * p + r;
+            const std::int64_t vs = two_way && c == 1 ? p - 1 - r : c * p + r;
             const std::int64_t layers = sc.chunk_num_layers(r);
             SimTime f = layers * forward, b = layers * backward;
             if (vs == 0) {
                 f += embedding_f;
                 b += embedding_b;
             }
-            if (vs == p * v - 1) {
+            if (vs == stages - 1) {
                 f += output_f;
                 b += output_b;
             }
@@ -136,7 +141,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
         if (r == 0) {
             end_0 = end;
         }
-        bound = std::max(bound, (chains ? fill : 0) + m * per_microbatch +
+        bound = std::max(bound, (chains ? fill : 0) + per_chunk * per_microbatch +
                                     std::max(end, (chains ? drain : 0) + end_0));
         fill += first_forward;
         drain += last_backward;

@@ -223,7 +223,7 @@ private:
             }
             low.lower(*zero->second, StepContext{-1, -1, -1, Phase::Iteration});
         }
-        const std::int64_t virtual_stages = p_ * v_;
+        const std::int64_t virtual_stages = sched_->model_stages(p_, v_);
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
         // (With the backward split, during its last W.)

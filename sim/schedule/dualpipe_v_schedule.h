@@ -1,16 +1,11 @@
 // DualPipeV (deepseek-ai/DualPipe, dualpipe/dualpipev.py; Sea AI Lab's "cut-in-half" DualPipe): p ranks,
 // 2p stages in a V (chunk 0 of rank r is stage r, chunk 1 is stage 2p − 1 − r, so rank 0 holds the
 // first and the last stage), every micro-batch down chunk 0 and back up chunk 1. Rank r runs the
-// reference's eight steps:
-//   1. 2(p − r − 1) F of chunk 0            2. r + 1 times F c0, F c1
-//   3. p − r − 1 times B c1 (split), W, F c1 4. m − 2p + r + 1 times F c0&B c1, F c1&B c0
-//   5. p − r − 1 times B c1, F c1&B c0      6. r + 1 times B c1, B c0 (split from the middle one on)
-//   7. p − r − 1 times W, B c0 (split)      8. r + 1 W
-// A split B leaves its W in a FIFO that each W step pops; the other backwards run B and W fused. The
-// overlapped F&B chunk pairs run F then B on the compute stream, as the reference does for modules
-// without an overlapped_forward_backward (dense layers: there is no all-to-all to hide); both their
-// inputs are received first (Step::paired). Needs m ≥ 2p. Each rank holds up to 2p + 1 chunks'
-// activations, the README's "PP + 1" with PP = 2p stages.
+// reference's eight steps (dualpipe_steps.h) for p ranks and m micro-batches. The overlapped F&B chunk pairs
+// run F then B on the compute stream, as the reference does for modules without an
+// overlapped_forward_backward (dense layers: there is no all-to-all to hide); both their inputs are received
+// first (Step::paired). Needs m ≥ 2p. Each rank holds up to 2p + 1 chunks' activations, the README's "PP + 1"
+// with PP = 2p stages.
 #pragma once
 
 #include "sim/schedule/v_shape_schedule.h"

@@ -2,6 +2,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/schedule/breadth_first_schedule.h"
+#include "sim/schedule/dualpipe_schedule.h"
 #include "sim/schedule/dualpipe_v_schedule.h"
 #include "sim/schedule/gpipe_schedule.h"
 #include "sim/schedule/interleaved_schedule.h"
@@ -75,6 +76,26 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
                 "per rank, placed in a V)");
         }
         return std::make_unique<ZeroBubbleVSchedule>(shape);
+    case config::ScheduleKind::DualPipe:
+        // dualpipe.py step(): assert num_ranks % 2 == 0; num_chunks % 2 == 0 and >= num_ranks * 2.
+        if (shape.chunks != 2) {
+            throw InputError(
+                "schedule=dualpipe needs parallelism.virtual_pipeline_model_parallel_size=2 (two model "
+                "chunks per rank: stage r and stage p - 1 - r)");
+        }
+        if (shape.stages % 2 != 0) {
+            throw InputError(
+                "schedule=dualpipe needs an even parallelism.pipeline_model_parallel_size, got " +
+                std::to_string(shape.stages) + " (DualPipe: num_ranks % 2 == 0)");
+        }
+        if (shape.microbatches % 2 != 0 || shape.microbatches < 2 * shape.stages) {
+            throw InputError("schedule=dualpipe needs an even number of micro-batches, at least 2 × "
+                             "parallelism.pipeline_model_parallel_size = " +
+                             std::to_string(2 * shape.stages) + ", got " +
+                             std::to_string(shape.microbatches) +
+                             " (DualPipe: num_chunks % 2 == 0 and num_chunks >= num_ranks * 2)");
+        }
+        return std::make_unique<DualPipeSchedule>(shape);
     case config::ScheduleKind::DualPipeV:
         if (shape.chunks != 2) {
             throw InputError(

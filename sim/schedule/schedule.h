@@ -49,6 +49,9 @@ public:
     [[nodiscard]] virtual std::int64_t stage_of(std::int64_t rank, std::int32_t chunk, std::int64_t p) const {
         return chunk * p + rank;
     }
+    /// How many model stages a micro-batch passes through: p·v, or p for DualPipe, whose two chunks
+    /// per rank are copies of one p-stage model's stages run in opposite directions.
+    [[nodiscard]] virtual std::int64_t model_stages(std::int64_t p, std::int64_t v) const { return p * v; }
     /// The pipeline rank that holds stage `stage` of chunk `chunk` (the inverse of stage_of).
     [[nodiscard]] virtual std::int64_t rank_of(std::int64_t stage, std::int32_t /*chunk*/,
                                                std::int64_t p) const {

@@ -129,20 +129,19 @@ std::int64_t position_embedding_parameters(const config::Scenario& sc) {
 }
 
 bool output_layer_has_own_weights(const config::Scenario& sc, std::int64_t pipeline_rank) {
-    const std::int64_t last = sc.last_stage_rank();
-    if (pipeline_rank != last) {
+    if (!sc.holds_last_stage(pipeline_rank)) {
         return false;
     }
     // Untied: the output layer always has its own weights. Tied: Megatron keeps a copy of the word
     // embedding on the last stage when it is not also the first (in a V-shaped placement rank 0 holds
-    // both), and all-reduces its gradient with the first stage's.
-    return sc.model.untie_embeddings_and_output_weights || last != 0;
+    // both, in DualPipe ranks 0 and p − 1 both do), and all-reduces its gradient with the first stage's.
+    return sc.model.untie_embeddings_and_output_weights || !sc.holds_first_stage(pipeline_rank);
 }
 
 bool holds_tied_embedding_copy(const config::Scenario& sc, std::int64_t pipeline_rank) {
-    const std::int64_t last = sc.last_stage_rank();
-    return !sc.model.untie_embeddings_and_output_weights && last != 0 &&
-           (pipeline_rank == 0 || pipeline_rank == last);
+    const bool split_ends = !sc.holds_first_stage(sc.last_stage_rank());
+    return !sc.model.untie_embeddings_and_output_weights && split_ends &&
+           (pipeline_rank == 0 || pipeline_rank == sc.last_stage_rank());
 }
 
 StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
@@ -152,10 +151,10 @@ StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeli
     if (shape.moe()) {
         out.expert = sc.stage_num_layers(pipeline_rank) * moe_expert_parameters_per_rank(shape);
     }
-    if (pipeline_rank == 0) {
+    if (sc.holds_first_stage(pipeline_rank)) {
         out.embedding += word_embedding_parameters_per_rank(sc) + position_embedding_parameters(sc);
     }
-    if (pipeline_rank == sc.last_stage_rank()) {
+    if (sc.holds_last_stage(pipeline_rank)) {
         out.final_layernorm = norm_parameters(shape);
     }
     if (output_layer_has_own_weights(sc, pipeline_rank)) {
