@@ -153,6 +153,110 @@ TEST(NcclModel, TreeRingCrossoverWhereNcclsModelPutsIt) {
     EXPECT_NEAR(small.latency_us, 65.2, 1e-9);
 }
 
+// NCCL's NVLS graph on one DGX H100 (search.cc): 8 channels, one per GPU; each GPU carries 8 + 1 channel
+// rates over its 18 × 20.6 = 370.8 GB/s of NVLink, so bwIntra is the fastest sm90 step within 41.2:
+// 40; bwInter is raised from there while below 2 × 40: 50, then 60 (the fastest step). Across 2 nodes
+// with 8 NICs of 48 GB/s (NDR): 8 channels, bwInter 48. A100 (no NVLink SHARP) and a switch without it
+// get no graph.
+TEST(NcclModel, NvlsGraphAsNcclsSearchFindsIt) {
+    const NvlsGraph one = nvls_graph(GpuGeneration::Hopper, true, 8, 1, 8, 370.8, 48.0);
+    EXPECT_EQ(one.channels, 8);
+    EXPECT_EQ(one.bw_intra_GBps, 40.0);
+    EXPECT_EQ(one.bw_inter_GBps, 60.0);
+    const NvlsGraph two = nvls_graph(GpuGeneration::Hopper, true, 8, 2, 8, 370.8, 48.0);
+    EXPECT_EQ(two.channels, 8);
+    EXPECT_EQ(two.bw_intra_GBps, 40.0);
+    EXPECT_EQ(two.bw_inter_GBps, 48.0);
+    EXPECT_EQ(nvls_graph(GpuGeneration::Ampere, true, 8, 1, 8, 240.0, 23.5).channels, 0);
+    EXPECT_EQ(nvls_graph(GpuGeneration::Hopper, false, 8, 1, 8, 370.8, 48.0).channels, 0);
+}
+
+// One DGX H100 node (Intel hosts), all-reduce. NVLS by hand from tuning.cc: per channel
+// min(40 · 0.85 · 7/8 · 2, 60) = 59.5 GB/s, busbw 8 · 59.5 = 476, algbw 476 · 8/14 = 272 GB/s, latency
+// the NVLink NVLS row, 25 µs. Against a hand-made ring graph of 8 channels at 40 GB/s, the ring LL is
+// min(141, 160) = 141 busbw → algbw 141 · 8/14 = 80.571 at 6.6 + 14 · 0.6 = 15.0 µs. They cross where
+// 15.0 + S/80.571e3 = 25 + S/272e3 µs: S = 1.1449 MB; no other pair is faster there.
+TEST(NcclModel, NvlsRingCrossoverOnOneH100Node) {
+    Communicator comm{8, 1, 8, 40.0, GpuGeneration::Hopper, false};
+    const NvlsGraph g = nvls_graph(GpuGeneration::Hopper, true, 8, 1, 8, 370.8, 48.0);
+    comm.nvls_channels = g.channels;
+    comm.nvls_bw_intra_GBps = g.bw_intra_GBps;
+    comm.nvls_bw_inter_GBps = g.bw_inter_GBps;
+    const Bytes mb{1 << 20};
+    const AlgorithmChoice nvls =
+        nccl_estimate(cost::CollectiveKind::AllReduce, comm, Algorithm::Nvls, Protocol::Simple, mb);
+    const AlgorithmChoice ring =
+        nccl_estimate(cost::CollectiveKind::AllReduce, comm, Algorithm::Ring, Protocol::LL, mb);
+    EXPECT_NEAR(nvls.latency_us, 25.0, 1e-9);
+    EXPECT_NEAR(nvls.algbw_GBps, 476.0 * 8.0 / 14.0, 1e-4);  // NCCL computes in float
+    EXPECT_NEAR(ring.latency_us, 15.0, 1e-9);
+    EXPECT_NEAR(ring.algbw_GBps, 141.0 * 8.0 / 14.0, 1e-9);
+    // NVLS runs Simple only, and not as a tree on one node.
+    EXPECT_EQ(
+        nccl_estimate(cost::CollectiveKind::AllReduce, comm, Algorithm::Nvls, Protocol::LL, mb).algbw_GBps,
+        0.0);
+    EXPECT_EQ(nccl_estimate(cost::CollectiveKind::AllReduce, comm, Algorithm::NvlsTree, Protocol::Simple, mb)
+                  .algbw_GBps,
+              0.0);
+    const double crossover = (25.0 - 15.0) / (1.0 / ring.algbw_GBps - 1.0 / nvls.algbw_GBps) * 1e3;
+    EXPECT_NEAR(crossover, 1.1449e6, 0.0001e6);
+    const auto below = nccl_choose(cost::CollectiveKind::AllReduce, comm,
+                                   Bytes{static_cast<std::int64_t>(crossover * 0.99)});
+    const auto above = nccl_choose(cost::CollectiveKind::AllReduce, comm,
+                                   Bytes{static_cast<std::int64_t>(crossover * 1.01)});
+    EXPECT_EQ(below.algorithm, Algorithm::Ring);
+    EXPECT_EQ(below.protocol, Protocol::LL);
+    EXPECT_EQ(above.algorithm, Algorithm::Nvls);
+    // The same node without NVLink SHARP never picks NVLS.
+    comm.nvls_channels = 0;
+    EXPECT_NE(nccl_choose(cost::CollectiveKind::AllReduce, comm, Bytes{std::int64_t{1} << 30}).algorithm,
+              Algorithm::Nvls);
+}
+
+// The busbw NCCL's NVLS model gives an 8-GPU H100 all-reduce against published nccl-tests numbers
+// (hardware.md §5.5): Azure ND H100 v5 (S-AZURE) 466.35 GB/s at 1 GiB and 478.87 at 8 GiB; S-NCCLT-212
+// "~480GB/s". Tolerance 10 % (the issue's); the model is within 1.5 % here.
+TEST(NcclModel, NvlsBusBandwidthMatchesPublishedH100AllReduce) {
+    Communicator comm{8, 1, 8, 40.0, GpuGeneration::Hopper, false};
+    const NvlsGraph g = nvls_graph(GpuGeneration::Hopper, true, 8, 1, 8, 370.8, 48.0);
+    comm.nvls_channels = g.channels;
+    comm.nvls_bw_intra_GBps = g.bw_intra_GBps;
+    comm.nvls_bw_inter_GBps = g.bw_inter_GBps;
+    for (const auto& [log2_bytes, published] : {std::pair{30, 466.35}, std::pair{33, 478.87}}) {
+        const Bytes s{std::int64_t{1} << log2_bytes};
+        const AlgorithmChoice c = nccl_choose(cost::CollectiveKind::AllReduce, comm, s);
+        EXPECT_EQ(c.algorithm, Algorithm::Nvls);
+        const double busbw = 2.0 * 7.0 / 8.0 * static_cast<double>(s.value) / c.time(s).value / 1e9;
+        EXPECT_NEAR(busbw / published, 1.0, 0.10) << log2_bytes;
+    }
+}
+
+// Two DGX H100 nodes (8 NICs of 48 GB/s): NVLS tree per channel min(59.5, 2 · 48, perChMaxNVLSTreeBw
+// 57.7) = 57.7, busbw 461.6 → algbw 461.6 · 16/30 = 246.19 GB/s at 25 + 2 · 1 · 20.9 = 66.8 µs; NVLS
+// across nodes needs SHARP in the IB switches (CollNet) and then takes min(59.5, 48) · 8 = 384 → 204.8
+// GB/s at 25 + 18 = 43 µs.
+TEST(NcclModel, NvlsTreeAcrossNodesAndNvlsOnlyWithSharp) {
+    Communicator comm{16, 2, 8, 48.0, GpuGeneration::Hopper, false};
+    const NvlsGraph g = nvls_graph(GpuGeneration::Hopper, true, 8, 2, 8, 370.8, 48.0);
+    comm.nvls_channels = g.channels;
+    comm.nvls_bw_intra_GBps = g.bw_intra_GBps;
+    comm.nvls_bw_inter_GBps = g.bw_inter_GBps;
+    const Bytes s{std::int64_t{1} << 30};
+    const AlgorithmChoice tree =
+        nccl_estimate(cost::CollectiveKind::AllReduce, comm, Algorithm::NvlsTree, Protocol::Simple, s);
+    EXPECT_NEAR(tree.latency_us, 66.8, 1e-9);
+    EXPECT_NEAR(tree.algbw_GBps, 57.7 * 8.0 * 16.0 / 30.0, 1e-9);
+    EXPECT_EQ(
+        nccl_estimate(cost::CollectiveKind::AllReduce, comm, Algorithm::Nvls, Protocol::Simple, s).algbw_GBps,
+        0.0);
+    EXPECT_EQ(nccl_choose(cost::CollectiveKind::AllReduce, comm, s).algorithm, Algorithm::NvlsTree);
+    comm.collnet = true;
+    const AlgorithmChoice sharp =
+        nccl_estimate(cost::CollectiveKind::AllReduce, comm, Algorithm::Nvls, Protocol::Simple, s);
+    EXPECT_NEAR(sharp.latency_us, 43.0, 1e-9);
+    EXPECT_NEAR(sharp.algbw_GBps, 384.0 * 16.0 / 30.0, 1e-9);
+}
+
 // Published multi-node nccl-tests all-reduce bus bandwidths in the A100 profile's sources, reproduced by
 // the flow model alone on the network, within 10 %.
 TEST(CollectiveFlows, ReproducesPublishedMultiNodeAllReduceBusBandwidth) {
@@ -208,6 +312,32 @@ TEST(NetworkModel, OversubscriptionSlowsDataParallelNotTensorParallelOnly) {
     const double tp_thin = time_of("--set hardware.topology.oversubscription=4");
     EXPECT_GT(dp_thin, dp_flat * 1.01);
     EXPECT_EQ(tp_thin, tp_flat);
+}
+
+// End to end: on 2 DGX H100 nodes (gpt3-5b at DP 16, the gradient all-reduce at the end of the step, not
+// sharded nor overlapped) NVLS tree (per channel min(59.5, 2 · 48, 57.7)) beats the ring's 48.5 per NIC,
+// so hardware.topology.nvls=false is slower (on 8 nodes the NVLS-tree cap of 45.5 loses to the ring, as
+// NCCL's model says); a non-boolean is an error naming the key.
+TEST(NetworkModel, NvlsKeyChangesAnH100MultiNodeRun) {
+    const auto time_of = [](const std::string& extra) {
+        const auto r = trainsim::testing::run_trainsim(
+            "run " + trainsim::testing::source_path("scenarios/nemo/gpt3-5b-64gpu-fp8.json") +
+            " --format json --set hardware.network_model=flow --set training.use_distributed_optimizer=false"
+            " --set training.overlap_grad_reduce=false --set parallelism.data_parallel_size=16"
+            " --set training.global_batch_size=512 " +
+            extra);
+        EXPECT_EQ(r.status, 0) << r.err;
+        const auto at = r.out.find("\"iteration_time_s\": ");
+        return std::stod(r.out.substr(at + 20));
+    };
+    const double with = time_of("");
+    const double without = time_of("--set hardware.topology.nvls=false");
+    EXPECT_LT(with, without);
+    const auto bad = trainsim::testing::run_trainsim(
+        "run " + trainsim::testing::source_path("scenarios/nemo/gpt3-5b-64gpu-fp8.json") +
+        " --set hardware.network_model=flow --set hardware.topology.nvls=3");
+    EXPECT_EQ(bad.status, 2);
+    EXPECT_NE(bad.err.find("hardware.topology.nvls"), std::string::npos) << bad.err;
 }
 
 TEST(NetworkModel, ATopologyWithoutTheFlowModelIsAnError) {

@@ -270,6 +270,9 @@ struct TopologyConfig {
     double oversubscription = 1.0;
     std::int64_t nodes_per_pod = 0;  // 0: one spine tier
     double pod_oversubscription = 1.0;
+    // NVLink SHARP in the NVSwitch (NCCL's NVLS); unset: the GPU generation decides (Hopper and later).
+    std::optional<bool> nvls;
+    bool sharp = false;  // SHARP in the IB switches (NCCL CollNet): NVLS across nodes
     bool given = false;  // the scenario has a hardware.topology section
 };
 

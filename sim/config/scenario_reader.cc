@@ -176,6 +176,10 @@ TopologyConfig read_topology(const Json& document) {
     t.oversubscription = r.number_at_least("oversubscription", 1.0).value_or(t.oversubscription);
     t.nodes_per_pod = r.positive_integer("nodes_per_pod").value_or(t.nodes_per_pod);
     t.pod_oversubscription = r.number_at_least("pod_oversubscription", 1.0).value_or(t.pod_oversubscription);
+    if (r.has("nvls")) {
+        t.nvls = r.boolean("nvls", true);
+    }
+    t.sharp = r.boolean("sharp", t.sharp);
     return t;
 }
 

@@ -100,7 +100,8 @@ const std::vector<SectionSchema>& scenario_sections() {
           "optimizer_param_copy", "zero_grad_buffer"}},
         {"hardware", {"profile", "gpus_per_node", "network_model", "topology"}},
         {"hardware.topology",
-         {"preset", "kind", "nodes_per_leaf", "oversubscription", "nodes_per_pod", "pod_oversubscription"}},
+         {"preset", "kind", "nodes_per_leaf", "oversubscription", "nodes_per_pod", "pod_oversubscription", "nvls",
+          "sharp"}},
         {"variability", {"mode", "seed", "kernel_jitter"}},
     };
     return sections;

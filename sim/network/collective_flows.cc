@@ -62,12 +62,20 @@ Communicator CollectiveFlows::communicator(std::span<const std::int64_t> members
     rails.erase(std::unique(rails.begin(), rails.end()), rails.end());
     // One channel per NIC the group drives on a host (hardware.md §5.4: "a ring of 8N ranks runs 8
     // rail-aligned channels, one per NIC"), each at one NIC's rate.
-    return Communicator{static_cast<std::int64_t>(members.size()),
-                        static_cast<std::int64_t>(hosts.size()),
-                        static_cast<std::int64_t>(rails.size()),
-                        topology_.spec().nic_GBps,
-                        generation_,
-                        topology_.spec().amd_host};
+    const TopologySpec& spec = topology_.spec();
+    Communicator c{static_cast<std::int64_t>(members.size()),
+                   static_cast<std::int64_t>(hosts.size()),
+                   static_cast<std::int64_t>(rails.size()),
+                   spec.nic_GBps,
+                   generation_,
+                   spec.amd_host};
+    const NvlsGraph g = nvls_graph(generation_, spec.nvls, static_cast<std::int64_t>(hosts.front().size()),
+                                   c.nodes, c.channels, spec.nvlink_link_GBps, spec.nic_GBps);
+    c.nvls_channels = g.channels;
+    c.nvls_bw_intra_GBps = g.bw_intra_GBps;
+    c.nvls_bw_inter_GBps = g.bw_inter_GBps;
+    c.collnet = spec.sharp;
+    return c;
 }
 
 // Ring order as NCCL builds it across hosts: a host's members in turn, then on to the next host. An edge
@@ -159,6 +167,9 @@ NetworkFlow CollectiveFlows::collective(cost::CollectiveKind kind, Bytes bytes,
                 add_ring(f, copy, 1.0);
             }
         } else {
+            // Tree, NVLS tree and NVLS over SHARP: S at the algorithm bandwidth. Their links are taken as
+            // the double binary tree's (NVLS reduces inside the switch, so this over-counts NVLink traffic,
+            // which the NIC-bound inter-node part does not feel).
             f.amount_bytes = static_cast<double>(bytes.value);
             f.max_rate_GBps = c.algbw_GBps;
             for (const auto& copy : copies) {

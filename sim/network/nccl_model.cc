@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 
 namespace trainsim::network {
@@ -31,6 +32,28 @@ constexpr double kTreeCorrection[3][24] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9, .9}};
+// NVLS rows: baseLatencies 0; hwLatencies[NVLINK][NVLS and NVLS tree][Simple] 25; hwLatencies[NET][NVLS]
+// [Simple] 18 and [NVLS tree][Simple] 20.9 (an IB NIC adds no latencyInter: net_ib sets latency 0).
+constexpr double kNvlsNvlinkLatencyUs = 25.0;
+constexpr double kNvlsNetLatencyUs = 18.0;
+constexpr double kNvlsTreeNetLatencyUs = 20.9;
+// nvlsEfficiency[generation]: Volta and Ampere 0, Hopper 0.85, Blackwell 0.74.
+constexpr double kNvlsEfficiency[4] = {0.0, 0.0, 0.85, 0.74};
+// perChMaxNVLSTreeBws[generation][N1, N2, N>=4].
+constexpr double kNvlsTreePerChannel[4][3] = {
+    {26.5, 18.5, 10.0}, {24.0, 23.6, 17.8}, {0.0, 57.7, 45.5}, {0.0, 96.0, 80.0}};
+// search.cc's speed steps, GB/s per channel: sm90SpeedArrayIntra/Inter (Hopper), sm100SpeedArrayIntra/
+// Inter (Blackwell), fastest first.
+constexpr double kSm90SpeedIntra[] = {60.0, 50.0, 40.0, 30.0, 24.0, 20.0, 15.0, 12.0, 11.0, 6.0, 3.0};
+constexpr double kSm90SpeedInter[] = {48.0, 45.0, 42.0, 40.0, 30.0, 24.0, 22.0, 20.0, 17.5,
+                                      15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+constexpr double kSm100SpeedIntra[] = {90.0, 80.0, 70.0, 60.0, 50.0, 45.0,
+                                       40.0, 30.0, 24.0, 20.0, 19.0, 18.0};
+constexpr double kSm100SpeedInter[] = {96.0, 86.0, 80.0, 48.0, 45.1, 42.0, 40.0, 30.0, 24.0, 22.0,
+                                       20.0, 17.5, 15.0, 12.0, 6.0,  3.0,  2.4,  1.2,  0.24, 0.12};
+// NCCL_MAX_NVLS_ARITY (device.h): at most 32 NVLS channels.
+constexpr std::int64_t kMaxNvlsArity = 32;
+
 // getNetOverhead: 1 µs on Intel hosts, 2 µs on AMD hosts (×3 for Simple).
 constexpr double kNetOverheadIntelUs = 1.0;
 constexpr double kNetOverheadAmdUs = 2.0;
@@ -44,10 +67,101 @@ int log2i(std::int64_t v) {
     return l;
 }
 
+// The index of the fastest step no faster than `limit` (the slowest step when none is).
+std::size_t step_within(std::span<const double> steps, double limit) {
+    std::size_t i = 0;
+    while (i + 1 < steps.size() && steps[i] > limit) {
+        ++i;
+    }
+    return i;
+}
+
+// NVLS and NVLS tree (tuning.cc ncclTopoTuneModel, the NVLS branches).
+AlgorithmChoice nvls_estimate(cost::CollectiveKind kind, const Communicator& comm, Algorithm a, Protocol p,
+                              Bytes bytes) {
+    AlgorithmChoice c{a, p, 0.0, 0.0};
+    const bool all_reduce = kind == cost::CollectiveKind::AllReduce;
+    const bool gather_scatter =
+        kind == cost::CollectiveKind::AllGather || kind == cost::CollectiveKind::ReduceScatter;
+    const std::int64_t nodes = comm.nodes;
+    // NVLS runs Simple only and needs >= 2 channels; NVLS tree is all-reduce across nodes only; NVLS
+    // across nodes needs CollNet, and its all-gather / reduce-scatter a CollNet plugin that has them.
+    if (p != Protocol::Simple || comm.nvls_channels < 2 || (a == Algorithm::NvlsTree && nodes == 1) ||
+        (a == Algorithm::NvlsTree && !all_reduce) || (a == Algorithm::Nvls && nodes > 1 && !comm.collnet) ||
+        (a == Algorithm::Nvls && !all_reduce && (!gather_scatter || nodes > 1))) {
+        return c;
+    }
+    const auto gi = static_cast<std::size_t>(comm.generation);
+    const std::size_t index2 = nodes <= 2 ? static_cast<std::size_t>(nodes - 1) : 2;
+    const double ch = static_cast<double>(comm.nvls_channels);
+    const double ppn = static_cast<double>(comm.ranks) / static_cast<double>(nodes);
+    double intra = comm.nvls_bw_intra_GBps * kNvlsEfficiency[gi] * (ch - 1.0) / ch;
+    intra *= all_reduce ? 2.0 : (ppn - 1.0) / ppn;  // all-reduce pipelines two operations
+    const double inter = comm.nvls_bw_inter_GBps * (nodes <= 2 && a == Algorithm::NvlsTree ? 2.0 : 1.0);
+    double bw = std::min(intra, inter);
+    if (a == Algorithm::NvlsTree) {
+        bw = std::min(bw, kNvlsTreePerChannel[gi][index2]);
+    }
+    double bus = ch * bw;
+    if (all_reduce) {  // bus to algorithm bandwidth as the ring: × nRanks / nsteps
+        bus *= static_cast<double>(comm.ranks) / static_cast<double>(2 * (comm.ranks - 1));
+    }
+    c.algbw_GBps = bus;
+    if (a == Algorithm::Nvls) {
+        c.latency_us = kNvlsNvlinkLatencyUs + (nodes > 1 ? kNvlsNetLatencyUs : 0.0);
+    } else {
+        c.latency_us = kNvlsNvlinkLatencyUs + 2.0 * log2i(nodes) * kNvlsTreeNetLatencyUs;
+        // ncclTopoGetAlgoTime corrects NVLS tree by size on Blackwell x86 hosts only.
+        const int log_size = log2i(bytes.value >> 6);
+        if (comm.generation == GpuGeneration::Blackwell && log_size >= 0 && log_size < 24) {
+            c.algbw_GBps *= kTreeCorrection[2][static_cast<std::size_t>(log_size)];
+        }
+    }
+    return c;
+}
+
 }  // namespace
 
+NvlsGraph nvls_graph(GpuGeneration generation, bool nvswitch_sharp, std::int64_t gpus_per_node,
+                     std::int64_t nodes, std::int64_t nics, double nvlink_GBps, double nic_GBps) {
+    NvlsGraph g;
+    const bool hopper_or_later =
+        generation == GpuGeneration::Hopper || generation == GpuGeneration::Blackwell;
+    if (!nvswitch_sharp || !hopper_or_later || gpus_per_node < 2) {
+        return g;
+    }
+    const bool blackwell = generation == GpuGeneration::Blackwell;
+    const std::span<const double> intra_steps =
+        blackwell ? std::span<const double>(kSm100SpeedIntra) : std::span<const double>(kSm90SpeedIntra);
+    const std::span<const double> inter_steps =
+        blackwell ? std::span<const double>(kSm100SpeedInter) : std::span<const double>(kSm90SpeedInter);
+    g.channels = std::min(kMaxNvlsArity, nodes > 1 ? std::min(gpus_per_node, nics) : gpus_per_node);
+    const std::size_t i = step_within(intra_steps, nvlink_GBps / static_cast<double>(g.channels + 1));
+    g.bw_intra_GBps = intra_steps[i];
+    if (nodes > 1) {
+        g.bw_inter_GBps = inter_steps[step_within(inter_steps, nic_GBps)];
+    } else {
+        std::size_t j = i;
+        while (j > 0 && intra_steps[j] < 2.0 * g.bw_intra_GBps) {
+            --j;
+        }
+        g.bw_inter_GBps = intra_steps[j];
+    }
+    return g;
+}
+
 const char* to_string(Algorithm a) {
-    return a == Algorithm::Ring ? "ring" : "tree";
+    switch (a) {
+    case Algorithm::Ring:
+        return "ring";
+    case Algorithm::Tree:
+        return "tree";
+    case Algorithm::Nvls:
+        return "nvls";
+    case Algorithm::NvlsTree:
+        return "nvls_tree";
+    }
+    return "?";
 }
 
 const char* to_string(Protocol p) {
@@ -67,6 +181,9 @@ AlgorithmChoice nccl_estimate(cost::CollectiveKind kind, const Communicator& com
     if (comm.ranks < 2 || comm.nodes < 1 || comm.channels < 1 || !(comm.bw_per_channel_GBps > 0.0)) {
         throw std::invalid_argument(
             "nccl_estimate: a communicator of >= 2 ranks, >= 1 channel and bandwidth > 0");
+    }
+    if (a == Algorithm::Nvls || a == Algorithm::NvlsTree) {
+        return nvls_estimate(kind, comm, a, p, bytes);
     }
     const auto ai = static_cast<std::size_t>(a);  // Ring 0, Tree 1
     const auto pi = static_cast<std::size_t>(p);
@@ -129,7 +246,8 @@ AlgorithmChoice nccl_estimate(cost::CollectiveKind kind, const Communicator& com
 AlgorithmChoice nccl_choose(cost::CollectiveKind kind, const Communicator& comm, Bytes bytes) {
     AlgorithmChoice best;
     double best_us = std::numeric_limits<double>::infinity();
-    for (const Algorithm a : {Algorithm::Tree, Algorithm::Ring}) {  // NCCL's algorithm order: tree first
+    // NCCL's algorithm order (NCCL_ALGO_*): tree, ring, (CollNet direct, chain,) NVLS, NVLS tree.
+    for (const Algorithm a : {Algorithm::Tree, Algorithm::Ring, Algorithm::Nvls, Algorithm::NvlsTree}) {
         for (const Protocol p : {Protocol::LL, Protocol::LL128, Protocol::Simple}) {
             const AlgorithmChoice c = nccl_estimate(kind, comm, a, p, bytes);
             if (c.algbw_GBps <= 0.0) {

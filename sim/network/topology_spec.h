@@ -26,9 +26,12 @@ struct TopologySpec {
     std::int64_t nodes_per_pod = 0;       // hosts under one spine group; 0: a single spine tier
     double pod_oversubscription = 1.0;    // spine tier: downlink capacity / uplink to the core
     bool amd_host = false;                // host CPU vendor, which NCCL's tuning reads (DGX A100: AMD EPYC)
+    bool nvls = false;                    // the NVSwitch reduces in the switch (NVLink SHARP, NCCL's NVLS)
+    bool sharp = false;                   // the IB switches reduce in the network (SHARP, NCCL's CollNet)
     // Rates, GB/s per direction (from the hardware profile).
-    double nvlink_GBps = 0.0;  // one GPU's NVLink bandwidth into its NVSwitch domain
-    double nic_GBps = 0.0;     // one NIC (one rail)
+    double nvlink_GBps = 0.0;       // one GPU's NVLink bandwidth into its NVSwitch domain
+    double nic_GBps = 0.0;          // one NIC (one rail)
+    double nvlink_link_GBps = 0.0;  // one GPU's NVLink as NCCL's topology counts it (its NVLS graph search)
 };
 
 [[nodiscard]] const char* to_string(FabricKind k);

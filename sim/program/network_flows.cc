@@ -51,6 +51,14 @@ network::TopologySpec topology_spec(const config::Scenario& scenario, const cost
     // DGX A100 hosts have AMD EPYC CPUs, DGX H100 and later Intel Xeon (NVIDIA DGX datasheets); NCCL's
     // tuning reads the vendor.
     s.amd_host = generation_of(profile) == network::GpuGeneration::Ampere;
+    // NVLink SHARP is in the third-generation NVSwitch and later (DGX H100/H200, B200, GB200 NVL72; not
+    // the A100's), and NCCL uses it only from compute capability 9.0 (search.cc), so by default Hopper
+    // and later have it; hardware.topology.nvls overrides.
+    const network::GpuGeneration g = generation_of(profile);
+    s.nvls = t.nvls.value_or(g == network::GpuGeneration::Hopper || g == network::GpuGeneration::Blackwell);
+    s.sharp = t.sharp;
+    // NCCL's figure for one GPU's NVLink (18 x SM90_NVLINK_BW 20.6 = 370.8 on H100), the profile's p2p rate.
+    s.nvlink_link_GBps = profile.intra_node.p2p_GBps;
     return s;
 }
 
