@@ -103,8 +103,10 @@ private:
         engine::TaskId last_compute = -1;
         std::vector<engine::TaskId>
             pending;  // blocking collectives and receives the next compute op waits for
-        std::array<std::int64_t, 5> collective_count{};  // by CommGroup, for rendezvous keys
-        std::int64_t key_kind_offset = 0;                // keeps the lanes' rendezvous keys apart
+        // By CommGroup (ExpertData the last), for rendezvous keys.
+        std::array<std::int64_t, static_cast<std::size_t>(workload::CommGroup::ExpertData) + 1>
+            collective_count{};
+        std::int64_t key_kind_offset = 0;  // keeps the lanes' rendezvous keys apart
     };
 
     void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx);
