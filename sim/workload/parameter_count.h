@@ -47,5 +47,7 @@ struct StageParameters {
 
 /// The LayerShape of the scenario's transformer layers.
 [[nodiscard]] LayerShape layer_shape_of(const config::Scenario& scenario);
+/// The shape of model layer `layer`: a dense MLP where moe_layer_freq leaves the layer dense.
+[[nodiscard]] LayerShape layer_shape_of(const config::Scenario& scenario, std::int64_t layer);
 
 }  // namespace trainsim::workload
