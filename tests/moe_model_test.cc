@@ -284,7 +284,7 @@ void expect_refused(const config::Scenario& sc, const std::string& message) {
 }
 
 TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
-    // moe_layer.h models the alltoall dispatcher, ETP 1, all layers MoE:
+    // moe_layer.h models the alltoall dispatcher, ETP 1:
     // anything else is refused with the key, not simulated as if it were modelled.
     const std::string a2a = R"(, "moe_token_dispatcher_type": "alltoall")";
     expect_refused(preset("mixtral-8x7b"), "model.moe_token_dispatcher_type: \"allgather\"");
@@ -293,8 +293,8 @@ TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
         "seq_length": 32, "padded_vocab_size": 256, "ffn_hidden_size": 128, "swiglu": true,
         "add_bias_linear": false, "num_experts": 8, "moe_ffn_hidden_size": 32)" +
                                a2a;
-    expect_refused(scenario(routed + R"(, "moe_layer_freq": [0, 1, 1, 1])"),
-                   "model.moe_layer_freq: a mix of dense and MoE layers");
+    // A mix of dense and MoE layers is simulated layer by layer (tests/moe_layer_freq_test.cc).
+    EXPECT_EQ(layer_shape_of(scenario(routed + R"(, "moe_layer_freq": [0, 1, 1, 1])"), 0).experts, 0);
     EXPECT_DOUBLE_EQ(
         layer_shape_of(scenario(routed + R"(, "moe_expert_capacity_factor": 1.0)")).capacity_factor,
         1.0);  // token dropping is modelled (moe_layer_test.cc, MoeCapacity)

@@ -14,6 +14,7 @@
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_layers.h"
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
 
@@ -51,22 +52,18 @@ public:
         p_ = par.pipeline_model_parallel_size;
         v_ = par.virtual_pipeline_model_parallel_size;
         const workload::LayerShape shape = workload::layer_shape_of(sc);
-        const RecomputeGranularity policy = sc.training.recompute_granularity;
-        const RecomputeGranularity stored = policy == RecomputeGranularity::Selective
-                                                ? RecomputeGranularity::Selective
-                                                : RecomputeGranularity::None;
-        ops_.forward_none = own(workload::layer_forward(shape, RecomputeGranularity::None));
-        ops_.forward_selective = own(workload::layer_forward(shape, RecomputeGranularity::Selective));
-        ops_.forward_checkpointed = own(workload::layer_forward(shape, RecomputeGranularity::Full));
-        ops_.backward_plain = own(workload::layer_backward(shape, RecomputeGranularity::None));
-        ops_.backward_selective = own(workload::layer_backward(shape, RecomputeGranularity::Selective));
-        ops_.recompute = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/true));
-        ops_.recompute_chained = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/false));
-        ops_.forward_unsaved = own(workload::layer_forward_unsaved(shape));
-        ops_.recompute_selective = own(workload::layer_selective_recompute(shape));
-        const bool selective = stored == RecomputeGranularity::Selective;
-        ops_.forward_stored = selective ? ops_.forward_selective : ops_.forward_none;
-        ops_.backward = selective ? ops_.backward_selective : ops_.backward_plain;
+        // With moe_layer_freq the model mixes dense and MoE layers: each kind has its op lists.
+        layer_ops_[0] = build_layer_ops(shape);
+        layer_parameters_of_[0] = workload::layer_parameters_per_rank(shape);
+        layer_ops_[1] = layer_ops_[0];
+        layer_parameters_of_[1] = layer_parameters_of_[0];
+        if (shape.moe() && sc.model.moe->num_moe_layers() < sc.model.num_layers) {
+            workload::LayerShape dense = shape;
+            dense.experts = 0;
+            layer_ops_[0] = build_layer_ops(dense);
+            layer_parameters_of_[0] = workload::layer_parameters_per_rank(dense);
+        }
+        ops_ = layer_ops_[1];
         ops_.embedding_forward = own(workload::embedding_forward(shape));
         ops_.embedding_backward = own(workload::embedding_backward(shape));
         ops_.output_forward = own(workload::output_forward(shape));
@@ -78,6 +75,36 @@ public:
             fsdp_gather_ = own(workload::fsdp_parameter_gather(layer_parameters_));
             fsdp_reduce_ = own(workload::fsdp_gradient_reduce_scatter(layer_parameters_));
         }
+    }
+
+    // The op lists of one kind of layer under every recompute variant.
+    LayerOps build_layer_ops(const workload::LayerShape& shape) {
+        const RecomputeGranularity stored =
+            sc_.training.recompute_granularity == RecomputeGranularity::Selective
+                ? RecomputeGranularity::Selective
+                : RecomputeGranularity::None;
+        LayerOps ops;
+        ops.forward_none = own(workload::layer_forward(shape, RecomputeGranularity::None));
+        ops.forward_selective = own(workload::layer_forward(shape, RecomputeGranularity::Selective));
+        ops.forward_checkpointed = own(workload::layer_forward(shape, RecomputeGranularity::Full));
+        ops.backward_plain = own(workload::layer_backward(shape, RecomputeGranularity::None));
+        ops.backward_selective = own(workload::layer_backward(shape, RecomputeGranularity::Selective));
+        ops.recompute = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/true));
+        ops.recompute_chained = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/false));
+        ops.forward_unsaved = own(workload::layer_forward_unsaved(shape));
+        ops.recompute_selective = own(workload::layer_selective_recompute(shape));
+        const bool selective = stored == RecomputeGranularity::Selective;
+        ops.forward_stored = selective ? ops.forward_selective : ops.forward_none;
+        ops.backward = selective ? ops.backward_selective : ops.backward_plain;
+        return ops;
+    }
+
+    // The op lists and per-rank parameters of model layer `layer`, by its kind (dense or MoE).
+    [[nodiscard]] const LayerOps& ops_at(std::int64_t layer) const {
+        return layer_ops_[workload::is_moe_layer(sc_, layer) ? 1 : 0];
+    }
+    [[nodiscard]] std::int64_t parameters_at(std::int64_t layer) const {
+        return layer_parameters_of_[workload::is_moe_layer(sc_, layer) ? 1 : 0];
     }
 
     IterationProgram build() {
@@ -329,7 +356,7 @@ private:
                         low.wait_for(gathered);
                         gathered = next;
                     }
-                    low.lower(forward_of(at.pp, step.chunk, j, step.microbatch), ctx);
+                    low.lower(forward_of(at.pp, step.chunk, j, step.microbatch, ctx.layer), ctx);
                     forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] =
                         low.last_compute();
                 }
@@ -429,10 +456,10 @@ private:
                 low.wait_for(gathered);
                 gathered = next;
                 if (recomputed(j, ctx.microbatch, pipeline_rank)) {
-                    low.lower(*ops_.recompute, ctx);
-                    low.lower(*ops_.backward_plain, ctx);
+                    low.lower(*ops_at(ctx.layer).recompute, ctx);
+                    low.lower(*ops_at(ctx.layer).backward_plain, ctx);
                 } else {
-                    low.lower(*ops_.backward, ctx);
+                    low.lower(*ops_at(ctx.layer).backward, ctx);
                 }
                 low.lower(*fsdp_reduce_, ctx);
                 --j;
@@ -440,18 +467,20 @@ private:
             }
             if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                lower_backward(low, *ops_.backward, ctx, layer_parameters_);
+                lower_backward(low, *ops_at(ctx.layer).backward, ctx, parameters_at(ctx.layer));
                 --j;
                 continue;
             }
             const std::int64_t block_start = j - (j % checkpoint_block());
             for (std::int64_t k = block_start; k <= j; ++k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                low.lower(k == block_start ? *ops_.recompute : *ops_.recompute_chained, ctx);
+                low.lower(k == block_start ? *ops_at(ctx.layer).recompute
+                                           : *ops_at(ctx.layer).recompute_chained,
+                          ctx);
             }
             for (std::int64_t k = j; k >= block_start; --k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
+                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
             }
             j = block_start - 1;
         }
@@ -459,19 +488,20 @@ private:
 
     // The forward op list of layer j of a chunk for one micro-batch.
     [[nodiscard]] const OpList& forward_of(std::int64_t pp, std::int64_t chunk, std::int64_t j,
-                                           std::int64_t microbatch) const {
+                                           std::int64_t microbatch, std::int64_t layer) const {
         if (plan_ == nullptr) {
             if (!recomputed(j, microbatch, pp)) {
-                return *ops_.forward_stored;
+                return *ops_at(layer).forward_stored;
             }
             // A checkpointed group keeps only its first layer's input.
-            return j % checkpoint_block() == 0 ? *ops_.forward_checkpointed : *ops_.forward_unsaved;
+            return j % checkpoint_block() == 0 ? *ops_at(layer).forward_checkpointed
+                                               : *ops_at(layer).forward_unsaved;
         }
         const recompute::LayerRecompute r = plan_->at(pp, chunk * sc_.chunk_num_layers(pp) + j);
         if (recompute::is_full(r)) {
-            return *ops_.forward_checkpointed;
+            return *ops_at(layer).forward_checkpointed;
         }
-        return recompute::is_selective(r) ? *ops_.forward_selective : *ops_.forward_none;
+        return recompute::is_selective(r) ? *ops_at(layer).forward_selective : *ops_at(layer).forward_none;
     }
 
     // Backward of a chunk's layers under a recompute plan. Overlapped recomputation is lowered first onto
@@ -494,8 +524,8 @@ private:
         for (std::int64_t j = lc - 1; j >= 0; --j) {
             if (recompute::is_overlapped(plan_of(j))) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                const OpList& ops =
-                    recompute::is_full(plan_of(j)) ? *ops_.recompute : *ops_.recompute_selective;
+                const OpList& ops = recompute::is_full(plan_of(j)) ? *ops_at(ctx.layer).recompute
+                                                                   : *ops_at(ctx.layer).recompute_selective;
                 std::vector<engine::TaskId> after = start_after;
                 // Its checkpointed inputs exist once this layer's forward of this micro-batch is done.
                 const auto f = forward_done.find({ctx.microbatch, ctx.chunk, static_cast<std::int32_t>(j)});
@@ -512,19 +542,19 @@ private:
             ctx.layer = static_cast<std::int32_t>(first_layer + j);
             switch (plan_of(j)) {
             case recompute::LayerRecompute::Keep:
-                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
+                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
                 break;
             case recompute::LayerRecompute::SelectiveOnDemand:
-                lower_backward(low, *ops_.backward_selective, ctx, layer_parameters_);
+                lower_backward(low, *ops_at(ctx.layer).backward_selective, ctx, parameters_at(ctx.layer));
                 break;
             case recompute::LayerRecompute::FullOnDemand:
-                low.lower(*ops_.recompute, ctx);
-                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
+                low.lower(*ops_at(ctx.layer).recompute, ctx);
+                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
                 break;
             case recompute::LayerRecompute::SelectiveOverlapped:
             case recompute::LayerRecompute::FullOverlapped:
                 low.wait_for(ready[static_cast<std::size_t>(j)]);
-                lower_backward(low, *ops_.backward_plain, ctx, layer_parameters_);
+                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
                 break;
             }
             layer_freed[static_cast<std::size_t>(j)] = low.last_compute();
@@ -675,7 +705,9 @@ private:
     std::map<std::int64_t, const OpList*> zero_grad_buffer_;  // by pipeline rank (training.zero_grad_buffer)
     std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
     std::int64_t layer_parameters_ = 0;
-    bool fsdp_ = false;  // optim_grads_params with d > 1
+    std::array<LayerOps, 2> layer_ops_{};                // dense, MoE (the same when not mixed)
+    std::array<std::int64_t, 2> layer_parameters_of_{};  // per-rank parameters of each kind
+    bool fsdp_ = false;                                  // optim_grads_params with d > 1
     const OpList* fsdp_gather_ = nullptr;
     const OpList* fsdp_reduce_ = nullptr;
     bool bucketing_ = false;

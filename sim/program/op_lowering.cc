@@ -122,7 +122,7 @@ std::int32_t OpLowering::priced_launch(const OpList& ops) {
 
 RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
     const auto g = static_cast<std::size_t>(group);
-    const std::int64_t seq = lane.collective_count[g]++;
+    const std::int64_t seq = lane.collective_count.at(g)++;
     const std::int64_t k = lane.key_kind_offset;
     const parallel::Layout& layout = pricing_.layout();
     switch (group) {

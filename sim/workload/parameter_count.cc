@@ -4,6 +4,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/workload/moe_layer.h"
+#include "sim/workload/stage_layers.h"
 
 namespace trainsim::workload {
 namespace {
@@ -13,14 +14,9 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     const auto refuse = [](const std::string& key, const std::string& what) {
         throw InputError(key + ": " + what +
                          " is not simulated yet (mixture-of-experts layers are modelled " +
-                         "with the alltoall dispatcher, expert_tensor_parallel_size 1, every layer " +
-                         "MoE, BF16, the analytical network)");
+                         "with the alltoall dispatcher, expert_tensor_parallel_size 1, BF16, the " +
+                         "analytical network)");
     };
-    for (const bool is_moe : moe.layer_is_moe) {
-        if (!is_moe) {
-            refuse("model.moe_layer_freq", "a mix of dense and MoE layers");
-        }
-    }
     if (moe.token_dispatcher != config::MoeTokenDispatcher::AllToAll) {
         refuse("model.moe_token_dispatcher_type", "\"allgather\" (set \"alltoall\")");
     }
@@ -84,7 +80,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.rope = sc.model.position_embedding_type == config::PositionEmbeddingType::Rope;
     x.bias = sc.model.add_bias_linear;
     x.flash_attention = sc.training.attention_backend != config::AttentionBackend::Unfused;
-    if (sc.model.moe) {
+    if (sc.model.moe && sc.model.moe->num_moe_layers() > 0) {
         x.experts = sc.model.moe->num_experts;
         x.topk = sc.model.moe->router_topk;
         x.moe_ffn = sc.model.moe->ffn_hidden_size;
@@ -144,13 +140,28 @@ bool holds_tied_embedding_copy(const config::Scenario& sc, std::int64_t pipeline
            (pipeline_rank == 0 || pipeline_rank == sc.last_stage_rank());
 }
 
-StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
-    const LayerShape shape = layer_shape_of(sc);
-    StageParameters out;
-    out.transformer = sc.stage_num_layers(pipeline_rank) * layer_parameters_per_rank(shape);
-    if (shape.moe()) {
-        out.expert = sc.stage_num_layers(pipeline_rank) * moe_expert_parameters_per_rank(shape);
+LayerShape layer_shape_of(const config::Scenario& sc, std::int64_t layer) {
+    LayerShape x = layer_shape_of(sc);
+    if (!is_moe_layer(sc, layer)) {
+        x.experts = 0;  // the dense MLP of ffn_hidden_size (moe_layer_freq)
     }
+    return x;
+}
+
+StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
+    const LayerShape moe_shape = layer_shape_of(sc);
+    LayerShape dense_shape = moe_shape;
+    dense_shape.experts = 0;
+    StageParameters out;
+    // Each layer by its kind: with moe_layer_freq a stage may hold dense layers, MoE layers or both.
+    for (const std::int64_t layer : stage_layers(sc, pipeline_rank)) {
+        const bool moe = moe_shape.moe() && is_moe_layer(sc, layer);
+        out.transformer += layer_parameters_per_rank(moe ? moe_shape : dense_shape);
+        if (moe) {
+            out.expert += moe_expert_parameters_per_rank(moe_shape);
+        }
+    }
+    const LayerShape& shape = moe_shape;
     if (sc.holds_first_stage(pipeline_rank)) {
         out.embedding += word_embedding_parameters_per_rank(sc) + position_embedding_parameters(sc);
     }

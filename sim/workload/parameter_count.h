@@ -45,7 +45,10 @@ struct StageParameters {
 /// The word-embedding parameters on one TP rank (v/t · h), shared between first and last stage.
 [[nodiscard]] std::int64_t word_embedding_parameters_per_rank(const config::Scenario& scenario);
 
-/// The LayerShape of the scenario's transformer layers.
+/// The LayerShape of the scenario's transformer layers (an MoE layer's when the model has any; see the
+/// overload below for one layer of a model mixing dense and MoE layers).
 [[nodiscard]] LayerShape layer_shape_of(const config::Scenario& scenario);
+/// The shape of model layer `layer`: a dense MLP where moe_layer_freq leaves the layer dense.
+[[nodiscard]] LayerShape layer_shape_of(const config::Scenario& scenario, std::int64_t layer);
 
 }  // namespace trainsim::workload

@@ -1,0 +1,35 @@
+#include "sim/workload/stage_layers.h"
+
+namespace trainsim::workload {
+
+bool is_moe_layer(const config::Scenario& sc, std::int64_t layer) {
+    return sc.model.moe && sc.model.moe->layer_is_moe.at(static_cast<std::size_t>(layer));
+}
+
+std::int64_t first_layer_of_chunk(const config::Scenario& sc, std::int64_t pipeline_rank,
+                                  std::int64_t chunk) {
+    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
+    // The schedules' placements (sim/schedule): zb-v and DualPipeV put chunk 1 at the mirrored stage
+    // 2p − 1 − r; DualPipe's chunk 1 is stage p − 1 − r of the model's second copy.
+    std::int64_t stage = chunk * p + pipeline_rank;
+    if (sc.v_shaped_placement() && chunk == 1) {
+        stage = 2 * p - 1 - pipeline_rank;
+    } else if (sc.bidirectional_placement()) {
+        stage = chunk == 0 ? pipeline_rank : p - 1 - pipeline_rank;
+    }
+    return sc.first_layer_of_virtual_stage(stage);
+}
+
+std::vector<std::int64_t> stage_layers(const config::Scenario& sc, std::int64_t pipeline_rank) {
+    std::vector<std::int64_t> layers;
+    const std::int64_t per_chunk = sc.chunk_num_layers(pipeline_rank);
+    for (std::int64_t c = 0; c < sc.parallelism.virtual_pipeline_model_parallel_size; ++c) {
+        const std::int64_t first = first_layer_of_chunk(sc, pipeline_rank, c);
+        for (std::int64_t j = 0; j < per_chunk; ++j) {
+            layers.push_back(first + j);
+        }
+    }
+    return layers;
+}
+
+}  // namespace trainsim::workload
