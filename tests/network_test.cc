@@ -59,7 +59,10 @@ TEST(Topology, RoutesStayOnNvlinkInsideANodeAndOnTheRailAcrossNodes) {
     ASSERT_EQ(r.size(), 4U);
     EXPECT_EQ(topo.link_name(r[1]), "nic 3 -> leaf 3");
     EXPECT_EQ(topo.link_name(r[2]), "leaf 3 -> nic 11");
-    // Rails differ: up through the spine (two scalable units of one node each).
+    // Rails differ: up through the spine, in one scalable unit (the rails' leaves meet only there) as in
+    // two units of one node each.
+    ASSERT_EQ(topo.route(3, 12).size(), 6U);
+    EXPECT_EQ(topo.link_name(topo.route(3, 12)[2]), "leaf 3 -> spine 0");
     const Topology split(dgx(1), 16);
     EXPECT_EQ(split.route(3, 12).size(), 6U);
     EXPECT_EQ(split.link_name(split.route(3, 12)[2]), "leaf 3 -> spine 0");
@@ -338,6 +341,17 @@ TEST(NetworkModel, NvlsKeyChangesAnH100MultiNodeRun) {
         " --set hardware.network_model=flow --set hardware.topology.nvls=3");
     EXPECT_EQ(bad.status, 2);
     EXPECT_NE(bad.err.find("hardware.topology.nvls"), std::string::npos) << bad.err;
+}
+
+// Llama 2 13B on two H100 nodes, PP 4 × DP 4: stage 1 (GPUs 4-7) sends to stage 2 (GPUs 8-11) across
+// rails (GPU 7 to GPU 11 is rail 7 to rail 3), which crosses the spine of the one scalable unit. It used to
+// stop with an internal error ("no path between two leaves").
+TEST(NetworkModel, PipelineSendsAcrossRailsRunOnTheFlowModel) {
+    const auto r = trainsim::testing::run_trainsim(
+        "run " + trainsim::testing::source_path("scenarios/nemo/llama2-13b-16gpu-fp8.json") +
+        " --set hardware.network_model=flow --set training.global_batch_size=16");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("iteration time"), std::string::npos);
 }
 
 TEST(NetworkModel, ATopologyWithoutTheFlowModelIsAnError) {

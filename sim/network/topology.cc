@@ -114,9 +114,11 @@ Topology::Topology(const TopologySpec& spec, std::int64_t num_gpus) : spec_(spec
                        leaves[static_cast<std::size_t>(leaf)], spec.nic_GBps);
         }
     }
-    if (units == 1) {
-        return;  // one scalable unit: every pair of NICs meets on a leaf or through the NVLink domain
+    if (units == 1 && leaves_per_unit == 1) {
+        return;  // one scalable unit on one leaf: every pair of NICs meets there
     }
+    // Rail-optimised leaves of one unit still need the spine: a transfer between GPUs of different rails
+    // on different hosts (a pipeline send from GPU 7 to GPU 3 of the next host) crosses it.
     // Spines: one aggregated spine per pod (its switches' ECMP bundle), leaves' uplinks at the leaf
     // tier's oversubscription; pods joined by one aggregated core at the spine tier's.
     const std::int64_t nodes_per_pod = spec.nodes_per_pod > 0 ? spec.nodes_per_pod : nodes;
