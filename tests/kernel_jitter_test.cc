@@ -47,18 +47,10 @@ Simulated simulate(const config::Scenario& sc, const cost::CostModel& cost, cons
 
 constexpr program::Fold kNoFold{false, false};
 
-// Two 175B-sized layers on one GPU (no TP, PP or DP): nothing waits for another GPU.
+// Two 175B-sized layers on one GPU, variability sampled.
 config::Scenario one_gpu(std::vector<Override> extra = {}) {
-    std::vector<Override> o = {{"model.num_layers", "2"},
-                               {"parallelism.tensor_model_parallel_size", "1"},
-                               {"parallelism.pipeline_model_parallel_size", "1"},
-                               {"parallelism.virtual_pipeline_model_parallel_size", "1"},
-                               {"parallelism.sequence_parallel", "false"},
-                               {"parallelism.data_parallel_size", "1"},
-                               {"training.global_batch_size", "2"},
-                               {"variability.mode", "sampled"}};
-    o.insert(o.end(), extra.begin(), extra.end());
-    return testing::shipped_scenario("korthikanti-175b", o);
+    extra.insert(extra.begin(), {"variability.mode", "sampled"});
+    return testing::one_gpu_175b_layers(std::move(extra));
 }
 
 // Eight 175B-sized layers on a 4-stage 1F1B pipeline (TP 2, DP 2), eight micro-batches per pipeline.

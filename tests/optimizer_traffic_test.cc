@@ -35,17 +35,8 @@ Simulated simulate(const config::Scenario& sc) {
     return {run.makespan, report::make_iteration_report(sc, cost_model(), prog, run)};
 }
 
-// Two 175B-sized layers on one GPU (no TP, PP or DP).
 config::Scenario one_gpu(std::vector<Override> extra = {}) {
-    std::vector<Override> o = {{"model.num_layers", "2"},
-                               {"parallelism.tensor_model_parallel_size", "1"},
-                               {"parallelism.pipeline_model_parallel_size", "1"},
-                               {"parallelism.virtual_pipeline_model_parallel_size", "1"},
-                               {"parallelism.sequence_parallel", "false"},
-                               {"parallelism.data_parallel_size", "1"},
-                               {"training.global_batch_size", "2"}};
-    o.insert(o.end(), extra.begin(), extra.end());
-    return testing::shipped_scenario("korthikanti-175b", o);
+    return testing::one_gpu_175b_layers(std::move(extra));
 }
 
 SimTime price(std::int64_t bytes, MemoryBoundKind kind) {

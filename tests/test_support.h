@@ -18,8 +18,23 @@ namespace trainsim::testing {
     return config::load_scenario(source_path("scenarios/" + name + ".json"), overrides);
 }
 
+/// Two 175B-sized layers on one GPU (no TP, PP or DP: nothing waits for another GPU), two micro-batches,
+/// with `extra` overrides on top.
+[[nodiscard]] inline config::Scenario one_gpu_175b_layers(std::vector<config::Override> extra = {}) {
+    std::vector<config::Override> o = {{"model.num_layers", "2"},
+                                       {"parallelism.tensor_model_parallel_size", "1"},
+                                       {"parallelism.pipeline_model_parallel_size", "1"},
+                                       {"parallelism.virtual_pipeline_model_parallel_size", "1"},
+                                       {"parallelism.sequence_parallel", "false"},
+                                       {"parallelism.data_parallel_size", "1"},
+                                       {"training.global_batch_size", "2"}};
+    o.insert(o.end(), extra.begin(), extra.end());
+    return shipped_scenario("korthikanti-175b", o);
+}
+
 [[nodiscard]] inline cost::CostModel shipped_cost_model() {
-    return cost::CostModel(cost::load_hardware_profile("a100-80gb-selene", source_path("scenarios/hardware")));
+    return cost::CostModel(
+        cost::load_hardware_profile("a100-80gb-selene", source_path("scenarios/hardware")));
 }
 
 struct CommandResult {
