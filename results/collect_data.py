@@ -298,10 +298,20 @@ def time_by_gpu_count(binary, out):
 
 # Pipeline schedules on the Korthikanti 175B and 530B layouts (selective recompute, SP, the papers'
 # batch): 1F1B, interleaved (the scenario's v = 3), the zero-bubble ZB-H1 and ZB-H2 (v = 1), ZB-V and DualPipeV
-# (v = 2, chunks in a V) where the layers split into 2p stages (not the 530B's 105 layers on p = 35).
+# (v = 2, chunks in a V) where the layers split into 2p stages (not the 530B's 105 layers on p = 35), and
+# DualPipe (two copies of a p-stage model, v = 2) where p is even (not the 530B's p = 35).
 SCHEDULE_SCENARIOS = ["korthikanti-175b", "korthikanti-530b"]
 SCHEDULES = [("1F1B", "1f1b", 1), ("interleaved", "interleaved", 3), ("ZB-H1", "zb-h1", 1),
-             ("ZB-H2", "zb-h2", 1), ("ZB-V", "zb-v", 2), ("DualPipeV", "dualpipev", 2)]
+             ("ZB-H2", "zb-h2", 1), ("ZB-V", "zb-v", 2), ("DualPipeV", "dualpipev", 2),
+             ("DualPipe", "dualpipe", 2)]
+
+
+def schedule_applies(sc, schedule, v):
+    layers = sc["model"]["num_layers"]
+    p = sc["parallelism"]["pipeline_model_parallel_size"]
+    if schedule == "dualpipe":  # each chunk is a whole stage of a p-stage copy (scenarios/README.md)
+        return p % 2 == 0 and layers % p == 0
+    return layers % (v * p) == 0
 
 
 def schedules(binary, out):
@@ -310,7 +320,7 @@ def schedules(binary, out):
         with open(os.path.join(REPO, scenario_path(name))) as f:
             sc = json.load(f)
         for label, schedule, v in SCHEDULES:
-            if sc["model"]["num_layers"] % (v * sc["parallelism"]["pipeline_model_parallel_size"]) != 0:
+            if not schedule_applies(sc, schedule, v):
                 continue
             d = json.loads(trainsim(binary, ["run", scenario_path(name), "--format", "json"] +
                                     sets({"schedule": schedule,

@@ -199,7 +199,7 @@ def schedules(data, out):
         left.annotate("%.1f%%" % (100 * float(r["bubble_fraction"])), (i, float(r["bubble_s"]) * 1e3),
                       ha="center", va="bottom", fontsize=8)
     left.set_xticks(list(x))
-    left.set_xticklabels(labels, fontsize=8)
+    left.set_xticklabels(labels, fontsize=7)
     left.set_ylabel("pipeline bubble per iteration (ms, mean over stages)")
     left.set_title("Bubble")
     static = [int(r["static_bytes"]) / GIB for r in rows]
@@ -212,7 +212,7 @@ def schedules(data, out):
         right.annotate("%s held" % r["microbatches_in_flight"], (i, static[i] + act[i]), ha="center",
                        va="bottom", fontsize=8)
     right.set_xticks(list(x))
-    right.set_xticklabels(labels, fontsize=8)
+    right.set_xticklabels(labels, fontsize=7)
     right.set_ylabel("peak memory of the fullest stage (GiB)")
     right.set_title("Peak memory")
     right.legend(fontsize=8, loc="lower right")
@@ -220,7 +220,7 @@ def schedules(data, out):
                  "parallelism.virtual_pipeline_model_parallel_size=v` (GPT-3 175B, TP 8, PP 8, SP, selective "
                  "recompute, %s micro-batches), profile %s. \"held\": (micro-batch, chunk)s holding activations "
                  "at the stage's peak. ZB and DualPipeV keep Megatron's synchronised optimizer step (no "
-                 "post-validation); DualPipeV's F&B pairs are not overlapped (dense)."
+                 "post-validation); DualPipe(V)'s F&B pairs are not overlapped (dense); DualPipe holds two copies of the weights."
             % (rows[0]["microbatches"], rows[0]["profile"]), lines=3)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.92, bottom=0.27, wspace=0.3)
     save(fig, out, "schedules")
