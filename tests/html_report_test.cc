@@ -60,9 +60,11 @@ Parsed parse(const std::string& page) {
 }
 
 TEST(HtmlReport, IsOneWellFormedPageWithChartsAndTables) {
-    const std::string scenario = testing::source_path("scenarios/korthikanti-22b.json") +
-                                 " --set model.num_layers=8 --set parallelism.pipeline_model_parallel_size=2"
-                                 " --set training.global_batch_size=8";
+    const std::string scenario =
+        testing::source_path("scenarios/korthikanti-22b.json") +
+        " --set model.num_layers=8 --set parallelism.pipeline_model_parallel_size=2"
+        " --set training.global_batch_size=8"
+        " --set training.optimizer_param_copy=true --set training.zero_grad_buffer=true";
     const std::string path = ::testing::TempDir() + "report.html";
     const auto r = testing::run_trainsim("run " + scenario + " --format json --report " + path);
     ASSERT_EQ(r.status, 0) << r.err;
@@ -84,6 +86,9 @@ TEST(HtmlReport, IsOneWellFormedPageWithChartsAndTables) {
     EXPECT_NE(page.find(std::string("<th>iteration time</th><td>") + time), std::string::npos);
     EXPECT_NE(page.find("+10 % GEMM efficiency"), std::string::npos);
     EXPECT_NE(page.find("stage 1"), std::string::npos);
+    // The optimizer's extra passes have their parts in the breakdown chart when they are on.
+    EXPECT_NE(page.find("fp32-&gt;bf16 param copy"), std::string::npos);
+    EXPECT_NE(page.find("grad buffer zeroing"), std::string::npos);
 }
 
 TEST(HtmlReport, UnwritablePathIsAnInputError) {

@@ -60,7 +60,17 @@ std::vector<Part> breakdown_parts(const report::Breakdown& b) {
                             {"bubble", "#BBBBBB", b.bubble.value},
                             {"host", "#CCB974", b.host.value},
                             {"variability", "#64B5CD", b.variability.value}};
-    // Only runs with context or expert parallelism have these; the others keep their legend.
+    // Only runs with the knobs, or with context or expert parallelism, have these; the others keep their
+    // legend. (Kernel jitter's net time can be negative: a bar only when it added time.)
+    if (b.param_copy.value > 0) {
+        parts.push_back({"fp32->bf16 param copy", "#A6761D", b.param_copy.value});
+    }
+    if (b.grad_zeroing.value > 0) {
+        parts.push_back({"grad buffer zeroing", "#666666", b.grad_zeroing.value});
+    }
+    if (b.kernel_jitter.value > 0) {
+        parts.push_back({"kernel jitter", "#1B9E77", b.kernel_jitter.value});
+    }
     if (b.exposed_cp_comm.value > 0) {
         parts.push_back({"exposed CP comm", "#8C613C", b.exposed_cp_comm.value});
     }
