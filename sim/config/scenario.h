@@ -309,6 +309,10 @@ struct Scenario {
     /// model's stages, chunk 0 stage r (micro-batches entering at rank 0) and chunk 1 stage p − 1 − r
     /// (micro-batches entering at rank p − 1), so ranks 0 and p − 1 both hold the first and last stage.
     [[nodiscard]] bool bidirectional_placement() const;
+    /// The model stage that chunk `chunk` of pipeline rank `pipeline_rank` holds, as the schedules place
+    /// it (their stage_of, without building a schedule): c·p + r; in a V chunk 1 is 2p − 1 − r; under
+    /// DualPipe chunk 1 is stage p − 1 − r of the model's second copy.
+    [[nodiscard]] std::int64_t model_stage_of_chunk(std::int64_t pipeline_rank, std::int64_t chunk) const;
     /// The pipeline rank holding the last stage (the output layer and the loss): p − 1, or 0 in a V.
     /// (DualPipe: p − 1 for chunk 0 and 0 for chunk 1; holds_first_stage/holds_last_stage say both.)
     [[nodiscard]] std::int64_t last_stage_rank() const;

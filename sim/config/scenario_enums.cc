@@ -65,6 +65,17 @@ bool Scenario::bidirectional_placement() const {
     return schedule == ScheduleKind::DualPipe;
 }
 
+std::int64_t Scenario::model_stage_of_chunk(std::int64_t pipeline_rank, std::int64_t chunk) const {
+    const std::int64_t p = parallelism.pipeline_model_parallel_size;
+    if (chunk == 1 && bidirectional_placement()) {
+        return p - 1 - pipeline_rank;
+    }
+    if (chunk == 1 && v_shaped_placement()) {
+        return 2 * p - 1 - pipeline_rank;
+    }
+    return chunk * p + pipeline_rank;
+}
+
 std::int64_t Scenario::last_stage_rank() const {
     return v_shaped_placement() ? 0 : parallelism.pipeline_model_parallel_size - 1;
 }

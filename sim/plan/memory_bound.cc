@@ -56,14 +56,9 @@ Bytes layers_saved_bytes(const config::Scenario& sc, std::int64_t layers_per_chu
 Bytes forward_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::int64_t chunk) {
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t v = sc.parallelism.virtual_pipeline_model_parallel_size;
-    // The schedule's placement: a V (zb-v, DualPipeV) puts chunk 1 of rank r at stage 2p − 1 − r,
-    // DualPipe at stage p − 1 − r of a p-stage model.
-    // (The schedule's own stage_of, without building the schedule: ZB-V's is a greedy search.)
-    const bool two_way = sc.bidirectional_placement();
-    const std::int64_t virtual_stage = chunk == 1 && two_way                   ? p - 1 - rank
-                                       : chunk == 1 && sc.v_shaped_placement() ? 2 * p - 1 - rank
-                                                                               : chunk * p + rank;
-    const std::int64_t stages = two_way ? p : p * v;
+    // The schedule's placement, without building the schedule (ZB-V's is a greedy search).
+    const std::int64_t virtual_stage = sc.model_stage_of_chunk(rank, chunk);
+    const std::int64_t stages = sc.bidirectional_placement() ? p : p * v;
     const workload::LayerShape shape = workload::layer_shape_of(sc);
     Bytes bytes = layers_saved_bytes(sc, sc.chunk_num_layers(rank));
     if (virtual_stage == 0) {

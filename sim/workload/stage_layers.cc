@@ -8,16 +8,7 @@ bool is_moe_layer(const config::Scenario& sc, std::int64_t layer) {
 
 std::int64_t first_layer_of_chunk(const config::Scenario& sc, std::int64_t pipeline_rank,
                                   std::int64_t chunk) {
-    const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
-    // The schedules' placements (sim/schedule): zb-v and DualPipeV put chunk 1 at the mirrored stage
-    // 2p − 1 − r; DualPipe's chunk 1 is stage p − 1 − r of the model's second copy.
-    std::int64_t stage = chunk * p + pipeline_rank;
-    if (sc.v_shaped_placement() && chunk == 1) {
-        stage = 2 * p - 1 - pipeline_rank;
-    } else if (sc.bidirectional_placement()) {
-        stage = chunk == 0 ? pipeline_rank : p - 1 - pipeline_rank;
-    }
-    return sc.first_layer_of_virtual_stage(stage);
+    return sc.first_layer_of_virtual_stage(sc.model_stage_of_chunk(pipeline_rank, chunk));
 }
 
 std::vector<std::int64_t> stage_layers(const config::Scenario& sc, std::int64_t pipeline_rank) {
