@@ -6,20 +6,18 @@
 # `build-asan/fuzz/TARGET FILE`. New inputs accumulate in build-asan/fuzz/corpus/TARGET (fuzz/corpus
 # stays as committed).
 #
-# The build directory is scripts/sanitize.sh's, configured with the same flags: after it, only the
-# fuzz targets themselves (and calibrate/'s importer, which sanitize.sh leaves out) are compiled.
+# The build directory is scripts/sanitize.sh's (scripts/configure_sanitized.sh): after it, only the fuzz
+# targets themselves are compiled.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 total=${1:-60}
 shift || true
 
-sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
-  -DCMAKE_CXX_FLAGS="$sanitizers -fno-omit-frame-pointer" \
-  -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" \
-  -DTRAINSIM_BUILD_BENCHMARKS=OFF -DTRAINSIM_BUILD_CALIBRATE=ON -DTRAINSIM_BUILD_FUZZERS=ON -DTRAINSIM_BUILD_PYTHON=OFF > /dev/null
+if [ "$(scripts/configure_sanitized.sh)" != clang++ ]; then
+  echo "fuzz: needs clang++ (libFuzzer); scripts/install_packages.sh installs it" >&2
+  exit 1
+fi
 cmake --build build-asan --target fuzzers
 out=build-asan/fuzz
 mkdir -p $out/findings $out/logs

@@ -10,11 +10,17 @@ import trainsim
 SOURCE = os.environ["TRAINSIM_SOURCE_DIR"]
 BINARY = os.environ["TRAINSIM_BINARY"]
 K22B = os.path.join(SOURCE, "scenarios", "korthikanti-22b.json")
+# Under the sanitizers the interpreter is started with the ASan runtime preloaded (for the module); the
+# sanitized CLI carries its own copy, and two copies in one process abort, so the CLI runs without it.
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+
+
+def cli(args, **kwargs):
+    return subprocess.run([BINARY, *args], env=CLI_ENV, capture_output=True, text=True, **kwargs)
 
 
 def cli_json(*args):
-    out = subprocess.run([BINARY, *args, "--format", "json"], check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+    return json.loads(cli([*args, "--format", "json"], check=True).stdout)
 
 
 class Run(unittest.TestCase):
@@ -49,10 +55,9 @@ class Run(unittest.TestCase):
         self.assertIsInstance(e.exception, ValueError)
         message = str(e.exception)
         self.assertNotIn("\n", message)
-        cli = subprocess.run([BINARY, "run", K22B, "--set", "parallelism.tensor_model_parallel_size=6"],
-                             capture_output=True, text=True)
-        self.assertEqual(cli.returncode, 2)
-        self.assertEqual(cli.stderr.strip(), "trainsim: " + message)
+        refused = cli(["run", K22B, "--set", "parallelism.tensor_model_parallel_size=6"])
+        self.assertEqual(refused.returncode, 2)
+        self.assertEqual(refused.stderr.strip(), "trainsim: " + message)
         with self.assertRaises(trainsim.InputError):
             trainsim.run("/nonexistent/scenario.json")
 
