@@ -81,6 +81,21 @@ TEST(FlowContextParallel, RingStepAcrossTwoNodesTakesTheBytesOverOneNicPlusLaten
                 2.0);
 }
 
+// The same step when each node is its own scalable unit behind a 4:1 oversubscribed leaf: both hops go
+// up through the spine, whose uplink from a one-NIC leaf carries 23.5 / 4 = 5.875 GB/s, so the step's
+// bandwidth part takes exactly 4× as long: 32 MiB / 5.875 GB/s = 5711.39 µs, + 9.3 µs. (The analytical
+// model has no fabric: there the step stays 1437.15 µs.)
+TEST(FlowContextParallel, AnOversubscribedSpineSlowsACrossNodeRingStepByTheRatio) {
+    const std::int64_t seq = 16384;
+    std::string text = cp_scenario(2, seq, 1);
+    text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
+    const auto spans = forward_spans(text);
+    const double bytes = static_cast<double>(kv_bytes(seq, 2));
+    const SimTime expected = to_sim_time(Seconds{bytes / (23.5e9 / 4.0)}) + to_sim_time(Seconds{9.3e-6});
+    EXPECT_NEAR(static_cast<double>(length(spans.at("attn.cp_kv_exchange.1"))), static_cast<double>(expected),
+                2.0);
+}
+
 // Inside a node the same step runs over NVLink at the profile's point-to-point rate (the NVSwitch ports'
 // 234.89 GB/s do not bind): 32 MiB / 195.1 GB/s = 171.98 µs + 7.2 µs.
 TEST(FlowContextParallel, RingStepInsideANodeTakesTheBytesOverNvlinkPlusLatency) {
