@@ -159,6 +159,46 @@ TEST(FlowContextParallel, BackwardRingRunsTheOtherWay) {
     EXPECT_EQ(step.amount_bytes, 1000.0);
 }
 
+// The same through the program: the op names of transformer_layer.cc's ring decide the direction. CP 4
+// on nodes of two GPUs (two rails): the forward's cross-node hops 1 → 2 and 3 → 0 go from rail 1 down to
+// rail 0's leaf; the backward's dK/dV hops 2 → 1 and 0 → 3 down to rail 1's.
+TEST(FlowContextParallel, ProgramsBackwardExchangesRunTheRingTheOtherWay) {
+    const config::Scenario sc = config::parse_scenario(cp_scenario(4, 16384, 2), "test");
+    const program::IterationProgram prog = program::build_iteration(sc, testing::shipped_cost_model());
+    const engine::RunResult run = program::simulate(prog);
+    std::map<std::string, std::vector<std::string>> links;  // op name → the links its flow crosses
+    for (std::size_t t = 0; t < prog.info.size(); ++t) {
+        const auto task = static_cast<engine::TaskId>(t);
+        const engine::RendezvousId rv = prog.program.rendezvous_of(task);
+        if (rv == engine::kNoRendezvous || prog.program.rendezvous_flow(rv) == engine::kNoFlow) {
+            continue;
+        }
+        for (const program::OpSpan& span : program::op_spans(prog, task, run.timings[t])) {
+            if (span.op == nullptr || links.count(span.op->name) > 0) {
+                continue;
+            }
+            for (const engine::FlowUse& use : prog.program.flow_spec(prog.program.rendezvous_flow(rv)).uses) {
+                links[span.op->name].push_back(prog.topology->link_name(use.resource));
+            }
+        }
+    }
+    const auto crosses = [&](const std::string& op, const std::string& link) {
+        const std::vector<std::string>& l = links.at(op);
+        return std::find(l.begin(), l.end(), link) != l.end();
+    };
+    for (const char* forward : {"attn.cp_kv_exchange.1", "attn.cp_kv_exchange.3"}) {
+        SCOPED_TRACE(forward);
+        EXPECT_TRUE(crosses(forward, "spine 0 -> leaf 0"));
+        EXPECT_FALSE(crosses(forward, "spine 0 -> leaf 1"));
+    }
+    for (const char* backward :
+         {"attn.cp_kv_exchange.bwd.1", "attn.cp_dkv_exchange.0", "attn.cp_dkv_exchange.3"}) {
+        SCOPED_TRACE(backward);
+        EXPECT_TRUE(crosses(backward, "spine 0 -> leaf 1"));
+        EXPECT_FALSE(crosses(backward, "spine 0 -> leaf 0"));
+    }
+}
+
 // all_gather and a2a: alone on the network a flow takes the analytical model's time (the measured
 // NVLink curve inside a node; the rails and NVLink parts of the all-to-all across nodes).
 TEST(FlowContextParallel, AllGatherAndAllToAllAloneTakeTheAnalyticalTime) {
