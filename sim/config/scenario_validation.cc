@@ -261,10 +261,6 @@ void check_context_parallel(const Scenario& s) {
                  "shards)");
         }
     }
-    if (s.hardware.network_model == NetworkModel::Flow) {
-        fail(cp + " is not modelled with hardware.network_model=flow (the flow model has no context-parallel "
-                  "groups yet); use the analytical model");
-    }
 }
 
 void check_pipeline(const Scenario& s) {

@@ -33,7 +33,11 @@ CollectiveFlows::CollectiveFlows(const Topology& topology, const cost::CostModel
                                  GpuGeneration generation)
     : topology_(topology), cost_(cost), generation_(generation) {}
 
-void CollectiveFlows::add_route(NetworkFlow& f, std::int64_t from, std::int64_t to, double weight) const {
+void CollectiveFlows::add_route(NetworkFlow& f, std::int64_t from, std::int64_t to, double weight,
+                                std::span<const std::int64_t> senders) const {
+    if (!senders.empty() && !std::binary_search(senders.begin(), senders.end(), from)) {
+        return;
+    }
     for (const LinkId l : topology_.route(from, to)) {
         f.uses.emplace_back(l, weight);
     }
@@ -80,34 +84,36 @@ Communicator CollectiveFlows::communicator(std::span<const std::int64_t> members
 
 // Ring order as NCCL builds it across hosts: a host's members in turn, then on to the next host. An edge
 // between hosts is spread over the rails of the sending host's members (NCCL's channels, one per NIC).
-void CollectiveFlows::add_ring(NetworkFlow& f, std::span<const std::int64_t> members, double weight) const {
+void CollectiveFlows::add_ring(NetworkFlow& f, std::span<const std::int64_t> members, double weight,
+                               std::span<const std::int64_t> senders) const {
     const auto hosts = by_node(members);
     for (std::size_t h = 0; h < hosts.size(); ++h) {
         const auto& here = hosts[h];
         const auto& next = hosts[(h + 1) % hosts.size()];
         for (std::size_t i = 0; i + 1 < here.size(); ++i) {
-            add_route(f, here[i], here[i + 1], weight);
+            add_route(f, here[i], here[i + 1], weight, senders);
         }
         if (hosts.size() == 1) {
-            add_route(f, here.back(), here.front(), weight);
+            add_route(f, here.back(), here.front(), weight, senders);
             continue;
         }
         const double share = weight / static_cast<double>(here.size());
         for (std::size_t k = 0; k < here.size(); ++k) {
-            add_route(f, here[k], next[k % next.size()], share);
+            add_route(f, here[k], next[k % next.size()], share, senders);
         }
     }
 }
 
 // NCCL's double binary tree across hosts (each tree carries half the data, reduced up and broadcast
 // down), with a chain through each host's members; the flow's progress is S.
-void CollectiveFlows::add_tree(NetworkFlow& f, std::span<const std::int64_t> members) const {
+void CollectiveFlows::add_tree(NetworkFlow& f, std::span<const std::int64_t> members,
+                               std::span<const std::int64_t> senders) const {
     const auto hosts = by_node(members);
     const std::size_t h = hosts.size();
     for (const auto& here : hosts) {
         for (std::size_t i = 0; i + 1 < here.size(); ++i) {
-            add_route(f, here[i], here[i + 1], 1.0);
-            add_route(f, here[i + 1], here[i], 1.0);
+            add_route(f, here[i], here[i + 1], 1.0, senders);
+            add_route(f, here[i + 1], here[i], 1.0, senders);
         }
     }
     for (int tree = 0; tree < 2; ++tree) {
@@ -120,17 +126,21 @@ void CollectiveFlows::add_tree(NetworkFlow& f, std::span<const std::int64_t> mem
             const auto& p = hosts[parent];
             const double share = 0.5 / static_cast<double>(c.size());
             for (std::size_t k = 0; k < c.size(); ++k) {
-                add_route(f, c[k], p[k % p.size()], share);
-                add_route(f, p[k % p.size()], c[k], share);
+                add_route(f, c[k], p[k % p.size()], share, senders);
+                add_route(f, p[k % p.size()], c[k], share, senders);
             }
         }
     }
 }
 
 NetworkFlow CollectiveFlows::collective(cost::CollectiveKind kind, Bytes bytes,
-                                        std::span<const std::vector<std::int64_t>> copies) const {
+                                        std::span<const std::vector<std::int64_t>> copies,
+                                        std::span<const std::int64_t> senders) const {
     if (copies.empty() || copies.front().size() < 2 || kind == cost::CollectiveKind::SendRecv) {
         throw std::invalid_argument("CollectiveFlows::collective: groups of >= 2 ranks, not send_recv");
+    }
+    if (kind == cost::CollectiveKind::AllToAll) {
+        return all_to_all(bytes, copies, senders);
     }
     const std::vector<std::int64_t>& first = copies.front();
     const auto n = static_cast<std::int64_t>(first.size());
@@ -153,7 +163,7 @@ NetworkFlow CollectiveFlows::collective(cost::CollectiveKind kind, Bytes bytes,
         f.max_rate_GBps =
             bandwidth_s > 0.0 ? f.amount_bytes / bandwidth_s / 1e9 : topology_.spec().nvlink_GBps;
         for (const auto& copy : copies) {
-            add_ring(f, copy, 1.0);
+            add_ring(f, copy, 1.0, senders);
         }
     } else {
         const AlgorithmChoice c = nccl_choose(kind, communicator(first), bytes);
@@ -164,7 +174,7 @@ NetworkFlow CollectiveFlows::collective(cost::CollectiveKind kind, Bytes bytes,
             f.amount_bytes = factor * static_cast<double>(bytes.value);
             f.max_rate_GBps = factor * c.algbw_GBps;  // nccl busbw
             for (const auto& copy : copies) {
-                add_ring(f, copy, 1.0);
+                add_ring(f, copy, 1.0, senders);
             }
         } else {
             // Tree, NVLS tree and NVLS over SHARP: S at the algorithm bandwidth. Their links are taken as
@@ -173,9 +183,30 @@ NetworkFlow CollectiveFlows::collective(cost::CollectiveKind kind, Bytes bytes,
             f.amount_bytes = static_cast<double>(bytes.value);
             f.max_rate_GBps = c.algbw_GBps;
             for (const auto& copy : copies) {
-                add_tree(f, copy);
+                add_tree(f, copy, senders);
             }
         }
+    }
+    merge_uses(f);
+    return f;
+}
+
+NetworkFlow
+CollectiveFlows::point_to_point(Bytes bytes,
+                                std::span<const std::pair<std::int64_t, std::int64_t>> pairs) const {
+    bool one_domain = true;
+    for (const auto& [a, b] : pairs) {
+        one_domain = one_domain && topology_.nvlink_domain_of(a) == topology_.nvlink_domain_of(b);
+    }
+    NetworkFlow f;
+    const auto& profile = cost_.profile();
+    f.amount_bytes = static_cast<double>(bytes.value);
+    // The profile's send/recv model (cost_model.cc): one pair's bandwidth and latency.
+    f.max_rate_GBps = one_domain ? profile.intra_node.p2p_GBps : profile.inter_node.nic_GBps;
+    f.latency =
+        Seconds{(one_domain ? profile.intra_node.p2p_latency_us : profile.inter_node.p2p_latency_us) * 1e-6};
+    for (const auto& [a, b] : pairs) {
+        add_route(f, a, b, 1.0);
     }
     merge_uses(f);
     return f;
@@ -186,17 +217,67 @@ NetworkFlow CollectiveFlows::transfer(Bytes bytes,
     if (copies.empty()) {
         throw std::invalid_argument("CollectiveFlows::transfer: no pair");
     }
-    const auto [from, to] = copies.front();
-    const bool one_domain = topology_.nvlink_domain_of(from) == topology_.nvlink_domain_of(to);
-    NetworkFlow f;
-    const auto& profile = cost_.profile();
-    f.amount_bytes = static_cast<double>(bytes.value);
-    // The profile's send/recv model (cost_model.cc): one pair's bandwidth and latency.
-    f.max_rate_GBps = one_domain ? profile.intra_node.p2p_GBps : profile.inter_node.nic_GBps;
-    f.latency =
-        Seconds{(one_domain ? profile.intra_node.p2p_latency_us : profile.inter_node.p2p_latency_us) * 1e-6};
+    // Folded copies lie on the nodes as the simulated pair does: the first pair decides the links' kind.
+    NetworkFlow f = point_to_point(bytes, copies.first(1));
+    f.uses.clear();
     for (const auto& [a, b] : copies) {
         add_route(f, a, b, 1.0);
+    }
+    merge_uses(f);
+    return f;
+}
+
+NetworkFlow CollectiveFlows::ring_exchange(Bytes bytes, std::span<const std::vector<std::int64_t>> copies,
+                                           bool reverse) const {
+    if (copies.empty() || copies.front().size() < 2) {
+        throw std::invalid_argument("CollectiveFlows::ring_exchange: groups of >= 2 ranks");
+    }
+    // Every hop of every copy moves at once and the step waits for the last: one flow over all hops, at
+    // the rate of the slowest hop's kind (the analytical model's worst hop, Layout::context_ring_hop).
+    std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
+    for (const auto& copy : copies) {
+        const std::size_t n = copy.size();
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t peer = reverse ? (i + n - 1) % n : (i + 1) % n;
+            pairs.emplace_back(copy[i], copy[peer]);
+        }
+    }
+    return point_to_point(bytes, pairs);
+}
+
+NetworkFlow CollectiveFlows::all_to_all(Bytes bytes, std::span<const std::vector<std::int64_t>> copies,
+                                        std::span<const std::int64_t> senders) const {
+    const std::vector<std::int64_t>& first = copies.front();
+    const auto n = static_cast<std::int64_t>(first.size());
+    std::vector<std::int64_t> nodes;
+    for (const std::int64_t m : first) {
+        nodes.push_back(topology_.node_of(m));
+    }
+    std::sort(nodes.begin(), nodes.end());
+    const auto spanned = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+    // Alone, the flow takes the analytical all-to-all's time (cost_model.cc: one point-to-point latency
+    // for the group of sends, and its NVLink or NIC bandwidth part); the links' sharing is the flow's.
+    const Seconds alone =
+        cost_.collective(cost::CollectiveKind::AllToAll, bytes, static_cast<int>(n),
+                         spanned > 1 ? cost::Scope::InterNode : cost::Scope::IntraNode, spanned, 0);
+    const auto& profile = cost_.profile();
+    const double p2p_latency_us =
+        spanned > 1 ? profile.inter_node.p2p_latency_us : profile.intra_node.p2p_latency_us;
+    NetworkFlow f;
+    f.latency = Seconds{std::min(alone.value, p2p_latency_us * 1e-6)};
+    // Progress is what one rank sends, S·(n−1)/n; each of its n−1 peers gets S/n of it.
+    f.amount_bytes = ring_factor(cost::CollectiveKind::AllToAll, n) * static_cast<double>(bytes.value);
+    const double bandwidth_s = alone.value - f.latency.value;
+    f.max_rate_GBps = bandwidth_s > 0.0 ? f.amount_bytes / bandwidth_s / 1e9 : topology_.spec().nvlink_GBps;
+    const double weight = 1.0 / static_cast<double>(n - 1);
+    for (const auto& copy : copies) {
+        for (const std::int64_t a : copy) {
+            for (const std::int64_t b : copy) {
+                if (a != b) {
+                    add_route(f, a, b, weight, senders);
+                }
+            }
+        }
     }
     merge_uses(f);
     return f;

@@ -78,11 +78,14 @@ NetworkFlows::NetworkFlows(engine::Program& program, std::shared_ptr<const netwo
 std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup group,
                                                             const parallel::Coordinates& at) const {
     const std::int64_t t = layout_.tensor_size(), d = layout_.data_size(), p = layout_.pipeline_size();
+    const std::int64_t c = layout_.context_size();
     // The coordinates of the simulated group and of the folded ones beside it.
-    std::vector<std::int64_t> tps{at.tp}, dps{at.dp};
+    std::vector<std::int64_t> tps{at.tp}, dps{at.dp}, cps{at.cp};
     const bool varies_tp =
         group == workload::CommGroup::Tensor || group == workload::CommGroup::ModelParallel;
     const bool varies_dp = group == workload::CommGroup::Data;
+    // The data-parallel group with context parallelism is Megatron's dp × cp group (Layout::data_group).
+    const bool varies_cp = group == workload::CommGroup::Context || group == workload::CommGroup::Data;
     if (fold_tensor_ && !varies_tp) {
         tps.clear();
         for (std::int64_t i = 0; i < t; ++i)
@@ -93,41 +96,54 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
         for (std::int64_t i = 0; i < d; ++i)
             dps.push_back(i);
     }
+    if (!varies_cp) {
+        // Context-parallel ranks are always folded (iteration_program.cc): each simulated GPU stands
+        // for the c ranks of its context-parallel group, whose groups run beside its own.
+        cps.clear();
+        for (std::int64_t i = 0; i < c; ++i)
+            cps.push_back(i);
+    }
     std::vector<std::vector<std::int64_t>> out;
     for (const std::int64_t dp : dps) {
-        for (const std::int64_t tp : tps) {
-            std::vector<std::int64_t> members;
-            switch (group) {
-            case workload::CommGroup::Tensor:
-                for (std::int64_t i = 0; i < t; ++i)
-                    members.push_back(layout_.global_rank({i, dp, at.pp}));
-                break;
-            case workload::CommGroup::Data:
-                for (std::int64_t i = 0; i < d; ++i)
-                    members.push_back(layout_.global_rank({tp, i, at.pp}));
-                break;
-            case workload::CommGroup::Embedding:
-                members = {layout_.global_rank({tp, dp, 0}), layout_.global_rank({tp, dp, p - 1})};
-                break;
-            case workload::CommGroup::Context:
-                // Not reached: validate_scenario refuses context parallelism with the flow model.
-                for (std::int64_t i = 0; i < layout_.context_size(); ++i)
-                    members.push_back(layout_.global_rank({tp, dp, at.pp, i}));
-                break;
-            case workload::CommGroup::Expert:
-            case workload::CommGroup::ExpertData:
-                // Not reached: layer_shape_of refuses mixture of experts with the flow model.
-                throw std::logic_error("NetworkFlows: expert-parallel groups are not modelled");
-            case workload::CommGroup::ModelParallel:
-                for (std::int64_t s = 0; s < p; ++s) {
+        for (const std::int64_t cp : cps) {
+            for (const std::int64_t tp : tps) {
+                std::vector<std::int64_t> members;
+                switch (group) {
+                case workload::CommGroup::Tensor:
                     for (std::int64_t i = 0; i < t; ++i)
-                        members.push_back(layout_.global_rank({i, dp, s}));
+                        members.push_back(layout_.global_rank({i, dp, at.pp, cp}));
+                    break;
+                case workload::CommGroup::Data:
+                    for (std::int64_t i = 0; i < d; ++i) {
+                        for (std::int64_t j = 0; j < c; ++j)
+                            members.push_back(layout_.global_rank({tp, i, at.pp, j}));
+                    }
+                    break;
+                case workload::CommGroup::Embedding:
+                    members = {layout_.global_rank({tp, dp, 0, cp}),
+                               layout_.global_rank({tp, dp, p - 1, cp})};
+                    break;
+                case workload::CommGroup::Context:
+                    // In ring order: context-parallel rank i sends to i + 1 (Transformer Engine's
+                    // cp_global_ranks order).
+                    for (std::int64_t i = 0; i < c; ++i)
+                        members.push_back(layout_.global_rank({tp, dp, at.pp, i}));
+                    break;
+                case workload::CommGroup::Expert:
+                case workload::CommGroup::ExpertData:
+                    // Not reached: collective() lowers them rank by rank (expert_collective).
+                    throw std::logic_error("NetworkFlows: expert groups have no copies");
+                case workload::CommGroup::ModelParallel:
+                    for (std::int64_t s = 0; s < p; ++s) {
+                        for (std::int64_t i = 0; i < t; ++i)
+                            members.push_back(layout_.global_rank({i, dp, s, cp}));
+                    }
+                    break;
                 }
-                break;
-            }
-            out.push_back(std::move(members));
-            if (varies_tp) {
-                break;  // one group covers every tp
+                out.push_back(std::move(members));
+                if (varies_tp) {
+                    break;  // one group covers every tp
+                }
             }
         }
     }
@@ -145,16 +161,92 @@ engine::FlowSpecId NetworkFlows::add(const network::NetworkFlow& f) {
     return program_.add_flow_spec(std::move(spec));
 }
 
-engine::FlowSpecId NetworkFlows::collective(const workload::Op& op, const parallel::Coordinates& at) {
-    const std::vector<std::vector<std::int64_t>> groups = copies(op.group, at);
-    const std::tuple<int, std::int64_t, int, std::int64_t> key{
-        static_cast<int>(op.group), groups.front().front(), static_cast<int>(op.collective),
-        op.collective_bytes.value};
+namespace {
+
+// Ring attention's backward runs its ring the other way: Transformer Engine's
+// AttnFuncWithCPAndKVP2P.backward sends the keys and values (and each step's dK/dV) to the previous
+// context-parallel rank and receives from the next. The op names are transformer_layer.cc's.
+bool reversed_ring(const workload::Op& op) {
+    return op.name.starts_with("attn.cp_kv_exchange.bwd.") || op.name.starts_with("attn.cp_dkv_exchange.");
+}
+
+}  // namespace
+
+std::vector<std::int64_t> NetworkFlows::stood_for(const parallel::Coordinates& at) const {
+    std::vector<std::int64_t> ranks;
+    const std::int64_t t = layout_.tensor_size(), d = layout_.data_size(), c = layout_.context_size();
+    for (std::int64_t dp = 0; dp < (fold_data_ ? d : 1); ++dp) {
+        for (std::int64_t cp = 0; cp < c; ++cp) {
+            for (std::int64_t tp = 0; tp < (fold_tensor_ ? t : 1); ++tp) {
+                ranks.push_back(
+                    layout_.global_rank({fold_tensor_ ? tp : at.tp, fold_data_ ? dp : at.dp, at.pp, cp}));
+            }
+        }
+    }
+    std::sort(ranks.begin(), ranks.end());
+    return ranks;
+}
+
+// The expert groups meet no peer in the program: every simulated GPU runs its own all-to-all and
+// expert-gradient reduction (op_lowering.cc's group_key, a rendezvous of one). So each GPU's flow is
+// the traffic its own ranks send, and the flows of all simulated GPUs add up to every group's whole
+// collective: the members' shares of one group run at the same time and share its links as the one
+// collective would.
+engine::FlowSpecId NetworkFlows::expert_collective(const workload::Op& op, const parallel::Coordinates& at,
+                                                   const parallel::ExpertLayout& experts) {
+    const std::vector<std::int64_t> senders = stood_for(at);
+    const std::tuple<int, std::int64_t, int, std::int64_t> key{static_cast<int>(op.group), senders.front(),
+                                                               2 * static_cast<int>(op.collective),
+                                                               op.collective_bytes.value};
     const auto known = collective_specs_.find(key);
     if (known != collective_specs_.end()) {
         return known->second;
     }
-    const engine::FlowSpecId id = add(flows_.collective(op.collective, op.collective_bytes, groups));
+    const bool dispatch = op.group == workload::CommGroup::Expert;
+    const std::int64_t size = dispatch ? experts.expert_parallel_size() : experts.expert_data_size();
+    // The groups the senders belong to (Megatron-Core's expert rank order, expert_layout.h), each once.
+    std::vector<std::vector<std::int64_t>> groups;
+    for (const std::int64_t rank : senders) {
+        parallel::ExpertCoordinates member = experts.coordinates(rank);
+        std::vector<std::int64_t> group;
+        for (std::int64_t i = 0; i < size; ++i) {
+            (dispatch ? member.ep : member.edp) = i;
+            group.push_back(experts.global_rank(member));
+        }
+        if (std::find(groups.begin(), groups.end(), group) == groups.end()) {
+            groups.push_back(std::move(group));
+        }
+    }
+    const engine::FlowSpecId id = add(flows_.collective(op.collective, op.collective_bytes, groups, senders));
+    collective_specs_.emplace(key, id);
+    return id;
+}
+
+engine::FlowSpecId NetworkFlows::collective(const workload::Op& op, const parallel::Coordinates& at,
+                                            const parallel::ExpertLayout* experts) {
+    if (op.group == workload::CommGroup::Expert || op.group == workload::CommGroup::ExpertData) {
+        if (experts == nullptr) {
+            throw std::logic_error("NetworkFlows: an expert-group collective without an expert layout");
+        }
+        return expert_collective(op, at, *experts);
+    }
+    const std::vector<std::vector<std::int64_t>> groups = copies(op.group, at);
+    const bool ring_step = op.collective == cost::CollectiveKind::SendRecv;
+    if (ring_step && op.group != workload::CommGroup::Context) {
+        throw std::logic_error("NetworkFlows: a send/recv collective outside the context-parallel ring");
+    }
+    const bool reverse = ring_step && reversed_ring(op);
+    const std::tuple<int, std::int64_t, int, std::int64_t> key{
+        static_cast<int>(op.group), groups.front().front(),
+        2 * static_cast<int>(op.collective) + (reverse ? 1 : 0), op.collective_bytes.value};
+    const auto known = collective_specs_.find(key);
+    if (known != collective_specs_.end()) {
+        return known->second;
+    }
+    // A send/recv of the context-parallel group is one step of its ring (transformer_layer.cc).
+    const engine::FlowSpecId id =
+        add(ring_step ? flows_.ring_exchange(op.collective_bytes, groups, reverse)
+                      : flows_.collective(op.collective, op.collective_bytes, groups));
     collective_specs_.emplace(key, id);
     return id;
 }
@@ -168,12 +260,16 @@ engine::FlowSpecId NetworkFlows::transfer(Bytes bytes, const parallel::Coordinat
         return known->second;
     }
     std::vector<std::pair<std::int64_t, std::int64_t>> pairs;
-    const std::int64_t t = layout_.tensor_size(), d = layout_.data_size();
+    const std::int64_t t = layout_.tensor_size(), d = layout_.data_size(), c = layout_.context_size();
     for (std::int64_t dp = 0; dp < (fold_data_ ? d : 1); ++dp) {
-        for (std::int64_t tp = 0; tp < (fold_tensor_ ? t : 1); ++tp) {
-            const parallel::Coordinates a{fold_tensor_ ? tp : from.tp, fold_data_ ? dp : from.dp, from.pp};
-            const parallel::Coordinates b{fold_tensor_ ? tp : to.tp, fold_data_ ? dp : to.dp, to.pp};
-            pairs.emplace_back(layout_.global_rank(a), layout_.global_rank(b));
+        // Every context-parallel rank sends its own share of the sequence (they are always folded).
+        for (std::int64_t cp = 0; cp < c; ++cp) {
+            for (std::int64_t tp = 0; tp < (fold_tensor_ ? t : 1); ++tp) {
+                const parallel::Coordinates a{fold_tensor_ ? tp : from.tp, fold_data_ ? dp : from.dp, from.pp,
+                                              cp};
+                const parallel::Coordinates b{fold_tensor_ ? tp : to.tp, fold_data_ ? dp : to.dp, to.pp, cp};
+                pairs.emplace_back(layout_.global_rank(a), layout_.global_rank(b));
+            }
         }
     }
     const engine::FlowSpecId id = add(flows_.transfer(bytes, pairs));

@@ -15,6 +15,7 @@
 #include "sim/engine/program.h"
 #include "sim/network/collective_flows.h"
 #include "sim/network/topology.h"
+#include "sim/parallel/expert_layout.h"
 #include "sim/parallel/layout.h"
 #include "sim/workload/op.h"
 
@@ -33,8 +34,10 @@ public:
     NetworkFlows(engine::Program& program, std::shared_ptr<const network::Topology> topology,
                  const cost::CostModel& cost, const parallel::Layout& layout, const Fold& fold);
 
-    /// The flow of collective `op` (kind Collective) run by the GPU at `at`.
-    [[nodiscard]] engine::FlowSpecId collective(const workload::Op& op, const parallel::Coordinates& at);
+    /// The flow of collective `op` (kind Collective) run by the GPU at `at`; `experts` is the expert
+    /// layers' rank order, for the Expert and ExpertData groups (null without experts).
+    [[nodiscard]] engine::FlowSpecId collective(const workload::Op& op, const parallel::Coordinates& at,
+                                                const parallel::ExpertLayout* experts = nullptr);
     /// The flow of a pipeline transfer of `bytes` from `from` to `to`.
     [[nodiscard]] engine::FlowSpecId transfer(Bytes bytes, const parallel::Coordinates& from,
                                               const parallel::Coordinates& to);
@@ -44,6 +47,13 @@ private:
     /// the GPUs it represents.
     [[nodiscard]] std::vector<std::vector<std::int64_t>> copies(workload::CommGroup group,
                                                                 const parallel::Coordinates& at) const;
+    /// The ranks the GPU at `at` stands for: itself, under folding its tensor- and data-parallel peers,
+    /// and always its context-parallel ones; in rank order.
+    [[nodiscard]] std::vector<std::int64_t> stood_for(const parallel::Coordinates& at) const;
+    /// The flow of an expert-group collective: what the ranks `at` stands for send to their groups.
+    [[nodiscard]] engine::FlowSpecId expert_collective(const workload::Op& op,
+                                                       const parallel::Coordinates& at,
+                                                       const parallel::ExpertLayout& experts);
     [[nodiscard]] engine::FlowSpecId add(const network::NetworkFlow& f);
 
     engine::Program& program_;

@@ -328,7 +328,8 @@ engine::RendezvousId OpLowering::collective_rendezvous(const Op& op, const Rende
     if (network_ == nullptr || duration == 0 || pricing_.group_span(op.group, at_).size < 2) {
         return rendezvous_.get(out_.program, key, members, duration);
     }
-    return rendezvous_.get_flow(out_.program, key, members, network_->collective(op, at_));
+    return rendezvous_.get_flow(out_.program, key, members,
+                                network_->collective(op, at_, pricing_.experts()));
 }
 
 void OpLowering::join_data_parallel() {

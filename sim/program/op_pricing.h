@@ -42,6 +42,8 @@ public:
     [[nodiscard]] Seconds p2p(Bytes bytes, const parallel::Coordinates& from,
                               const parallel::Coordinates& to) const;
     [[nodiscard]] const parallel::Layout& layout() const { return layout_; }
+    /// The expert layers' rank order; null for a model without experts.
+    [[nodiscard]] const parallel::ExpertLayout* experts() const { return experts_ ? &*experts_ : nullptr; }
 
     /// The span of the group an op's collective runs over.
     [[nodiscard]] parallel::GroupSpan group_span(workload::CommGroup group,

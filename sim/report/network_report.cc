@@ -42,8 +42,8 @@ NetworkReport make_network_report(const program::IterationProgram& program, cons
         const SimTime extra = std::max<SimTime>(0, timing.end - timing.start - p.rendezvous_duration(rv));
         switch (program.info.category(t)) {
         case program::TaskCategory::TensorComm:
-        case program::TaskCategory::ContextComm:  // model-parallel activations, as TP's (the flow model
-        case program::TaskCategory::ExpertComm:   // refuses CP and MoE today)
+        case program::TaskCategory::ContextComm:  // model-parallel activations, counted with TP's
+        case program::TaskCategory::ExpertComm:
             tp += extra;
             break;
         case program::TaskCategory::PipelineComm:

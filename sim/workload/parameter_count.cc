@@ -14,8 +14,7 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     const auto refuse = [](const std::string& key, const std::string& what) {
         throw InputError(key + ": " + what +
                          " is not simulated yet (mixture-of-experts layers are modelled " +
-                         "with the alltoall dispatcher, expert_tensor_parallel_size 1, BF16, the " +
-                         "analytical network)");
+                         "with the alltoall dispatcher, expert_tensor_parallel_size 1, BF16)");
     };
     if (moe.token_dispatcher != config::MoeTokenDispatcher::AllToAll) {
         refuse("model.moe_token_dispatcher_type", "\"allgather\" (set \"alltoall\")");
@@ -38,9 +37,6 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     if (sc.parallelism.data_parallel_sharding_strategy != config::DataParallelSharding::NoShard &&
         sc.parallelism.data_parallel_sharding_strategy != config::DataParallelSharding::Optim) {
         refuse("parallelism.data_parallel_sharding_strategy", "FSDP with experts");
-    }
-    if (sc.hardware.network_model != config::NetworkModel::Analytical) {
-        refuse("hardware.network_model", "the flow network model with mixture of experts");
     }
 }
 
