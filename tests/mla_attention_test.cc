@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/input_error.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/program/iteration_program.h"
 #include "sim/workload/model_flops.h"
 #include "sim/workload/model_parameters.h"
@@ -317,6 +318,24 @@ TEST(MlaAttention, IterationRunsWithTheMlaOps) {
     const config::Scenario selective = scenario("", "", R"(, "recompute_granularity": "selective")");
     const engine::RunResult again = program::simulate(program::build_iteration(selective, cost));
     EXPECT_GT(again.makespan, run.makespan);
+}
+
+TEST(MlaAttention, DeepSeekV3ScenarioFitsWithTheAllToAllExposed) {
+    // scenarios/moe/deepseek-v3-2048gpu.json: PP 16, EP 64, DP 128, full recompute. It fits, its stages
+    // hold the layers decoder_first/last give them, and with synchronous all-to-alls across 8 nodes the
+    // exposed EP communication is the largest part of the iteration (scenarios/README.md).
+    const config::Scenario sc = testing::shipped_scenario("moe/deepseek-v3-2048gpu");
+    EXPECT_EQ(sc.num_gpus(), 2048);
+    const experiment::Simulation sim = experiment::simulate_scenario(sc, testing::shipped_cost_model());
+    const report::IterationReport& r = sim.report;
+    EXPECT_TRUE(r.fits_in_memory);
+    ASSERT_EQ(r.stages.size(), 16u);
+    EXPECT_EQ(r.stages.front().layers, 3);
+    EXPECT_EQ(r.stages[1].layers, 4);
+    EXPECT_EQ(r.stages.back().layers, 2);
+    const report::Breakdown& t = r.breakdown;
+    EXPECT_GT(t.exposed_ep_comm, t.compute);
+    EXPECT_GT(t.exposed_ep_comm, t.bubble);
 }
 
 }  // namespace
