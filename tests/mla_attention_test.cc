@@ -232,6 +232,31 @@ TEST(MlaAttention, FullRankQueriesAndUnfusedAttention) {
     EXPECT_EQ(find(bwd, "q_proj.dgrad_reducescatter").collective_bytes.value, sb * h * 2);
 }
 
+TEST(MlaAttention, TensorParallelWithoutSequenceParallel) {
+    // Without SP every rank holds all s·b tokens: the duplicated down projections run on all of them
+    // (the same work on both ranks), nothing is gathered, and each column-parallel up projection's input
+    // gradient is all-reduced under its weight-gradient GEMM.
+    const workload::LayerShape x =
+        workload::layer_shape_of(scenario("", R"("tensor_model_parallel_size": 2)"));
+    const OpList fwd = workload::layer_forward(x, RecomputeGranularity::None);
+    expect_gemm(find(fwd, "q_down_proj"), sb, rq, h);
+    expect_gemm(find(fwd, "kv_down_proj"), sb, rkv + rope, h);
+    for (const Op& op : fwd) {
+        EXPECT_EQ(op.name.find("allgather"), std::string::npos) << op.name;
+    }
+    EXPECT_EQ(find(fwd, "proj.allreduce").collective_bytes.value, sb * h * 2);
+    EXPECT_EQ(find(fwd, "q_norm").saved_bytes.value, sb * rq * 2);
+    const OpList bwd = workload::layer_backward(x, RecomputeGranularity::None);
+    EXPECT_EQ(
+        names(between(bwd, "kv_up_proj.dgrad", "kv_up_proj.wgrad")),
+        (std::vector<std::string>{"kv_up_proj.dgrad", "kv_up_proj.dgrad_allreduce", "kv_up_proj.wgrad"}));
+    EXPECT_EQ(find(bwd, "kv_up_proj.dgrad_allreduce").collective_bytes.value, sb * rkv * 2);
+    EXPECT_FALSE(find(bwd, "kv_up_proj.dgrad_allreduce").blocking);
+    for (const Op& op : bwd) {
+        EXPECT_EQ(op.name.find("k_pos_emb"), std::string::npos) << op.name;
+    }
+}
+
 // Megatron-LM's num_floating_point_operations for one dense MLA layer, forward, per token (training.py,
 // written out here independently of model_flops.cc): 2·(r_q·(h + a·(d_qk + d_rope) + 1) +
 // r_kv·(h + a·(d_qk + d_v) + 1) + h·d_rope + a·d_v·h) + 2·(s·a·(d_qk + d_rope)/2 + s·a·d_v/2), and the
@@ -304,6 +329,9 @@ TEST(MlaAttention, RefusesWhatItDoesNotModel) {
                    "parallelism.context_parallel_size: context parallelism with multi-latent attention");
     expect_refused(scenario("", "", R"(, "fp8_format": "hybrid")"),
                    "training.fp8_format: FP8 with multi-latent attention");
+    expect_refused(scenario("", R"("tensor_model_parallel_size": 2, "sequence_parallel": true,
+                   "tp_comm_overlap": true)"),
+                   "parallelism.tp_comm_overlap: TE userbuffers overlap with multi-latent attention");
     expect_refused(scenario(R"(, "mtp_num_layers": 1)"),
                    "model.mtp_num_layers: multi-token prediction modules are not simulated yet");
 }
