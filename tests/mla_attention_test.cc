@@ -9,6 +9,7 @@
 
 #include "sim/core/input_error.h"
 #include "sim/experiment/simulate_scenario.h"
+#include "sim/plan/planner.h"
 #include "sim/program/iteration_program.h"
 #include "sim/workload/model_flops.h"
 #include "sim/workload/model_parameters.h"
@@ -346,6 +347,24 @@ TEST(MlaAttention, IterationRunsWithTheMlaOps) {
     const config::Scenario selective = scenario("", "", R"(, "recompute_granularity": "selective")");
     const engine::RunResult again = program::simulate(program::build_iteration(selective, cost));
     EXPECT_GT(again.makespan, run.makespan);
+}
+
+TEST(MlaAttention, PlannerSearchesOnlyBf16Layouts) {
+    // On an FP8-capable profile the planner searches FP8 beside BF16, except with MLA, whose FP8 layouts
+    // are refused: the search runs to the end on BF16 layouts instead of stopping at the first FP8 one.
+    plan::PlanRequest request;
+    request.base = scenario();
+    request.gpus = 8;
+    request.global_batch = 8;
+    request.max_micro_batch = 2;
+    plan::PlanOptions options;
+    options.profile_directory = testing::source_path("scenarios/hardware");
+    const plan::PlanResult result = plan::run_plan(request, options);
+    EXPECT_EQ(result.failed, 0u);
+    ASSERT_FALSE(result.ranked.empty());
+    for (const plan::RankedLayout& layout : result.ranked) {
+        EXPECT_FALSE(layout.scenario.training.fp8_format);
+    }
 }
 
 TEST(MlaAttention, DeepSeekV3ScenarioFitsWithTheAllToAllExposed) {
