@@ -110,6 +110,14 @@ INSTANTIATE_TEST_SUITE_P(
                  "model.add_bias_linear: experts with biases is not simulated yet"},
         BadInput{"run " + k22b + " --set parallelism.expert_model_parallel_size=2",
                  "parallelism.expert_model_parallel_size=2 requires a mixture-of-experts model"},
+        // DeepSeek-V3's multi-token prediction module is counted but not simulated; MLA not under CP.
+        BadInput{"run " + testing::source_path("scenarios/moe/deepseek-v3-2048gpu.json") +
+                     " --set model.mtp_num_layers=1",
+                 "model.mtp_num_layers: multi-token prediction modules are not simulated yet"},
+        BadInput{"layer " + testing::source_path("scenarios/moe/deepseek-v3-2048gpu.json") +
+                     " --set parallelism.context_parallel_size=2 --set parallelism.data_parallel_size=64",
+                 "parallelism.context_parallel_size: context parallelism with multi-latent attention is not "
+                 "simulated yet"},
         BadInput{"plan --gpus 64 --scenario " + testing::source_path("scenarios/moe/mixtral-8x7b-64gpu.json"),
                  "model.num_experts: trainsim plan does not search expert parallelism yet"},
         BadInput{"run", "missing SCENARIO"}, BadInput{"frobnicate", "unknown command 'frobnicate'"}));

@@ -41,6 +41,8 @@ struct LayerShape {
     double load_skew = 1.0;        // the busiest expert's tokens over the mean (moe_load_skew)
     double capacity_factor = 0.0;  // moe_expert_capacity_factor; 0: dropless
     bool pad_to_capacity = false;  // moe_pad_expert_input_to_capacity
+    // Multi-latent attention (sim/workload/mla_attention.h) in place of the GQA block; unset: GQA.
+    std::optional<config::MlaConfig> mla;
 
     [[nodiscard]] bool moe() const { return experts > 0; }
 
@@ -49,6 +51,11 @@ struct LayerShape {
     [[nodiscard]] std::int64_t groups() const { return query_groups > 0 ? query_groups : heads; }
     [[nodiscard]] std::int64_t local_heads() const { return heads / tp; }
     [[nodiscard]] std::int64_t local_groups() const { return groups() / tp; }
+    /// Width of the core attention's output on one rank, the output projection's input: (a/t)·d, or
+    /// (a/t)·v_head_dim with multi-latent attention.
+    [[nodiscard]] std::int64_t attention_output_width() const {
+        return local_heads() * (mla ? mla->v_head_dim : head_dim());
+    }
     /// Width of fc1's output on one rank: ffn/t, twice that for the gated MLP's two up-projections.
     [[nodiscard]] std::int64_t fc1_local_width() const { return (swiglu ? 2 : 1) * ffn / tp; }
     /// Elements of one [s, b, h] activation as held by one rank: s·b·h, or s·b·h/t with sequence

@@ -47,17 +47,16 @@ std::int64_t attention_parameters(const config::ModelConfig& m) {
         // DeepSeek-V2 §2.1 / Megatron-Core MLASelfAttention: q down (h·r_q) + its norm + q up
         // (r_q·a·(d_qk + d_rope)), or one h·a·(d_qk + d_rope) GEMM without q_lora_rank; kv down to the
         // latent and the shared RoPE key (h·(r_kv + d_rope)) + the latent's norm + kv up
-        // (r_kv·a·(d_qk + d_v)); output a·d_v·h.
+        // (r_kv·a·(d_qk + d_v)); output a·d_v·h. Megatron builds the four MLA projections with
+        // bias=False; only the output projection has add_bias_linear's bias (h).
         const config::MlaConfig& x = *m.mla;
         const std::int64_t q_width = a * (x.qk_head_dim + x.qk_pos_emb_head_dim);
-        // Each linear carries a bias of its output width with add_bias_linear.
-        const auto linear = [&](std::int64_t in, std::int64_t out) { return (in + bias) * out; };
-        const std::int64_t q = x.q_lora_rank ? linear(h, *x.q_lora_rank) + norm(m, *x.q_lora_rank) +
-                                                   linear(*x.q_lora_rank, q_width)
-                                             : linear(h, q_width);
-        const std::int64_t kv = linear(h, x.kv_lora_rank + x.qk_pos_emb_head_dim) + norm(m, x.kv_lora_rank) +
-                                linear(x.kv_lora_rank, a * (x.qk_head_dim + x.v_head_dim));
-        return q + kv + linear(a * x.v_head_dim, h);
+        const std::int64_t q = x.q_lora_rank
+                                   ? h * *x.q_lora_rank + norm(m, *x.q_lora_rank) + *x.q_lora_rank * q_width
+                                   : h * q_width;
+        const std::int64_t kv = h * (x.kv_lora_rank + x.qk_pos_emb_head_dim) + norm(m, x.kv_lora_rank) +
+                                x.kv_lora_rank * a * (x.qk_head_dim + x.v_head_dim);
+        return q + kv + a * x.v_head_dim * h + bias * h;
     }
     const std::int64_t d = m.head_dim();
     const std::int64_t qkv = (h + bias) * (a + 2 * m.query_groups()) * d;

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/core/input_error.h"
+#include "sim/workload/mla_attention.h"
 #include "sim/workload/moe_layer.h"
 #include "sim/workload/stage_layers.h"
 
@@ -40,17 +41,35 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     }
 }
 
+// mla_attention.h models MLA under TP (with or without SP), BF16, flash/fused or unfused attention.
+void refuse_unmodelled_mla(const config::Scenario& sc) {
+    const auto refuse = [](const std::string& key, const std::string& what) {
+        throw InputError(key + ": " + what +
+                         " is not simulated yet (multi-latent attention is modelled with " +
+                         "tensor and sequence parallelism, BF16, without TE userbuffers overlap)");
+    };
+    if (sc.parallelism.context_parallel_size > 1) {
+        refuse("parallelism.context_parallel_size", "context parallelism with multi-latent attention");
+    }
+    if (sc.training.fp8()) {
+        refuse("training.fp8_format", "FP8 with multi-latent attention");
+    }
+    if (sc.parallelism.tp_comm_overlap) {
+        refuse("parallelism.tp_comm_overlap", "TE userbuffers overlap with multi-latent attention");
+    }
+}
+
 }  // namespace
 
 LayerShape layer_shape_of(const config::Scenario& sc) {
-    // The layer op list, its memory and its pricing describe the dense GQA layer and the MoE MLP of
-    // moe_layer.h: refuse, rather than simulate as something else, what they do not model. Parameter
-    // counts and model FLOPs (model_parameters.h, model_flops.h) are exact for all of them.
+    // The layer op list, its memory and its pricing describe the dense GQA layer, MLA (mla_attention.h)
+    // and the MoE MLP of moe_layer.h: refuse, rather than simulate as something else, what they do not model.
+    // Parameter counts and model FLOPs (model_parameters.h, model_flops.h) are exact for all of them.
     if (sc.model.moe) {
         refuse_unmodelled_moe(sc);
     }
     if (sc.model.mla) {
-        throw InputError("model.multi_latent_attention: multi-latent attention layers are not simulated yet");
+        refuse_unmodelled_mla(sc);
     }
     if (sc.model.mtp_num_layers > 0) {
         throw InputError("model.mtp_num_layers: multi-token prediction modules are not simulated yet");
@@ -76,6 +95,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.rope = sc.model.position_embedding_type == config::PositionEmbeddingType::Rope;
     x.bias = sc.model.add_bias_linear;
     x.flash_attention = sc.training.attention_backend != config::AttentionBackend::Unfused;
+    x.mla = sc.model.mla;
     if (sc.model.moe && sc.model.moe->num_moe_layers() > 0) {
         x.experts = sc.model.moe->num_experts;
         x.topk = sc.model.moe->router_topk;
@@ -104,10 +124,11 @@ std::int64_t layer_parameters_per_rank(const LayerShape& x) {
     const std::int64_t fc1_out = x.fc1_local_width();
     const std::int64_t qkv = (h + bias) * qkv_out;
     const std::int64_t proj = attn_out * h + bias * h;
+    const std::int64_t attention = x.mla ? mla_attention_parameters_per_rank(x) : qkv + proj;
     const std::int64_t fc1 = (h + bias) * fc1_out;
     const std::int64_t fc2 = x.ffn / t * h + bias * h;
     const std::int64_t mlp = x.moe() ? moe_mlp_parameters_per_rank(x) : fc1 + fc2;
-    return qkv + proj + mlp + 2 * norm_parameters(x);
+    return attention + mlp + 2 * norm_parameters(x);
 }
 
 std::int64_t word_embedding_parameters_per_rank(const config::Scenario& sc) {

@@ -10,7 +10,8 @@ namespace trainsim::workload {
 
 /// One transformer layer's parameters on one TP rank: QKV and fc1 split by columns (with their
 /// biases), projection and fc2 split by rows (their biases and both norms replicated). QKV is
-/// (a + 2g)·d wide, fc1 2·ffn with SwiGLU; without add_bias_linear there are no biases.
+/// (a + 2g)·d wide, fc1 2·ffn with SwiGLU; without add_bias_linear there are no biases. With
+/// multi-latent attention the attention block is mla_attention_parameters_per_rank's (mla_attention.h).
 [[nodiscard]] std::int64_t layer_parameters_per_rank(const LayerShape& shape);
 
 /// One LayerNorm (weight and bias, 2h) or RMSNorm (weight, h).

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "sim/workload/fp8_layer.h"
+#include "sim/workload/mla_attention.h"
 #include "sim/workload/moe_layer.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
@@ -40,7 +41,7 @@ Sizes sizes_of(const LayerShape& x) {
     z.local_heads = x.local_heads();
     z.E = x.sequence_sharded_elements();
     z.full = x.tokens() * x.hidden;
-    z.attn_out = z.local_heads * z.d;  // a·d/t
+    z.attn_out = x.attention_output_width();  // a·d/t (a·d_v/t with multi-latent attention)
     z.q = z.sb * z.attn_out;
     z.kv = z.sb * x.local_groups() * z.d;
     z.ffn_local = x.ffn / x.tp;
@@ -180,6 +181,10 @@ void cp_a2a_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, st
 // saved RNG seed. Selective recompute drops the log-sum-exp and runs the kernel again.
 void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, bool keep_scores,
                             bool keep_any) {
+    if (x.mla) {
+        mla_core_attention_forward(ops, x, keep_scores, keep_any);
+        return;
+    }
     const std::int64_t batch = z.b * z.local_heads;
     if (x.cp > 1 && !x.flash_attention) {
         // validate_scenario refuses it: CP runs inside TE's fused attention.
@@ -270,11 +275,15 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
     // because with SP the tensor passed between layers is already [s/t, b, h]. RMSNorm moves the same
     // bytes as LayerNorm (read x, write y) and also keeps its input.
     ops.memory(ln1, MemoryBoundKind::LayerNorm, 2 * z.E * kAct, Bytes{z.E * kAct});
-    tp_input_gather(ops, x, z, ln1);
-    ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kAct));
-    rope(ops, x, z, "rope");
-    core_attention_forward(ops, x, z, keep_scores, keep);
-    ops.gemm("proj", {z.sb, z.h, z.attn_out}, saved(z.q * kAct));
+    if (x.mla) {
+        mla_attention_forward(ops, x, keep, keep_scores);  // down/up projections, RoPE, core attention
+    } else {
+        tp_input_gather(ops, x, z, ln1);
+        ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kAct));
+        rope(ops, x, z, "rope");
+        core_attention_forward(ops, x, z, keep_scores, keep);
+    }
+    ops.gemm("proj", {z.sb, z.h, z.attn_out}, saved(z.sb * z.attn_out * kAct));
     tp_output_reduction(ops, x, z, "proj");
     ops.memory(dropout_add_name(x, "attn"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
                saved(z.E * kMask));
@@ -408,13 +417,17 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
         core_attention_forward(ops, x, z, /*keep_scores=*/true, /*keep_any=*/false);
         ops.set_recompute(false);
     }
-    const std::int64_t batch = z.b * z.local_heads;
-    core_attention_backward(ops, x, z, batch);
-    rope(ops, x, z, "rope.bwd");
-    if (x.bias) {
-        ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kAct);
+    if (x.mla) {
+        mla_attention_backward(ops, x);
+    } else {
+        const std::int64_t batch = z.b * z.local_heads;
+        core_attention_backward(ops, x, z, batch);
+        rope(ops, x, z, "rope.bwd");
+        if (x.bias) {
+            ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kAct);
+        }
+        column_parallel_backward(ops, x, z.sb, z.h, z.qkv_out, "qkv");
     }
-    column_parallel_backward(ops, x, z.sb, z.h, z.qkv_out, "qkv");
     ops.memory(norm_name(x, 1) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
     ops.memory("attn.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
     return finish(ops, x);
