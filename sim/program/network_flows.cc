@@ -109,6 +109,10 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
             case workload::CommGroup::Embedding:
                 members = {layout_.global_rank({tp, dp, 0}), layout_.global_rank({tp, dp, p - 1})};
                 break;
+            case workload::CommGroup::StageCopies:
+                members = {layout_.global_rank({tp, dp, at.pp}),
+                           layout_.global_rank({tp, dp, p - 1 - at.pp})};
+                break;
             case workload::CommGroup::Context:
                 // Not reached: validate_scenario refuses context parallelism with the flow model.
                 for (std::int64_t i = 0; i < layout_.context_size(); ++i)
