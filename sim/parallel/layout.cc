@@ -72,6 +72,10 @@ GroupSpan Layout::embedding_group(const Coordinates& c) const {
     return pair({c.tp, c.dp, 0, c.cp}, {c.tp, c.dp, p_ - 1, c.cp});
 }
 
+GroupSpan Layout::stage_copy_group(const Coordinates& c) const {
+    return pair(c, {c.tp, c.dp, p_ - 1 - c.pp, c.cp});
+}
+
 GroupSpan Layout::pair(const Coordinates& a, const Coordinates& b) const {
     const bool same = node_of(global_rank(a)) == node_of(global_rank(b));
     return {2, same ? 1 : 2};

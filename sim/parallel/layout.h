@@ -67,6 +67,9 @@ public:
     [[nodiscard]] GroupSpan model_parallel_group(const Coordinates& c) const;
     /// First and last pipeline stage at the same (tp, dp): the tied word-embedding gradient.
     [[nodiscard]] GroupSpan embedding_group(const Coordinates& c) const;
+    /// DualPipe: `c` and the GPU at pipeline rank p − 1 − pp, which holds the same two stages of the
+    /// other model copy (the gradient sum of the copies).
+    [[nodiscard]] GroupSpan stage_copy_group(const Coordinates& c) const;
     /// A point-to-point transfer between two GPUs.
     [[nodiscard]] GroupSpan pair(const Coordinates& a, const Coordinates& b) const;
 

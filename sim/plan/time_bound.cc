@@ -106,7 +106,9 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
 
     const bool chains = starts_and_ends_as_assumed(sc);
     // DualPipe runs m/2 micro-batches through each of a rank's two chunks (one per direction), its
-    // chunk 1 holding stage p − 1 − r of a p-stage model; the others m through every chunk.
+    // chunk 1 holding stage p − 1 − r of a p-stage model; the others m through every chunk. Where each
+    // chunk sits (so which rank runs the embedding and the output layer: rank 0 both in a V) is the
+    // placement the program builder uses.
     const bool two_way = sc.bidirectional_placement();
     const std::int64_t per_chunk = two_way ? m / 2 : m;
     const std::int64_t stages = two_way ? p : p * v;
@@ -116,7 +118,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     for (std::int64_t r = 0; r < p; ++r) {
         SimTime per_microbatch = 0, first_forward = 0, last_backward = 0;
         for (std::int64_t c = 0; c < v; ++c) {
-            const std::int64_t vs = two_way && c == 1 ? p - 1 - r : c * p + r;
+            const std::int64_t vs = sc.model_stage_of_chunk(r, c);
             const std::int64_t layers = sc.chunk_num_layers(r);
             SimTime f = layers * forward, b = layers * backward;
             if (vs == 0) {

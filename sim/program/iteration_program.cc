@@ -8,15 +8,14 @@
 
 #include "sim/core/input_error.h"
 #include "sim/program/backward_split.h"
+#include "sim/program/layer_op_lists.h"
 #include "sim/program/op_lowering.h"
 #include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/parameter_count.h"
-#include "sim/workload/stage_layers.h"
 #include "sim/workload/stage_ops.h"
-#include "sim/workload/transformer_layer.h"
 
 namespace trainsim::program {
 namespace {
@@ -24,50 +23,16 @@ namespace {
 using config::RecomputeGranularity;
 using workload::OpList;
 
-// The per-layer op lists of one scenario; built once and shared by every GPU and micro-batch. They
-// point into IterationProgram::op_lists, which owns them.
-struct LayerOps {
-    const OpList* forward_stored = nullptr;        // forward that keeps its activations (none/selective)
-    const OpList* forward_checkpointed = nullptr;  // forward of a fully recomputed layer (keeps its input)
-    const OpList* backward = nullptr;              // backward under the none/selective policy
-    const OpList* backward_plain = nullptr;  // backward of a fully recomputed layer, after its recompute
-    const OpList* recompute = nullptr;       // the recomputed forward of full recompute (from its checkpoint)
-    const OpList* recompute_chained = nullptr;  // ... of a later layer of a checkpointed group
-    const OpList* forward_unsaved = nullptr;    // forward of a later layer of a checkpointed group
-    // The variants a recompute plan mixes layer by layer.
-    const OpList* forward_none = nullptr;
-    const OpList* forward_selective = nullptr;
-    const OpList* backward_selective = nullptr;   // with the core attention recomputed inline
-    const OpList* recompute_selective = nullptr;  // the core attention alone (for the background lane)
-    const OpList *embedding_forward = nullptr, *embedding_backward = nullptr;
-    const OpList *output_forward = nullptr, *output_backward = nullptr;
-};
-
 class IterationBuilder {
 public:
     IterationBuilder(const config::Scenario& sc, const cost::CostModel& cost, const Fold& fold,
                      const recompute::RecomputePlan* plan)
-        : sc_(sc), layout_(sc), pricing_(cost, layout_, sc), pricing_cost_(cost), fold_(fold), plan_(plan) {
+        : sc_(sc), layout_(sc), pricing_(cost, layout_, sc), pricing_cost_(cost), fold_(fold), plan_(plan),
+          layers_(sc, out_.op_lists) {
         const auto& par = sc.parallelism;
         p_ = par.pipeline_model_parallel_size;
         v_ = par.virtual_pipeline_model_parallel_size;
         const workload::LayerShape shape = workload::layer_shape_of(sc);
-        // With moe_layer_freq the model mixes dense and MoE layers: each kind has its op lists.
-        layer_ops_[0] = build_layer_ops(shape);
-        layer_parameters_of_[0] = workload::layer_parameters_per_rank(shape);
-        layer_ops_[1] = layer_ops_[0];
-        layer_parameters_of_[1] = layer_parameters_of_[0];
-        if (shape.moe() && sc.model.moe->num_moe_layers() < sc.model.num_layers) {
-            workload::LayerShape dense = shape;
-            dense.experts = 0;
-            layer_ops_[0] = build_layer_ops(dense);
-            layer_parameters_of_[0] = workload::layer_parameters_per_rank(dense);
-        }
-        ops_ = layer_ops_[1];
-        ops_.embedding_forward = own(workload::embedding_forward(shape));
-        ops_.embedding_backward = own(workload::embedding_backward(shape));
-        ops_.output_forward = own(workload::output_forward(shape));
-        ops_.output_backward = own(workload::output_backward(shape));
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
         layer_parameters_ = workload::layer_parameters_per_rank(shape);
         fsdp_ = workload::shards_parameters(sc) && sc.parallelism.data_parallel_size_with_cp() > 1;
@@ -75,36 +40,6 @@ public:
             fsdp_gather_ = own(workload::fsdp_parameter_gather(layer_parameters_));
             fsdp_reduce_ = own(workload::fsdp_gradient_reduce_scatter(layer_parameters_));
         }
-    }
-
-    // The op lists of one kind of layer under every recompute variant.
-    LayerOps build_layer_ops(const workload::LayerShape& shape) {
-        const RecomputeGranularity stored =
-            sc_.training.recompute_granularity == RecomputeGranularity::Selective
-                ? RecomputeGranularity::Selective
-                : RecomputeGranularity::None;
-        LayerOps ops;
-        ops.forward_none = own(workload::layer_forward(shape, RecomputeGranularity::None));
-        ops.forward_selective = own(workload::layer_forward(shape, RecomputeGranularity::Selective));
-        ops.forward_checkpointed = own(workload::layer_forward(shape, RecomputeGranularity::Full));
-        ops.backward_plain = own(workload::layer_backward(shape, RecomputeGranularity::None));
-        ops.backward_selective = own(workload::layer_backward(shape, RecomputeGranularity::Selective));
-        ops.recompute = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/true));
-        ops.recompute_chained = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/false));
-        ops.forward_unsaved = own(workload::layer_forward_unsaved(shape));
-        ops.recompute_selective = own(workload::layer_selective_recompute(shape));
-        const bool selective = stored == RecomputeGranularity::Selective;
-        ops.forward_stored = selective ? ops.forward_selective : ops.forward_none;
-        ops.backward = selective ? ops.backward_selective : ops.backward_plain;
-        return ops;
-    }
-
-    // The op lists and per-rank parameters of model layer `layer`, by its kind (dense or MoE).
-    [[nodiscard]] const LayerOps& ops_at(std::int64_t layer) const {
-        return layer_ops_[workload::is_moe_layer(sc_, layer) ? 1 : 0];
-    }
-    [[nodiscard]] std::int64_t parameters_at(std::int64_t layer) const {
-        return layer_parameters_of_[workload::is_moe_layer(sc_, layer) ? 1 : 0];
     }
 
     IterationProgram build() {
@@ -345,7 +280,7 @@ private:
                     receive_for(k + 1);
                 }
                 if (first) {
-                    low.lower(*ops_.embedding_forward, ctx);
+                    low.lower(layers_.embedding_forward(), ctx);
                 }
                 engine::TaskId gathered = fsdp_gather(low, ctx);
                 for (std::int64_t j = 0; j < chunk_layers; ++j) {
@@ -362,7 +297,7 @@ private:
                 }
                 ctx.layer = -1;
                 if (last) {
-                    low.lower(*ops_.output_forward, ctx);
+                    low.lower(layers_.output_forward(), ctx);
                 }
                 if (!last && neighbour(at, vs + 1, step.chunk).pp != at.pp) {
                     // A kept output belongs with the chunk's last layer: its backward is when it goes.
@@ -387,7 +322,7 @@ private:
                 bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
                 defer_weights_ = split_backwards.contains({step.microbatch, step.chunk});
                 if (last) {
-                    lower_backward(low, *ops_.output_backward, ctx, output_layer_parameters(at));
+                    lower_backward(low, layers_.output_backward(), ctx, output_layer_parameters(at));
                 }
                 if (plan_ != nullptr) {
                     lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done,
@@ -397,7 +332,7 @@ private:
                 }
                 ctx.layer = -1;
                 if (first) {
-                    lower_backward(low, *ops_.embedding_backward, ctx, embedding_parameters());
+                    lower_backward(low, layers_.embedding_backward(), ctx, embedding_parameters());
                 }
                 if (deferred) {
                     low.send(Direction::Forward, deferred->to, p2p_bytes_, deferred->ctx, deferred->kept);
@@ -456,10 +391,10 @@ private:
                 low.wait_for(gathered);
                 gathered = next;
                 if (recomputed(j, ctx.microbatch, pipeline_rank)) {
-                    low.lower(*ops_at(ctx.layer).recompute, ctx);
-                    low.lower(*ops_at(ctx.layer).backward_plain, ctx);
+                    low.lower(*layers_.at(ctx.layer).recompute, ctx);
+                    low.lower(*layers_.at(ctx.layer).backward_plain, ctx);
                 } else {
-                    low.lower(*ops_at(ctx.layer).backward, ctx);
+                    low.lower(*layers_.at(ctx.layer).backward, ctx);
                 }
                 low.lower(*fsdp_reduce_, ctx);
                 --j;
@@ -467,20 +402,21 @@ private:
             }
             if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                lower_backward(low, *ops_at(ctx.layer).backward, ctx, parameters_at(ctx.layer));
+                lower_backward(low, *layers_.at(ctx.layer).backward, ctx, layers_.parameters_at(ctx.layer));
                 --j;
                 continue;
             }
             const std::int64_t block_start = j - (j % checkpoint_block());
             for (std::int64_t k = block_start; k <= j; ++k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                low.lower(k == block_start ? *ops_at(ctx.layer).recompute
-                                           : *ops_at(ctx.layer).recompute_chained,
+                low.lower(k == block_start ? *layers_.at(ctx.layer).recompute
+                                           : *layers_.at(ctx.layer).recompute_chained,
                           ctx);
             }
             for (std::int64_t k = j; k >= block_start; --k) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
+                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
+                               layers_.parameters_at(ctx.layer));
             }
             j = block_start - 1;
         }
@@ -491,17 +427,18 @@ private:
                                            std::int64_t microbatch, std::int64_t layer) const {
         if (plan_ == nullptr) {
             if (!recomputed(j, microbatch, pp)) {
-                return *ops_at(layer).forward_stored;
+                return *layers_.at(layer).forward_stored;
             }
             // A checkpointed group keeps only its first layer's input.
-            return j % checkpoint_block() == 0 ? *ops_at(layer).forward_checkpointed
-                                               : *ops_at(layer).forward_unsaved;
+            return j % checkpoint_block() == 0 ? *layers_.at(layer).forward_checkpointed
+                                               : *layers_.at(layer).forward_unsaved;
         }
         const recompute::LayerRecompute r = plan_->at(pp, chunk * sc_.chunk_num_layers(pp) + j);
         if (recompute::is_full(r)) {
-            return *ops_at(layer).forward_checkpointed;
+            return *layers_.at(layer).forward_checkpointed;
         }
-        return recompute::is_selective(r) ? *ops_at(layer).forward_selective : *ops_at(layer).forward_none;
+        return recompute::is_selective(r) ? *layers_.at(layer).forward_selective
+                                          : *layers_.at(layer).forward_none;
     }
 
     // Backward of a chunk's layers under a recompute plan. Overlapped recomputation is lowered first onto
@@ -524,8 +461,9 @@ private:
         for (std::int64_t j = lc - 1; j >= 0; --j) {
             if (recompute::is_overlapped(plan_of(j))) {
                 ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                const OpList& ops = recompute::is_full(plan_of(j)) ? *ops_at(ctx.layer).recompute
-                                                                   : *ops_at(ctx.layer).recompute_selective;
+                const OpList& ops = recompute::is_full(plan_of(j))
+                                        ? *layers_.at(ctx.layer).recompute
+                                        : *layers_.at(ctx.layer).recompute_selective;
                 std::vector<engine::TaskId> after = start_after;
                 // Its checkpointed inputs exist once this layer's forward of this micro-batch is done.
                 const auto f = forward_done.find({ctx.microbatch, ctx.chunk, static_cast<std::int32_t>(j)});
@@ -542,19 +480,23 @@ private:
             ctx.layer = static_cast<std::int32_t>(first_layer + j);
             switch (plan_of(j)) {
             case recompute::LayerRecompute::Keep:
-                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
+                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
+                               layers_.parameters_at(ctx.layer));
                 break;
             case recompute::LayerRecompute::SelectiveOnDemand:
-                lower_backward(low, *ops_at(ctx.layer).backward_selective, ctx, parameters_at(ctx.layer));
+                lower_backward(low, *layers_.at(ctx.layer).backward_selective, ctx,
+                               layers_.parameters_at(ctx.layer));
                 break;
             case recompute::LayerRecompute::FullOnDemand:
-                low.lower(*ops_at(ctx.layer).recompute, ctx);
-                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
+                low.lower(*layers_.at(ctx.layer).recompute, ctx);
+                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
+                               layers_.parameters_at(ctx.layer));
                 break;
             case recompute::LayerRecompute::SelectiveOverlapped:
             case recompute::LayerRecompute::FullOverlapped:
                 low.wait_for(ready[static_cast<std::size_t>(j)]);
-                lower_backward(low, *ops_at(ctx.layer).backward_plain, ctx, parameters_at(ctx.layer));
+                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
+                               layers_.parameters_at(ctx.layer));
                 break;
             }
             layer_freed[static_cast<std::size_t>(j)] = low.last_compute();
@@ -697,7 +639,6 @@ private:
     Fold fold_;
     const recompute::RecomputePlan* plan_;
     std::int64_t p_ = 1, v_ = 1;
-    LayerOps ops_;
     Bytes p2p_bytes_{0};
     RendezvousTable rendezvous_;
     std::unique_ptr<NetworkFlows> network_;                   // hardware.network_model=flow
@@ -705,9 +646,7 @@ private:
     std::map<std::int64_t, const OpList*> zero_grad_buffer_;  // by pipeline rank (training.zero_grad_buffer)
     std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
     std::int64_t layer_parameters_ = 0;
-    std::array<LayerOps, 2> layer_ops_{};                // dense, MoE (the same when not mixed)
-    std::array<std::int64_t, 2> layer_parameters_of_{};  // per-rank parameters of each kind
-    bool fsdp_ = false;                                  // optim_grads_params with d > 1
+    bool fsdp_ = false;  // optim_grads_params with d > 1
     const OpList* fsdp_gather_ = nullptr;
     const OpList* fsdp_reduce_ = nullptr;
     bool bucketing_ = false;
@@ -725,6 +664,7 @@ private:
     // The W parts a B left on this GPU, by (micro-batch, chunk), until the schedule's W step.
     std::map<std::pair<std::int32_t, std::int32_t>, std::vector<PendingWeight>> pending_weights_;
     IterationProgram out_;
+    LayerOpLists layers_;  // builds into out_.op_lists, so it comes after out_
 };
 
 }  // namespace

@@ -123,6 +123,10 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
                     members = {layout_.global_rank({tp, dp, 0, cp}),
                                layout_.global_rank({tp, dp, p - 1, cp})};
                     break;
+                case workload::CommGroup::StageCopies:
+                    members = {layout_.global_rank({tp, dp, at.pp, cp}),
+                               layout_.global_rank({tp, dp, p - 1 - at.pp, cp})};
+                    break;
                 case workload::CommGroup::Context:
                     // In ring order: context-parallel rank i sends to i + 1 (Transformer Engine's
                     // cp_global_ranks order).

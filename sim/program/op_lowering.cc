@@ -143,6 +143,10 @@ RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
         return {k + 5, layout.global_rank(at_), seq, 0};
     case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
         return {k + 6, layout.global_rank(at_), seq, 0};
+    case CommGroup::StageCopies:
+        return {k + 7,
+                layout.global_rank({at_.tp, at_.dp, std::min(at_.pp, layout.pipeline_size() - 1 - at_.pp)}),
+                seq, 0};
     }
     return {};
 }
@@ -162,6 +166,8 @@ std::int64_t OpLowering::group_members(CommGroup group) const {
     case CommGroup::Expert:
     case CommGroup::ExpertData:
         return 1;
+    case CommGroup::StageCopies:
+        return members_.stage_copies;
     }
     return 1;
 }

@@ -35,6 +35,7 @@ struct GroupMembers {
     std::int64_t embedding = 2;
     std::int64_t model_parallel = 1;
     std::int64_t context = 1;  // context-parallel ranks are always folded (identical under load balancing)
+    std::int64_t stage_copies = 2;  // DualPipe's ranks r and p − 1 − r (both always simulated)
 };
 
 class OpLowering {

@@ -52,7 +52,8 @@ public:
     /// The spans of the groups at `at`: everything an op's price depends on besides the op, so GPUs
     /// that agree price every op list the same.
     struct Placement {
-        parallel::GroupSpan tensor, data, embedding, model_parallel, context, expert, expert_data;
+        parallel::GroupSpan tensor, data, embedding, model_parallel, context, expert, expert_data,
+            stage_copies;
         friend bool operator==(const Placement&, const Placement&) = default;
     };
     [[nodiscard]] Placement placement(const parallel::Coordinates& at) const;

@@ -23,9 +23,11 @@ enum class CommGroup : std::uint8_t {
     Context,        // the c ranks that share one sequence (context parallelism's KV exchange)
     Expert,         // the EP ranks of an expert-parallel group (MoE token dispatch and combine)
     ExpertData,     // the expert-data-parallel replicas of one expert shard (expert gradient reduction)
+    StageCopies,  // DualPipe's pipeline ranks r and p − 1 − r, which hold the same two stages (one per model
+                  // copy) and sum their gradients
 };
 /// How many CommGroup values there are, for tables indexed by group.
-inline constexpr std::size_t kCommGroupCount = static_cast<std::size_t>(CommGroup::ExpertData) + 1;
+inline constexpr std::size_t kCommGroupCount = static_cast<std::size_t>(CommGroup::StageCopies) + 1;
 
 /// Where an op runs: the compute stream, or the tensor-parallel communication stream (collectives
 /// that Megatron issues asynchronously, and the synchronous ones the compute stream waits for), the

@@ -142,14 +142,24 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     if (edp > 1 && expert_parameters > 0) {
         reduce_gradients(ops, sc, expert_parameters, /*blocking=*/true, CommGroup::ExpertData);
     }
+    const std::int64_t owned =
+        distributed ? (parameters - expert_parameters) / d + expert_parameters / edp : parameters;
+    if (sc.bidirectional_placement()) {
+        // DualPipe: rank r's chunks are stage r of one model copy and stage p − 1 − r of the other, and
+        // rank p − 1 − r holds the same two stages the other way round; each copy's gradient is summed
+        // with the other's before the norm and the step (deepseek-ai/DualPipe's example_dualpipe.py adds
+        // the partner's gradients to both copies', through an all-gather over all p ranks; the pair's
+        // all-reduce moves the same sums). Over what the rank steps: all its gradients, or with the
+        // distributed optimizer its shard, the partner sharding the same parameters alike.
+        ops.sync_collective("dualpipe.copy_grad_allreduce", CollectiveKind::AllReduce, owned * kGradientBytes,
+                            CommGroup::StageCopies);
+    }
     if (embedding_parameters > 0) {
         ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,
                             embedding_parameters * kGradientBytes, CommGroup::Embedding);
     }
     ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32,
                         CommGroup::ModelParallel);
-    const std::int64_t owned =
-        distributed ? (parameters - expert_parameters) / d + expert_parameters / edp : parameters;
     ops.set_role(OpRole::Optimizer);
     if (sc.training.optimizer_param_copy) {
         // The copy runs after the step over the same owned shard, before the distributed optimizer's

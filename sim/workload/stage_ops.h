@@ -33,7 +33,8 @@ inline constexpr std::int64_t kParamCopyBytesPerParameter = 6;
 inline constexpr std::int64_t kGradientBytes = 4;
 
 /// End of the iteration on one GPU holding `parameters` parameters: data-parallel gradient all-reduce
-/// (or reduce-scatter with the distributed optimizer), the tied-embedding gradient all-reduce between
+/// (or reduce-scatter with the distributed optimizer), DualPipe's sum of its two model copies'
+/// gradients (between ranks r and p − 1 − r), the tied-embedding gradient all-reduce between
 /// first and last stage (when `embedding_parameters` > 0), the gradient-norm all-reduce over the
 /// model-parallel group, the Adam step, and with the distributed optimizer the parameter all-gather.
 /// With overlap_grad_reduce the data-parallel reduction already ran in buckets during the backward
