@@ -6,8 +6,13 @@
 
 #include <string>
 
+#include "sim/memory/activation_timeline.h"
+#include "sim/program/backward_split.h"
 #include "sim/recompute_search/plan_evaluation.h"
 #include "sim/recompute_search/policy_comparison.h"
+#include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_ops.h"
+#include "sim/workload/transformer_layer.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -93,6 +98,64 @@ TEST_P(SplitBackwardRecompute, CliRefusesPartialCheckpointingWithExitTwo) {
               std::string::npos)
         << bad.err;
     EXPECT_NE(bad.err.find("got \"" + schedule + "\""), std::string::npos) << bad.err;
+}
+
+// W reads the inputs its weight GEMMs saved. Under full recomputation those are recomputed in B, so they
+// stay until W; the rest of the recomputed forward (attention's tensors, masks) goes when B ends. One
+// layer on one GPU under ZB-H1, one micro-batch: F, B, W. Between B's end and W's start the GPU holds
+// the layer's checkpoint, what the embedding and output layer saved (the output layer's W is still to
+// run) and the recomputed qkv, proj, fc1 and fc2 inputs.
+TEST(SplitBackwardRecomputeMemory, WeightGemmInputsOfARecomputedLayerStayUntilW) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const config::Scenario sc = testing::shipped_scenario(
+        "korthikanti-22b", {{"schedule", "zb-h1"},
+                            {"model.num_layers", "1"},
+                            {"parallelism.tensor_model_parallel_size", "1"},
+                            {"parallelism.pipeline_model_parallel_size", "1"},
+                            {"parallelism.virtual_pipeline_model_parallel_size", "1"},
+                            {"training.micro_batch_size", "1"},
+                            {"training.global_batch_size", "1"},
+                            {"training.recompute_granularity", "full"}});
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    // W starts with the first task made of wgrad GEMMs alone.
+    SimTime w_start = run.makespan;
+    for (std::size_t t = 0; t < prog.info.size(); ++t) {
+        if (prog.info[t].priced < 0) {
+            continue;
+        }
+        bool weight_only = true;
+        for (const program::OpSpan& span :
+             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+            weight_only = weight_only && span.op != nullptr && program::is_weight_gradient(*span.op);
+        }
+        if (weight_only) {
+            w_start = std::min(w_start, run.timings[t].start);
+        }
+    }
+    ASSERT_LT(w_start, run.makespan);
+    const memory::ActivationTimeline timeline = memory::activation_timelines(prog, run).at(0);
+    Bytes held{0};
+    for (const memory::MemorySample& sample : timeline.samples) {
+        if (sample.time <= w_start) {
+            held = sample.held;
+        }
+    }
+    const workload::LayerShape shape = workload::layer_shape_of(sc);
+    auto saved = [](const workload::OpList& ops, bool weight_gemms_only) {
+        std::int64_t total = 0;
+        for (const workload::Op& op : ops) {
+            if (!weight_gemms_only || program::saved_for_weight_gradient(op)) {
+                total += op.saved_bytes.value;
+            }
+        }
+        return total;
+    };
+    const std::int64_t weight_inputs = saved(workload::layer_full_recompute(shape), true);
+    EXPECT_GT(weight_inputs, 0);
+    EXPECT_EQ(held.value, saved(workload::layer_forward(shape, config::RecomputeGranularity::Full), false) +
+                              saved(workload::embedding_forward(shape), false) +
+                              saved(workload::output_forward(shape), false) + weight_inputs);
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, SplitBackwardRecompute,
