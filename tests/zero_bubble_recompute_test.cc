@@ -63,6 +63,21 @@ TEST_P(SplitBackwardRecompute, EveryPolicyRunsAndFullRecomputeLowersThePeak) {
     // The overlapped plan as under 1F1B (recompute_test.cc): never slower than the same plan on demand.
     EXPECT_LE(overlapped.iteration_time, on_demand.iteration_time);
     EXPECT_LE(overlapped.peak_memory, c.budget);
+
+    // With a budget between full's and selective's peaks only full of Megatron's policies fits; the
+    // scheduler's plan fits too and is no slower than full.
+    config::Scenario tight = sc;
+    tight.training.recompute_memory_budget = (full.peak_memory.value + selective.peak_memory.value) / 2;
+    const recompute_search::PolicyComparison t = recompute_search::compare_policies(tight, cost);
+    ASSERT_EQ(t.rows.size(), 5u);
+    EXPECT_FALSE(t.rows[0].fits);
+    EXPECT_FALSE(t.rows[1].fits);
+    EXPECT_TRUE(t.rows[2].fits);
+    EXPECT_TRUE(t.rows[3].fits) << t.rows[3].plan;
+    EXPECT_LE(t.rows[3].peak_memory, t.budget);
+    EXPECT_LE(t.rows[3].iteration_time, t.rows[2].iteration_time) << t.rows[3].plan;
+    EXPECT_LE(t.rows[3].iteration_time, t.rows[4].iteration_time) << t.rows[3].plan;
+    EXPECT_NE(t.rows[3].plan.find("full"), std::string::npos) << t.rows[3].plan;
 }
 
 // Full recomputation of every layer on the background lane: it runs while the compute stream waits
