@@ -126,7 +126,8 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
                         span.op != nullptr ? span.op->saved_bytes.value : shape.saved.value;
                     if (bytes > 0) {
                         x.allocations.push_back({span.end, bytes, key});
-                        if (prog.weight_passes && span.op != nullptr && span.op->is_recompute) {
+                        if (prog.weight_passes && span.op != nullptr && span.op->is_recompute &&
+                            !program::saved_for_weight_gradient(*span.op)) {
                             k.held_recomputed = add_bytes(k.held_recomputed, bytes, g);
                         } else {
                             k.held = add_bytes(k.held, bytes, g);
@@ -144,7 +145,8 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
                 k.freed = std::max(k.freed, run.timings[t].end);
                 k.has_free = true;
                 if (prog.weight_passes) {
-                    // With zero-bubble W passes, what was recomputed serves the input gradient (B) alone:
+                    // With zero-bubble W passes, what was recomputed serves the input gradient (B) alone,
+                    // but for the weight GEMMs' inputs, which W reads (held above with the stored ones):
                     // it goes when the key's last task with more than wgrad GEMMs ends.
                     bool weight_only = true;
                     program::for_each_op_span(prog, shape, run.timings[t], [&](const program::OpSpan& span) {

@@ -12,6 +12,11 @@ bool is_weight_gradient(const workload::Op& op) {
            name.substr(name.size() - suffix.size()) == suffix;
 }
 
+bool saved_for_weight_gradient(const workload::Op& op) {
+    return op.kind == workload::OpKind::Gemm && op.gemm_class == cost::GemmClass::Dense &&
+           op.saved_bytes.value > 0;
+}
+
 BackwardSplit split_backward(const workload::OpList& backward) {
     BackwardSplit out;
     // Each op's part (true: W) and index in it.

@@ -21,4 +21,9 @@ struct BackwardSplit {
 /// Whether `op` belongs to W: a weight-gradient GEMM ("qkv.wgrad", "output.logits.wgrad").
 [[nodiscard]] bool is_weight_gradient(const workload::Op& op);
 
+/// Whether W reads what forward op `op` saves: a weight GEMM ("qkv", "fc2", "experts.fc1") saves its
+/// input, which its ".wgrad" multiplies with the output gradient. (Attention's score and value GEMMs
+/// have no weights; what the other kernels save only B reads.)
+[[nodiscard]] bool saved_for_weight_gradient(const workload::Op& op);
+
 }  // namespace trainsim::program

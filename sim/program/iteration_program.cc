@@ -10,9 +10,9 @@
 #include "sim/program/backward_split.h"
 #include "sim/program/layer_op_lists.h"
 #include "sim/program/op_lowering.h"
+#include "sim/program/stage_op_lists.h"
 #include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
-#include "sim/workload/fp8_layer.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
@@ -40,6 +40,9 @@ public:
             fsdp_gather_ = own(workload::fsdp_parameter_gather(layer_parameters_));
             fsdp_reduce_ = own(workload::fsdp_gradient_reduce_scatter(layer_parameters_));
         }
+        stage_lists_.emplace(sc, out_.op_lists, fsdp_,
+                             sc.training.overlap_grad_reduce &&
+                                 sc.parallelism.data_parallel_size_with_cp() > 1);
     }
 
     IterationProgram build() {
@@ -172,18 +175,8 @@ private:
         }
         out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), -1, slowdown});
         if (sc_.training.zero_grad_buffer) {
-            // One list per stage, as its parameter count differs between stages. Under FSDP a rank's
-            // buffer holds its 1/(d·c) shard of the layers' gradients.
-            auto [zero, added] = zero_grad_buffer_.try_emplace(at.pp, nullptr);
-            if (added) {
-                const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
-                const std::int64_t held =
-                    fsdp_ ? params.total() - params.transformer +
-                                params.transformer / sc_.parallelism.data_parallel_size_with_cp()
-                          : params.total();
-                zero->second = own(workload::gradient_buffer_zeroing(held));
-            }
-            low.lower(*zero->second, StepContext{-1, -1, -1, Phase::Iteration});
+            low.lower(stage_lists_->gradient_buffer_zeroing(at.pp),
+                      StepContext{-1, -1, -1, Phase::Iteration});
         }
         const std::int64_t virtual_stages = sched_->model_stages(p_, v_);
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
@@ -349,30 +342,7 @@ private:
         if (overlap || fsdp_) {
             low.join_data_parallel();  // the optimizer waits for every gradient reduction
         }
-        const workload::StageParameters params = workload::stage_parameters(sc_, at.pp);
-        const bool tied = workload::holds_tied_embedding_copy(sc_, at.pp);
-        const std::int64_t embedding = tied ? workload::word_embedding_parameters_per_rank(sc_) : 0;
-        // One end-of-iteration list per stage: its parameter count differs between stages.
-        auto [it, added] = end_of_iteration_.try_emplace(at.pp, nullptr);
-        if (added) {
-            workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, overlap,
-                                                              fsdp_ ? params.transformer : 0, params.expert);
-            if (const auto fp8 = sc_.training.fp8()) {
-                // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
-                // after the distributed optimizer's parameter all-gather when there is one.
-                const auto last = static_cast<std::int32_t>(ops.size()) - 1;
-                const bool wait_last = last >= 0 && ops.back().blocking;
-                for (workload::Op& op : workload::fp8_weight_casts(workload::layer_shape_of(sc_),
-                                                                   sc_.stage_num_layers(at.pp), *fp8)) {
-                    if (wait_last) {
-                        op.after.push_back(last);
-                    }
-                    ops.push_back(std::move(op));
-                }
-            }
-            it->second = own(std::move(ops));
-        }
-        low.lower(*it->second, StepContext{-1, -1, -1, Phase::Iteration});
+        low.lower(stage_lists_->end_of_iteration(at.pp), StepContext{-1, -1, -1, Phase::Iteration});
     }
 
     // Backward of a chunk's layers, last layer first. Fully recomputed layers are recomputed a
@@ -641,10 +611,8 @@ private:
     std::int64_t p_ = 1, v_ = 1;
     Bytes p2p_bytes_{0};
     RendezvousTable rendezvous_;
-    std::unique_ptr<NetworkFlows> network_;                   // hardware.network_model=flow
-    std::map<std::int64_t, const OpList*> end_of_iteration_;  // by pipeline rank
-    std::map<std::int64_t, const OpList*> zero_grad_buffer_;  // by pipeline rank (training.zero_grad_buffer)
-    std::map<std::int64_t, const OpList*> bucket_ops_;        // by bucket parameters
+    std::unique_ptr<NetworkFlows> network_;             // hardware.network_model=flow
+    std::map<std::int64_t, const OpList*> bucket_ops_;  // by bucket parameters
     std::int64_t layer_parameters_ = 0;
     bool fsdp_ = false;  // optim_grads_params with d > 1
     const OpList* fsdp_gather_ = nullptr;
@@ -665,6 +633,7 @@ private:
     std::map<std::pair<std::int32_t, std::int32_t>, std::vector<PendingWeight>> pending_weights_;
     IterationProgram out_;
     LayerOpLists layers_;  // builds into out_.op_lists, so it comes after out_
+    std::optional<StageOpLists> stage_lists_;
 };
 
 }  // namespace
