@@ -4,7 +4,7 @@
 # 1. builds trainsim (only the executable, Release, in ./build-results) unless TRAINSIM=path/to/trainsim;
 # 2. runs it for every table and figure (results/collect_data.py -> results/data/*.csv, *.json);
 # 3. draws the figures (results/plot_figures.py -> results/figures/*.png, *.svg) with Debian's
-#    python3-matplotlib, which it installs with apt-get when it is missing (root, or sudo), and the two made
+#    python3-matplotlib, which scripts/install_packages.sh installs when it is missing (root, or sudo), and the two made
 #    through the Python module `import trainsim` (results/microbatch_figure.py, results/whatif_figure.py;
 #    the module is built beside the executable, in BUILD/python, or taken from TRAINSIM_PYTHONPATH);
 # 4. rewrites the generated tables in results/README.md (validation, recompute policies; results/update_readme.py).
@@ -14,20 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 
-# Debian packages: the build's (as scripts/build.sh, less the test and benchmark libraries) and matplotlib.
-packages=(cmake ninja-build g++ libboost-graph-dev libboost-program-options-dev libeigen3-dev nlohmann-json3-dev
-          zlib1g-dev pybind11-dev python3-dev python3-matplotlib)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "regenerate: installing ${missing[*]}" >&2
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
+# Debian packages: the build's and matplotlib.
+scripts/install_packages.sh python3-matplotlib
 
 # Debian's matplotlib is importable from Debian's python3, which may not be the first python3 on PATH.
 python=""
