@@ -48,12 +48,17 @@ TIMELINE_SCENARIO = "korthikanti-175b"
 TIMELINE_STAGES = (0, 1)
 TIMELINE_WINDOW_S = 0.020  # the excerpt: 20 ms of steady state
 
-# Issue 19's mechanisms, switched on one after another (each row keeps the ones before it).
+# Issue 19's mechanisms, switched on one after another (each row keeps the ones before it), and issue 18's
+# flow network model, where flows that share a NIC or a fabric link share its bandwidth. Kernel jitter
+# (variability.kernel_jitter) is left out: it samples per launch, which only unfolded runs do.
 MECHANISMS = [
     ("before", "none (the earlier model)", {}),
     ("megatron_p2p", "+ Megatron pipeline transfers", {"parallelism.overlap_p2p_comm": "false"}),
     ("host_sync", "+ host launches after synchronize", {"parallelism.batch_p2p_sync": "true"}),
     ("variability", "+ GPU variability (expected)", {"variability.mode": "expected"}),
+    ("param_copy", "+ optimizer param copy", {"training.optimizer_param_copy": "true"}),
+    ("grad_zeroing", "+ grad buffer zeroing", {"training.zero_grad_buffer": "true"}),
+    ("flow", "+ flows sharing links", {"hardware.network_model": "flow"}),
 ]
 # The shipped scenarios at 8, 96, 280, 2,240 and 16,384 GPUs.
 MECHANISM_SCENARIOS = ["korthikanti-22b", "narayanan-gpt3-175b-96gpu", "korthikanti-530b",
