@@ -4,6 +4,7 @@
 
 #include "sim/memory/activation_timeline.h"
 #include "sim/memory/static_memory.h"
+#include "sim/report/link_rate_tracks.h"
 
 namespace trainsim::report {
 
@@ -142,6 +143,22 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"pid", g},
                   {"ts", static_cast<double>(sample.time) / 1e3},
                   {"args", {{"bytes", sample.bytes}}}});
+        }
+    }
+    // The network's links, as one more process after the critical path's (flow model only).
+    const std::vector<LinkRateTrack> links = link_rate_tracks(prog, run, options);
+    if (!links.empty()) {
+        const std::size_t pid = prog.gpus.size() + 1;
+        emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", "network"}}}});
+        emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+        for (const LinkRateTrack& track : links) {
+            for (const LinkRateSample& sample : track.samples) {
+                emit({{"ph", "C"},
+                      {"name", track.name},
+                      {"pid", pid},
+                      {"ts", static_cast<double>(sample.time) / 1e3},
+                      {"args", {{"bytes/s", sample.bytes_per_second}}}});
+            }
         }
     }
     out << "\n]}\n";
