@@ -169,6 +169,23 @@ TEST(LinkRateTracks, JsonTraceHasACounterPerNicAndFabricLink) {
     EXPECT_EQ(nics, 32U);
     EXPECT_GT(fabric, 0U);
 
+    // --trace-ranks 0-7 (host 0) keeps host 0's NICs, in both directions, and the fabric links.
+    const std::string host0 = ::testing::TempDir() + "link_rate_tracks_host0.json";
+    ASSERT_EQ(testing::run_trainsim("run " + kLlama + " --trace-ranks 0-7 --trace " + host0).status, 0);
+    std::size_t host0_nics = 0;
+    std::size_t host0_fabric = 0;
+    for (const auto& [name, samples] : network_counters(testing::read_json_file(host0))) {
+        if (name.starts_with("node ")) {
+            ++host0_nics;
+            EXPECT_TRUE(name.starts_with("node 0 NIC ")) << name;
+            EXPECT_EQ(samples, counters.at(name)) << name;
+        } else {
+            ++host0_fabric;
+        }
+    }
+    EXPECT_EQ(host0_nics, 16U);
+    EXPECT_EQ(host0_fabric, fabric);
+
     // The analytical model has no links, so no network process.
     const std::string plain = ::testing::TempDir() + "link_rate_tracks_analytical.json";
     ASSERT_EQ(testing::run_trainsim("run " +
