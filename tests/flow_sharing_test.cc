@@ -1,6 +1,7 @@
 // Exact-time tests of flows sharing resources in the engine (max-min fairness, DESIGN.md §8 "Network").
 #include <gtest/gtest.h>
 
+#include <tuple>
 #include <vector>
 
 #include "sim/engine/max_min_sharing.h"
@@ -100,6 +101,67 @@ TEST(FlowEngine, IdenticalSpecsAreInterned) {
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     EXPECT_THROW((void)p.add_resource(0.0), std::invalid_argument);
+}
+
+// Two senders into one receiving NIC (an incast), the load a trace's NIC counters show. Flow A (1000
+// bytes) crosses tx0 and rx, flow B (250 bytes) tx1 and rx, every link 1 GB/s. A runs alone at 1 GB/s
+// until B starts at 500 ns; rx then gives each 0.5 GB/s, so tx0 and tx1 carry half while rx stays full.
+// B's 250 bytes take until 1000 ns; A, with 1000 - 500 - 250 = 250 left, runs at 1 GB/s to 1250 ns.
+TEST(FlowEngine, RecordsEachLinksLoadAtEveryChange) {
+    Program p;
+    const ResourceId tx0 = p.add_resource(1e9);
+    const ResourceId tx1 = p.add_resource(1e9);
+    const ResourceId rx = p.add_resource(1e9);
+    const ResourceId idle = p.add_resource(1e9);
+    const FlowSpecId a = p.add_flow_spec(FlowSpec{1000.0, 1e9, 0, {{tx0, 1.0}, {rx, 1.0}}});
+    const FlowSpecId b = p.add_flow_spec(FlowSpec{250.0, 1e9, 0, {{tx1, 1.0}, {rx, 1.0}}});
+    const StreamId s0 = p.add_stream(0, "a");
+    const StreamId s1 = p.add_stream(1, "b");
+    const TaskId first = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, a, "a"), "a");
+    const std::vector<TaskId> after{p.add_task(s1, 500, "compute")};
+    const TaskId second = p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, b, "b"), "b", after);
+    RunOptions options;
+    options.record_rates_of = {1, 1, 1, 1};
+    const RunResult r = simulate(p, options);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(second)].end, 1000);
+    EXPECT_EQ(r.timings[static_cast<std::size_t>(first)].end, 1250);
+    ASSERT_EQ(r.resource_rates.size(), 4U);
+    EXPECT_EQ(r.resource_rates[static_cast<std::size_t>(tx0)],
+              (std::vector<RateSample>{{0, 1e9}, {500, 0.5e9}, {1000, 1e9}, {1250, 0.0}}));
+    EXPECT_EQ(r.resource_rates[static_cast<std::size_t>(tx1)],
+              (std::vector<RateSample>{{500, 0.5e9}, {1000, 0.0}}));
+    // Full from A's start to its end: B's share came out of A's.
+    EXPECT_EQ(r.resource_rates[static_cast<std::size_t>(rx)],
+              (std::vector<RateSample>{{0, 1e9}, {1250, 0.0}}));
+    EXPECT_TRUE(r.resource_rates[static_cast<std::size_t>(idle)].empty());
+
+    // Only the resources asked for are recorded; none asked for: nothing, and the same run.
+    options.record_rates_of = {0, 0, 1, 0};
+    const RunResult rx_only = simulate(p, options);
+    EXPECT_TRUE(rx_only.resource_rates[static_cast<std::size_t>(tx0)].empty());
+    EXPECT_EQ(rx_only.resource_rates[static_cast<std::size_t>(rx)],
+              r.resource_rates[static_cast<std::size_t>(rx)]);
+    const RunResult plain = simulate(p);
+    EXPECT_TRUE(plain.resource_rates.empty());
+    EXPECT_EQ(plain.makespan, r.makespan);
+    EXPECT_EQ(plain.resource_carried, r.resource_carried);
+}
+
+// Several changes at one instant leave one sample, the last. Two capped flows (0.5 and 0.25 GB/s) start
+// together on a 1 GB/s link: it never shows the first one alone; 1000 and 500 bytes take both 2 µs, and
+// their two ends at 2000 ns leave one 0.
+TEST(FlowEngine, RecordsOneSamplePerInstant) {
+    Program p;
+    const ResourceId link = p.add_resource(1e9);
+    const FlowSpecId x = p.add_flow_spec(FlowSpec{1000.0, 0.5e9, 0, {{link, 1.0}}});
+    const FlowSpecId y = p.add_flow_spec(FlowSpec{500.0, 0.25e9, 0, {{link, 1.0}}});
+    std::ignore = p.add_rendezvous_task(p.add_stream(0, "a"), p.add_flow_rendezvous(1, x, "x"), "x");
+    std::ignore = p.add_rendezvous_task(p.add_stream(1, "b"), p.add_flow_rendezvous(1, y, "y"), "y");
+    RunOptions options;
+    options.record_rates_of = {1};
+    const RunResult r = simulate(p, options);
+    EXPECT_EQ(r.makespan, 2000);
+    EXPECT_EQ(r.resource_rates[0], (std::vector<RateSample>{{0, 0.75e9}, {2000, 0.0}}));
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "sim/report/atomic_file.h"
 #include "sim/report/critical_path.h"
 #include "sim/report/gzip_stream.h"
+#include "sim/report/link_rate_tracks.h"
 #include "sim/report/perfetto_trace.h"
 #include "sim/report/report_json.h"
 #include "sim/report/report_text.h"
@@ -130,6 +131,18 @@ int run_command(const std::vector<std::string>& args) {
     experiment::SimulationOptions simulation;
     simulation.fold = parse_fold(fold);
     simulation.engine.max_events = parse_max_events(max_events);
+    if (!trace.empty()) {
+        // The trace's link counters need those links' loads over time: only a traced run records them.
+        simulation.record_rates_of = [&trace_ranks](const program::IterationProgram& prog) {
+            if (!prog.topology) {
+                return std::vector<char>{};
+            }
+            return report::traced_links(
+                *prog.topology, trace_ranks.empty()
+                                    ? std::vector<std::pair<std::int64_t, std::int64_t>>{}
+                                    : report::parse_trace_ranks(trace_ranks, prog.topology->num_gpus()));
+        };
+    }
 
     const config::Scenario scenario = load_scenario(common);
     const cost::CostModel cost(load_profile(scenario));

@@ -7,10 +7,51 @@
 
 namespace trainsim::engine {
 
-ActiveFlows::ActiveFlows(const Program& program)
+ActiveFlows::ActiveFlows(const Program& program, std::span<const char> record)
     : program_(program), on_resource_(program.resource_capacities().size()),
-      carried_(program.resource_capacities().size(), 0.0),
-      resource_seen_(program.resource_capacities().size(), 0) {}
+      carried_(program.resource_capacities().size(), 0.0), record_(record.begin(), record.end()) {
+    if (!record_.empty()) {
+        record_.resize(program.resource_capacities().size(), 0);
+        rates_.resize(record_.size());
+        load_.assign(record_.size(), 0.0);
+        dirty_.assign(record_.size(), 0);
+    }
+    resource_seen_.assign(program.resource_capacities().size(), 0);
+}
+
+void ActiveFlows::set_rate(Flow& f, double rate) {
+    if (!record_.empty()) {
+        for (const FlowUse& u : program_.flow_spec(f.spec).uses) {
+            const auto ri = static_cast<std::size_t>(u.resource);
+            if (record_[ri]) {
+                load_[ri] += (rate - f.rate) * u.weight;
+                if (!dirty_[ri]) {
+                    dirty_[ri] = 1;
+                    changed_.push_back(u.resource);
+                }
+            }
+        }
+    }
+    f.rate = rate;
+}
+
+void ActiveFlows::sample_changed(SimTime now) {
+    for (const ResourceId r : changed_) {
+        const auto ri = static_cast<std::size_t>(r);
+        dirty_[ri] = 0;
+        if (on_resource_[ri].empty()) {
+            load_[ri] = 0.0;  // exactly: a running total keeps a rounding residue of its last flows
+        }
+        std::vector<RateSample>& samples = rates_[ri];
+        if (!samples.empty() && samples.back().time == now) {
+            samples.pop_back();  // several changes at one instant: only the last one holds for any time
+        }
+        if (samples.empty() ? load_[ri] != 0.0 : samples.back().rate != load_[ri]) {
+            samples.push_back({now, load_[ri]});
+        }
+    }
+    changed_.clear();
+}
 
 void ActiveFlows::advance(Flow& f, SimTime now) {
     const double progress = f.rate * static_cast<double>(now - f.since) / kNanosecondsPerSecond;
@@ -44,11 +85,15 @@ void ActiveFlows::start(RendezvousId r, SimTime now, std::vector<Reschedule>& ou
     }
     neighbours_.assign(1, slot);
     reshare(neighbours_, now, out);
+    if (!record_.empty()) {
+        sample_changed(now);
+    }
 }
 
 RendezvousId ActiveFlows::finish(std::int32_t slot, SimTime now, std::vector<Reschedule>& out) {
     Flow& f = flows_[static_cast<std::size_t>(slot)];
     advance(f, now);
+    set_rate(f, 0.0);
     const RendezvousId r = f.rendezvous;
     std::vector<std::int32_t>& neighbours = neighbours_;
     neighbours.clear();
@@ -64,6 +109,9 @@ RendezvousId ActiveFlows::finish(std::int32_t slot, SimTime now, std::vector<Res
     free_slots_.push_back(slot);
     if (!neighbours.empty()) {
         reshare(neighbours, now, out);
+    }
+    if (!record_.empty()) {
+        sample_changed(now);
     }
     return r;
 }
@@ -116,7 +164,7 @@ void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, s
         if (!is_new && rates[i] == f.rate) {
             continue;  // its end event stands
         }
-        f.rate = rates[i];
+        set_rate(f, rates[i]);
         ++f.version;
         const double seconds = f.remaining / f.rate;
         out.push_back({component[i], f.version, now + to_sim_time(Seconds{seconds})});

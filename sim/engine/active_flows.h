@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "sim/engine/flow.h"
@@ -15,7 +16,9 @@ namespace trainsim::engine {
 
 class ActiveFlows {
 public:
-    explicit ActiveFlows(const Program& program);
+    /// Each resource `r` with record[r] set has its load sampled whenever it changes (take_rates());
+    /// an empty `record` records none and costs nothing.
+    ActiveFlows(const Program& program, std::span<const char> record);
 
     /// A flow whose expected end changed: its slot, the version its end event must carry, and the time.
     struct Reschedule {
@@ -35,6 +38,8 @@ public:
     }
     /// Units carried by each resource so far (rate × weight integrated over time).
     [[nodiscard]] const std::vector<double>& carried() const { return carried_; }
+    /// Each resource's load over time so far (empty unless recording); taken once, at the end of a run.
+    [[nodiscard]] std::vector<std::vector<RateSample>> take_rates() { return std::move(rates_); }
 
 private:
     struct Flow {
@@ -50,12 +55,23 @@ private:
     /// whose rate changed.
     void reshare(const std::vector<std::int32_t>& seeds, SimTime now, std::vector<Reschedule>& out);
     void advance(Flow& f, SimTime now);
+    /// Sets `f`'s rate, and the load of the recorded resources it crosses.
+    void set_rate(Flow& f, double rate);
+    /// Samples the recorded resources whose load changed since the last call (recording only).
+    void sample_changed(SimTime now);
 
     const Program& program_;
     std::vector<Flow> flows_;
     std::vector<std::int32_t> free_slots_;
     std::vector<std::vector<std::int32_t>> on_resource_;  // active flow slots per resource
     std::vector<double> carried_;
+    // Recording (all empty when not): which resources, their samples and load now (the sum over their
+    // flows of rate × weight), and those whose load changed in the current start or finish.
+    std::vector<char> record_;
+    std::vector<std::vector<RateSample>> rates_;
+    std::vector<double> load_;
+    std::vector<char> dirty_;
+    std::vector<ResourceId> changed_;
     // Scratch for reshare.
     std::vector<std::uint32_t> mark_;
     std::uint32_t epoch_ = 0;

@@ -33,4 +33,13 @@ struct FlowSpec {
     friend bool operator==(const FlowSpec&, const FlowSpec&) = default;
 };
 
+/// A resource's load from `time` on, until its next sample: the sum over the flows crossing it of rate ×
+/// weight, in the units/s of its capacity. A resource's samples are piecewise constant; before the first
+/// one it carried nothing.
+struct RateSample {
+    SimTime time = 0;
+    double rate = 0.0;
+    friend bool operator==(const RateSample&, const RateSample&) = default;
+};
+
 }  // namespace trainsim::engine

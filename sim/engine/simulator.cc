@@ -92,7 +92,7 @@ public:
         first_arrived_.assign(rendezvous, -1);
         last_arrived_.assign(rendezvous, -1);
         if (program.flow_spec_count() > 0) {
-            flows_ = std::make_unique<ActiveFlows>(program);
+            flows_ = std::make_unique<ActiveFlows>(program, options.record_rates_of);
         }
     }
 
@@ -132,6 +132,7 @@ public:
         result_.makespan = now_;
         if (flows_) {
             result_.resource_carried = flows_->carried();
+            result_.resource_rates = flows_->take_rates();
         }
         return std::move(result_);
     }

@@ -28,11 +28,18 @@ struct RunResult {
     std::uint64_t events = 0;        // events processed
     /// Units each shared resource carried over the run (empty for programs without flows).
     std::vector<double> resource_carried;
+    /// Each shared resource's load over the run, a sample at each change (flow start, end or reshare),
+    /// for the resources RunOptions::record_rates_of names; empty otherwise, and empty for a resource no
+    /// flow crossed.
+    std::vector<std::vector<RateSample>> resource_rates;
 };
 
 struct RunOptions {
     /// Stop with an error after this many events: a guard against a program that would run for ever.
     std::uint64_t max_events = 2'000'000'000;
+    /// Indexed by resource: record that resource's load over time into RunResult::resource_rates (for
+    /// traces). Empty (the default), a run neither stores nor sums anything for it.
+    std::vector<char> record_rates_of;
     /// Names for error messages, for programs that do not store them; default: the stored names.
     std::function<std::string(TaskId)> describe_task;
     std::function<std::string(RendezvousId)> describe_rendezvous;

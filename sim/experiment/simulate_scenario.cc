@@ -36,7 +36,11 @@ Simulation simulate_scenario(const config::Scenario& scenario, const cost::CostM
     }
     program::IterationProgram prog =
         program::build_iteration(scenario, cost, options.fold, search ? &search->best.plan : nullptr);
-    engine::RunResult run = program::simulate(prog, options.engine);
+    engine::RunOptions engine = options.engine;
+    if (options.record_rates_of) {
+        engine.record_rates_of = options.record_rates_of(prog);
+    }
+    engine::RunResult run = program::simulate(prog, std::move(engine));
     report::IterationReport rep = report::make_iteration_report(scenario, cost, prog, run);
     if (search) {
         rep.recompute_plan = search->best.plan.describe();

@@ -3,7 +3,9 @@
 // "overlapped recomputation runs its scheduler first" is written once.
 #pragma once
 
+#include <functional>
 #include <optional>
+#include <vector>
 
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
@@ -17,6 +19,9 @@ namespace trainsim::experiment {
 struct SimulationOptions {
     program::Fold fold;         // which identical GPUs run once (tp,dp by default)
     engine::RunOptions engine;  // the event budget
+    /// For a traced run: which engine resources to record the load of (RunOptions::record_rates_of),
+    /// chosen from the built program (report::traced_links). Unset: as `engine` says.
+    std::function<std::vector<char>(const program::IterationProgram&)> record_rates_of;
 };
 
 struct Simulation {

@@ -5,6 +5,7 @@
 
 #include "perfetto_trace.pb.h"
 #include "sim/memory/activation_timeline.h"
+#include "sim/report/link_rate_tracks.h"
 
 namespace trainsim::pftrace {
 namespace {
@@ -14,6 +15,7 @@ constexpr std::uint64_t kProcess = 1;
 constexpr std::uint64_t kThread = 1ULL << 32;
 constexpr std::uint64_t kCounter = 2ULL << 32;
 constexpr std::uint64_t kCritical = 3ULL << 32;
+constexpr std::uint64_t kNetwork = 4ULL << 32;  // the network's process, then its links' counters
 constexpr std::uint32_t kSequence = 1;
 
 // A Trace is `repeated TracePacket packet = 1`, so appending (tag, length, bytes) per packet streams one
@@ -148,6 +150,16 @@ void write_pftrace(std::ostream& out, const config::Scenario& scenario, const pr
         for (const report::AllocatedBytesSample& sample :
              report::allocated_bytes_in_window(scenario, prog, g, memory[g], options)) {
             packets.count(kCounter + g, sample.time, sample.bytes);
+        }
+    }
+    const std::vector<report::LinkRateTrack> links = report::link_rate_tracks(prog, run, options);
+    if (!links.empty()) {
+        packets.process(kNetwork, static_cast<int>(prog.gpus.size()) + 1, "network");
+        for (std::size_t i = 0; i < links.size(); ++i) {
+            packets.counter_track(kNetwork + 1 + i, kNetwork, links[i].name);
+            for (const report::LinkRateSample& sample : links[i].samples) {
+                packets.count(kNetwork + 1 + i, sample.time, sample.bytes_per_second);
+            }
         }
     }
 }

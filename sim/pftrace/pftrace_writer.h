@@ -1,6 +1,7 @@
 // `--trace FILE.pftrace`: the same trace as report::write_perfetto_trace (same GPUs, streams, slices,
 // window and memory counters), in Perfetto's protobuf format: a process track per GPU, a thread track per
-// stream, a begin/end event pair per op slice and a counter track per GPU. Smaller and faster to load
+// stream, a begin/end event pair per op slice, a counter track per GPU and, for a flow-model run, a
+// "network" process with a counter track per NIC direction and fabric link. Smaller and faster to load
 // than JSON for big runs; built only when protobuf is found.
 #pragma once
 

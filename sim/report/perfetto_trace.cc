@@ -1,9 +1,11 @@
 #include "sim/report/perfetto_trace.h"
 
+#include <charconv>
 #include <nlohmann/json.hpp>
 
 #include "sim/memory/activation_timeline.h"
 #include "sim/memory/static_memory.h"
+#include "sim/report/link_rate_tracks.h"
 
 namespace trainsim::report {
 
@@ -142,6 +144,28 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"pid", g},
                   {"ts", static_cast<double>(sample.time) / 1e3},
                   {"args", {{"bytes", sample.bytes}}}});
+        }
+    }
+    // The network's links, as one more process after the critical path's (flow model only).
+    const std::vector<LinkRateTrack> links = link_rate_tracks(prog, run, options);
+    if (!links.empty()) {
+        const std::size_t pid = prog.gpus.size() + 1;
+        emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", "network"}}}});
+        emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", pid}}}});
+        // Millions of samples on a big run: written as text, without a json object each (the same events).
+        const std::string pid_text = std::to_string(pid);
+        char number[32];
+        for (const LinkRateTrack& track : links) {
+            const std::string head = "{\"ph\":\"C\",\"name\":" + nlohmann::json(track.name).dump() +
+                                     ",\"pid\":" + pid_text + ",\"ts\":";
+            for (const LinkRateSample& sample : track.samples) {
+                out << (first ? "" : ",\n") << head;
+                first = false;
+                // Microseconds, in the shortest form that reads back to the same double.
+                const double ts = static_cast<double>(sample.time) / 1e3;
+                out.write(number, std::to_chars(number, number + sizeof number, ts).ptr - number);
+                out << ",\"args\":{\"bytes/s\":" << sample.bytes_per_second << "}}";
+            }
         }
     }
     out << "\n]}\n";

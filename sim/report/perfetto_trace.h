@@ -3,7 +3,9 @@
 // counter ("C") track per GPU with the bytes allocated over time (weights, gradients, optimizer state
 // and activations). With `critical` (engine::critical_path's tasks), those tasks' slices carry
 // args.critical = true; with `critical_track` too, a last process, "critical path", repeats them on one
-// track that follows the path from GPU to GPU.
+// track that follows the path from GPU to GPU. A flow-model run whose links' loads were
+// recorded (engine::RunOptions::record_rates_of, traced_links) has a "network" process too, with a counter
+// per NIC direction and fabric link (link_rate_tracks.h).
 #pragma once
 
 #include <limits>

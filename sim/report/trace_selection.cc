@@ -33,10 +33,8 @@ double parse_seconds(const std::string& whole, const std::string& part) {
 
 }  // namespace
 
-std::vector<bool> select_trace_ranks(const std::string& text, const config::Scenario& scenario,
-                                     const program::IterationProgram& program) {
-    const parallel::Layout layout(scenario);
-    const std::int64_t world = layout.world_size();
+std::vector<std::pair<std::int64_t, std::int64_t>> parse_trace_ranks(const std::string& text,
+                                                                     std::int64_t world) {
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
     std::size_t start = 0;
     while (true) {
@@ -56,6 +54,13 @@ std::vector<bool> select_trace_ranks(const std::string& text, const config::Scen
         }
         start = comma + 1;
     }
+    return ranges;
+}
+
+std::vector<bool> select_trace_ranks(const std::string& text, const config::Scenario& scenario,
+                                     const program::IterationProgram& program) {
+    const parallel::Layout layout(scenario);
+    const auto ranges = parse_trace_ranks(text, layout.world_size());
     std::vector<bool> keep(program.gpus.size(), false);
     bool any = false;
     std::string simulated;

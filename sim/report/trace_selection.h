@@ -2,6 +2,7 @@
 // (issue 20: the whole 530B/2240 timeline is too large for a browser).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,11 @@
 #include "sim/program/iteration_program.h"
 
 namespace trainsim::report {
+
+/// "0-7,64,128-135" as inclusive (first, last) ranges of global ranks in [0, world). Throws InputError
+/// naming --trace-ranks for a malformed list or a rank outside the world.
+[[nodiscard]] std::vector<std::pair<std::int64_t, std::int64_t>> parse_trace_ranks(const std::string& text,
+                                                                                   std::int64_t world);
 
 /// "0-7,64,128-135": global ranks (Megatron's order, sim/parallel/layout.h) to keep, as a mask over
 /// program.gpus. With folding only the simulated GPUs exist (tp 0 and dp 0 of each stage: ranks 0, t·d,
