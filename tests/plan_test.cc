@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "sim/core/input_error.h"
@@ -437,6 +438,36 @@ TEST(PlanCli, PrintsTheTopLayoutsAndWhy) {
         "--memory-headroom 0%");
     EXPECT_EQ(none.status, 0) << none.err;
     EXPECT_NE(none.out.find("less 0% headroom\n"), std::string::npos) << none.out;
+}
+
+// An MoE scenario plans end to end: the table and the JSON carry each layout's ep, and
+// --max-expert-parallel caps it. Mixtral 8x7B on 16 GPUs, micro-batch 1: a fraction of a second.
+TEST(PlanCli, PlansExpertParallelismForAnMoeScenario) {
+    const std::string args = "plan --scenario " +
+                             testing::source_path("scenarios/moe/mixtral-8x7b-64gpu.json") +
+                             " --gpus 16 --global-batch 16 --max-micro-batch 1 --top 3 --jobs 2";
+    const auto text = testing::run_trainsim(args);
+    ASSERT_EQ(text.status, 0) << text.err;
+    EXPECT_NE(text.out.find("   1  t"), std::string::npos) << text.out;
+    EXPECT_NE(text.out.find(" ep"), std::string::npos) << text.out;
+    std::set<std::int64_t> eps;
+    for (const std::string limit : {"", " --max-expert-parallel 2"}) {
+        const auto r = testing::run_trainsim(args + limit + " --format json");
+        ASSERT_EQ(r.status, 0) << r.err;
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        ASSERT_FALSE(j["ranked"].empty()) << r.out;
+        for (const nlohmann::json& layout : j["ranked"]) {
+            const std::int64_t ep = layout["expert_model_parallel_size"].get<std::int64_t>();
+            EXPECT_NE(layout["layout"].get<std::string>().find(" ep" + std::to_string(ep)),
+                      std::string::npos);
+            if (!limit.empty()) {
+                EXPECT_LE(ep, 2) << r.out;
+            } else {
+                eps.insert(ep);
+            }
+        }
+    }
+    EXPECT_GT(*eps.rbegin(), 2);  // uncapped, the top layouts split the experts wider than the cap allows
 }
 
 TEST(PlanCli, BadRequestsExitTwoWithOneLine) {
