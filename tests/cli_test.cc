@@ -118,8 +118,12 @@ INSTANTIATE_TEST_SUITE_P(
                      " --set parallelism.context_parallel_size=2 --set parallelism.data_parallel_size=64",
                  "parallelism.context_parallel_size: context parallelism with multi-latent attention is not "
                  "simulated yet"},
-        BadInput{"plan --gpus 64 --scenario " + testing::source_path("scenarios/moe/mixtral-8x7b-64gpu.json"),
-                 "model.num_experts: trainsim plan does not search expert parallelism yet"},
+        BadInput{"plan --gpus 64 --scenario " +
+                     testing::source_path("scenarios/moe/mixtral-8x7b-64gpu.json") +
+                     " --max-expert-parallel 0",
+                 "--max-expert-parallel=0 must be ≥ 1"},
+        BadInput{"plan --model gpt-22b --gpus 8 --global-batch 8 --max-expert-parallel 2",
+                 "--max-expert-parallel applies only to a mixture-of-experts model (model.num_experts)"},
         BadInput{"run", "missing SCENARIO"}, BadInput{"frobnicate", "unknown command 'frobnicate'"}));
 
 TEST(Cli, TraceIsPerfettoJsonWithOneProcessPerGpu) {

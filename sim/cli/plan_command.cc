@@ -1,10 +1,11 @@
 // `trainsim plan --model PRESET|--scenario FILE --gpus N --global-batch B [--profile NAME] [--top N]
-// [--memory-headroom P%]`:
+// [--memory-headroom P%] [--max-expert-parallel N]`:
 // the fastest layouts for a model on N GPUs, each simulated, with why the best wins.
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "sim/cli/command_line.h"
@@ -90,6 +91,7 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
              {"data_parallel_size", sc.parallelism.data_parallel_size},
              {"context_parallel_size", sc.parallelism.context_parallel_size},
              {"virtual_pipeline_model_parallel_size", sc.parallelism.virtual_pipeline_model_parallel_size},
+             {"expert_model_parallel_size", sc.parallelism.expert_model_parallel_size},
              {"micro_batch_size", sc.training.micro_batch_size},
              {"recompute_granularity", config::to_string(sc.training.recompute_granularity)},
              {"sequence_parallel", sc.parallelism.sequence_parallel},
@@ -136,6 +138,7 @@ int plan_command(const std::vector<std::string>& args) {
     long long global_batch = 0;
     long long top = 5;
     long long max_micro = 16;
+    long long max_expert = std::numeric_limits<long long>::max();
     int jobs = 0;
     std::string schedules = "auto";
     std::string headroom = "10%";
@@ -152,7 +155,10 @@ int plan_command(const std::vector<std::string>& args) {
                                                                            "layouts to print (default 5)")(
         "max-micro-batch", po::value<long long>(&max_micro),
         "largest micro-batch size searched (default 16)")(
-        "jobs,j", po::value<int>(&jobs), "worker threads (default 0: one per hardware thread)")(
+        "max-expert-parallel", po::value<long long>(&max_expert),
+        "largest expert-parallel size searched for a mixture-of-experts model (default: every one that "
+        "divides num_experts and t·c·d)")("jobs,j", po::value<int>(&jobs),
+                                          "worker threads (default 0: one per hardware thread)")(
         "format", po::value<std::string>(&format), "text (default) or json")(
         "memory-headroom", po::value<std::string>(&headroom),
         "share of the usable GPU memory a layout must leave free, e.g. 10% (default 10%: the simulated "
@@ -175,7 +181,8 @@ int plan_command(const std::vector<std::string>& args) {
     if (!vm.count("gpus") || gpus < 1) {
         throw InputError("--gpus=" + std::to_string(gpus) + " must be an integer ≥ 1");
     }
-    for (const auto& [name, value] : {std::pair{"--top", top}, {"--max-micro-batch", max_micro}}) {
+    for (const auto& [name, value] :
+         {std::pair{"--top", top}, {"--max-micro-batch", max_micro}, {"--max-expert-parallel", max_expert}}) {
         if (value < 1) {
             throw InputError(std::string(name) + "=" + std::to_string(value) + " must be ≥ 1");
         }
@@ -209,11 +216,9 @@ int plan_command(const std::vector<std::string>& args) {
             {"hardware", {{"profile", profile.empty() ? "a100-80gb-selene" : profile}}}};
         request.base = config::parse_scenario(doc.dump(), model);
     }
-    if (request.base.model.moe) {
-        // The search space has no expert-parallel axis: every candidate would keep the scenario's EP
-        // or break its rules, so the planner refuses rather than rank layouts it does not search.
-        throw InputError("model.num_experts: trainsim plan does not search expert parallelism yet; "
-                         "simulate MoE layouts with 'trainsim run'");
+    if (vm.count("max-expert-parallel") && !request.base.model.moe) {
+        throw InputError(
+            "--max-expert-parallel applies only to a mixture-of-experts model (model.num_experts)");
     }
     if (global_batch < 1) {
         throw InputError("--global-batch=" + std::to_string(global_batch) + " must be an integer ≥ 1");
@@ -221,6 +226,7 @@ int plan_command(const std::vector<std::string>& args) {
     request.gpus = gpus;
     request.global_batch = global_batch;
     request.max_micro_batch = max_micro;
+    request.max_expert_parallel = max_expert;
     request.schedules.clear();
     for (std::size_t from = 0; from <= schedules.size();) {
         const std::size_t comma = std::min(schedules.find(',', from), schedules.size());

@@ -30,6 +30,10 @@ std::string knob_differences(const config::Scenario& a, const config::Scenario& 
     compare("d", std::to_string(pa.data_parallel_size), std::to_string(pb.data_parallel_size));
     compare("v", std::to_string(pa.virtual_pipeline_model_parallel_size),
             std::to_string(pb.virtual_pipeline_model_parallel_size));
+    if (a.model.moe) {
+        compare("ep", std::to_string(pa.expert_model_parallel_size),
+                std::to_string(pb.expert_model_parallel_size));
+    }
     compare("b", std::to_string(a.training.micro_batch_size), std::to_string(b.training.micro_batch_size));
     compare("recompute", config::to_string(a.training.recompute_granularity),
             config::to_string(b.training.recompute_granularity));

@@ -1,5 +1,7 @@
 #include "sim/plan/layout_space.h"
 
+#include <utility>
+
 #include "sim/config/scenario_reader.h"
 #include "sim/core/input_error.h"
 
@@ -31,6 +33,28 @@ std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t at_most) {
         }
     }
     return out;
+}
+
+// The expert-parallel sizes of a model on t·c·d ranks per stage: {1} for a dense model; for an MoE
+// model every ep ≤ at_most dividing num_experts and t·c·d (etp 1: etp·ep·edp = t·c·d).
+std::vector<std::int64_t> expert_parallel_sizes(const config::Scenario& base, std::int64_t dense_ranks,
+                                                std::int64_t at_most) {
+    if (!base.model.moe) {
+        return {1};
+    }
+    std::vector<std::int64_t> out;
+    for (const std::int64_t ep : divisors(base.model.moe->num_experts, at_most)) {
+        if (dense_ranks % ep == 0) {
+            out.push_back(ep);
+        }
+    }
+    return out;
+}
+
+// What the MoE layer models of the data-parallel states (parameter_count.cc refuses ZeRO-2 and FSDP with
+// experts).
+bool modelled_with_experts(DataParallelState state) {
+    return state.sharding == DataParallelSharding::NoShard || state.sharding == DataParallelSharding::Optim;
 }
 
 // The largest d with t·p·d ≤ gpus and b·d dividing the global batch; 0 when there is none.
@@ -82,6 +106,9 @@ std::string layout_label(const config::Scenario& sc) {
     if (par.context_parallel_size > 1) {
         label += " c" + std::to_string(par.context_parallel_size);
     }
+    if (sc.model.moe) {
+        label += " ep" + std::to_string(par.expert_model_parallel_size);
+    }
     if (par.sequence_parallel) {
         label += " sp";
     }
@@ -118,6 +145,7 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
     const std::int64_t node = base.hardware.gpus_per_node;
     // The base scenario's context parallelism is kept: t·p·d is planned over the GPUs / c left.
     const std::int64_t c = base.parallelism.context_parallel_size;
+    const bool moe = base.model.moe.has_value();
     for (std::int64_t t = 1; t <= node && t * c <= request.gpus; t *= 2) {
         for (const PipelineSplit split : pipeline_splits(layers, request.gpus / (t * c))) {
             const std::int64_t p = split.stages;
@@ -125,6 +153,15 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                 const std::int64_t d = data_parallel_size(t * p * c, request.gpus, b, request.global_batch);
                 if (d == 0) {
                     continue;
+                }
+                std::vector<std::pair<DataParallelState, std::int64_t>> states_and_expert_sizes;
+                for (const std::int64_t ep :
+                     expert_parallel_sizes(base, t * c * d, request.max_expert_parallel)) {
+                    for (const DataParallelState state : kDataParallelStates) {
+                        if (!moe || modelled_with_experts(state)) {
+                            states_and_expert_sizes.emplace_back(state, ep);
+                        }
+                    }
                 }
                 // Megatron's accounted split is modelled without interleaving (megatron_pipeline_split.cc).
                 for (const std::int64_t v :
@@ -137,7 +174,7 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                 if (fp8 && !request.search_fp8) {
                                     continue;
                                 }
-                                for (const DataParallelState state : kDataParallelStates) {
+                                for (const auto& [state, ep] : states_and_expert_sizes) {
                                     const bool distributed = state.distributed_optimizer;
                                     if ((sp && t == 1) || (distributed && d == 1)) {
                                         continue;  // the same layout as without
@@ -150,6 +187,10 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                     par.data_parallel_size = d;
                                     par.virtual_pipeline_model_parallel_size = v;
                                     par.sequence_parallel = sp;
+                                    par.expert_model_parallel_size = ep;
+                                    if (moe) {
+                                        par.expert_tensor_parallel_size = 1;
+                                    }
                                     par.microbatch_group_size_per_vp_stage.reset();
                                     par.layers_per_pipeline_stage.clear();  // the split is per layout
                                     par.decoder_first_pipeline_num_layers.reset();

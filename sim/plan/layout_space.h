@@ -16,11 +16,17 @@
 //   with t > 1, and with d > 1 what the replicas shard: nothing, the optimizer state (the distributed
 //   optimizer), the gradients too (ZeRO-2, `zero2`) or the weights too (FSDP, `fsdp`);
 // - with search_fp8, BF16 and FP8 (`fp8`);
+// - for a mixture-of-experts model, the expert-parallel size ep (`ep8`): every divisor of num_experts
+//   up to max_expert_parallel that divides t·c·d (Megatron-Core's expert rank order regroups a stage's
+//   t·c·d ranks as etp × ep × edp; config/moe_validation.cc), with expert tensor parallelism 1 (the only
+//   one the MoE layer models) and, of the data-parallel states, only what the MoE layer models: no
+//   sharding or the distributed optimizer (its expert state sharded over the edp replicas);
 // - the schedules of PlanRequest::schedules (default: Megatron's auto choice only).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -33,6 +39,9 @@ struct PlanRequest {
     std::int64_t gpus = 0;
     std::int64_t global_batch = 0;
     std::int64_t max_micro_batch = 16;
+    /// The largest expert-parallel size searched for a mixture-of-experts model (trainsim plan
+    /// --max-expert-parallel); every valid one by default.
+    std::int64_t max_expert_parallel = std::numeric_limits<std::int64_t>::max();
     /// Also search FP8 (Transformer Engine's hybrid format with the delayed recipe, the NeMo FP8 runs'
     /// setting) beside BF16. run_plan sets it when the profile has FP8 tensor cores and the base sets no
     /// training.fp8_format (a format the base sets is kept, not searched).
@@ -50,7 +59,8 @@ struct LayoutSpace {
 [[nodiscard]] LayoutSpace enumerate_layouts(const PlanRequest& request);
 
 /// "t8 p35 d8 v3 b1 selective sp distopt" — the searched knobs of a layout, as the planner prints them
-/// (`zero2` and `fsdp` stand for the distributed optimizer with those shardings).
+/// (`zero2` and `fsdp` stand for the distributed optimizer with those shardings; `ep8` the expert-parallel
+/// size, printed for every mixture-of-experts layout).
 [[nodiscard]] std::string layout_label(const config::Scenario& scenario);
 
 }  // namespace trainsim::plan

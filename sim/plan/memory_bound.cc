@@ -1,11 +1,13 @@
 #include "sim/plan/memory_bound.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "sim/memory/static_memory.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_layers.h"
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
 
@@ -22,33 +24,49 @@ Bytes saved_by(const workload::OpList& ops) {
     return total;
 }
 
-// What one layer keeps, with the program builder's choice of forward per layer (iteration_program.cc):
-// the checkpointed forward for fully recomputed layers, the stored one otherwise.
-Bytes layers_saved_bytes(const config::Scenario& sc, std::int64_t layers_per_chunk) {
-    const workload::LayerShape shape = workload::layer_shape_of(sc);
+// What the layers of chunk `chunk` of pipeline rank `rank` keep, with the program builder's choice of
+// forward per layer (iteration_program.cc): the checkpointed forward for a fully recomputed layer (under
+// the block method, the first recompute_num_layers of the chunk), the stored one otherwise. Each layer by
+// its kind: with moe_layer_freq a chunk may hold dense layers, MoE layers or both (DeepSeek-V3's first
+// three layers are dense), each keeping what its own op list saves (program/layer_op_lists.h).
+Bytes layers_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::int64_t chunk) {
     const auto& t = sc.training;
-    switch (t.recompute_granularity) {
-    case RecomputeGranularity::None:
-    case RecomputeGranularity::Selective: {
-        const Bytes layer = workload::layer_activation_bytes(shape, t.recompute_granularity);
-        return Bytes{layer.value * layers_per_chunk};
+    if (t.recompute_granularity == RecomputeGranularity::Overlapped) {
+        return Bytes{0};  // what an overlapped plan keeps is chosen per layer at build time: no bound here
     }
-    case RecomputeGranularity::Full: {
-        // Micro-batches exempted by Appendix C keep everything, which is more: the checkpointed count
-        // is the bound for every micro-batch.
-        const Bytes checkpointed = workload::layer_activation_bytes(shape, RecomputeGranularity::Full);
-        if (t.recompute_method == config::RecomputeMethod::Block) {
-            const std::int64_t n =
-                std::min(t.recompute_num_layers.value_or(layers_per_chunk), layers_per_chunk);
-            const Bytes stored = workload::layer_activation_bytes(shape, RecomputeGranularity::None);
-            return Bytes{checkpointed.value * n + stored.value * (layers_per_chunk - n)};
+    // Micro-batches exempted by Appendix C keep everything, which is more: the checkpointed count is the
+    // bound for every micro-batch.
+    const bool full = t.recompute_granularity == RecomputeGranularity::Full;
+    const std::int64_t recomputed_in_chunk =
+        !full ? 0
+        : t.recompute_method == config::RecomputeMethod::Block
+            ? t.recompute_num_layers.value_or(std::numeric_limits<std::int64_t>::max())
+            : std::numeric_limits<std::int64_t>::max();
+    const workload::LayerShape moe_shape = workload::layer_shape_of(sc);
+    // Layers of each kind (0 dense, 1 MoE) that are checkpointed (0) or stored (1); their bytes are
+    // computed once per kind and variant present (each builds the layer's op list).
+    std::int64_t count[2][2] = {{0, 0}, {0, 0}};
+    const std::int64_t first = workload::first_layer_of_chunk(sc, rank, chunk);
+    for (std::int64_t j = 0; j < sc.chunk_num_layers(rank); ++j) {
+        const bool moe = moe_shape.moe() && workload::is_moe_layer(sc, first + j);
+        ++count[moe ? 1 : 0][j < recomputed_in_chunk ? 0 : 1];
+    }
+    const RecomputeGranularity stored = full ? RecomputeGranularity::None : t.recompute_granularity;
+    Bytes total{0};
+    for (int kind = 0; kind < 2; ++kind) {
+        workload::LayerShape shape = moe_shape;
+        if (kind == 0) {
+            shape.experts = 0;  // the dense MLP of ffn_hidden_size
         }
-        return Bytes{checkpointed.value * layers_per_chunk};
+        for (int variant = 0; variant < 2; ++variant) {
+            if (count[kind][variant] > 0) {
+                const Bytes layer = workload::layer_activation_bytes(
+                    shape, variant == 0 ? RecomputeGranularity::Full : stored);
+                total += Bytes{layer.value * count[kind][variant]};
+            }
+        }
     }
-    case RecomputeGranularity::Overlapped:
-        break;  // what an overlapped plan keeps is chosen per layer at build time: no bound here
-    }
-    return Bytes{0};
+    return total;
 }
 
 }  // namespace
@@ -60,7 +78,7 @@ Bytes forward_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::in
     const std::int64_t virtual_stage = sc.model_stage_of_chunk(rank, chunk);
     const std::int64_t stages = sc.bidirectional_placement() ? p : p * v;
     const workload::LayerShape shape = workload::layer_shape_of(sc);
-    Bytes bytes = layers_saved_bytes(sc, sc.chunk_num_layers(rank));
+    Bytes bytes = layers_saved_bytes(sc, rank, chunk);
     if (virtual_stage == 0) {
         bytes += saved_by(workload::embedding_forward(shape));
     }

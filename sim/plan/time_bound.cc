@@ -1,12 +1,15 @@
 #include "sim/plan/time_bound.h"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
+#include "sim/parallel/expert_layout.h"
 #include "sim/parallel/layout.h"
 #include "sim/program/op_pricing.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_layers.h"
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
 
@@ -37,12 +40,30 @@ bool starts_and_ends_as_assumed(const config::Scenario& sc) {
 class ComputePricer {
 public:
     ComputePricer(const config::Scenario& sc, const cost::CostModel& cost)
-        : layout_(sc), pricing_(cost, layout_, sc) {}
+        : layout_(sc), pricing_(cost, layout_, sc) {
+        // The expert-parallel groups differ in how many nodes they span (a group of a later pipeline
+        // stage, or one not aligned to a node, may straddle one more): keep one GPU of each distinct span,
+        // so that an all-to-all is priced at the least any GPU pays for it.
+        if (const parallel::ExpertLayout* experts = pricing_.experts()) {
+            std::vector<parallel::GroupSpan> seen;
+            for (std::int64_t rank = 0; rank < layout_.world_size();
+                 rank += experts->expert_tensor_size() * experts->expert_parallel_size()) {
+                for (std::int64_t etp = 0; etp < experts->expert_tensor_size(); ++etp) {
+                    const parallel::GroupSpan span = experts->expert_parallel_group(rank + etp);
+                    if (std::find(seen.begin(), seen.end(), span) == seen.end()) {
+                        seen.push_back(span);
+                        expert_sites_.push_back(layout_.coordinates(rank + etp));
+                    }
+                }
+            }
+        }
+    }
 
     // The compute stream's share of an op list: every op but the collectives, unslowed; plus each
-    // blocking tensor-parallel collective between two compute ops of the list. Such a collective
-    // starts after the compute before it and the compute after it waits for its end, so the compute
-    // stream idles for at least its duration (several of them queue on the one TP stream).
+    // blocking collective of the tensor-parallel stream (TP's, and the experts' dispatch and combine
+    // all-to-all) between two compute ops of the list. Such a collective starts after the compute
+    // before it and the compute after it waits for its end, so the compute stream idles for at least
+    // its duration (several of them queue on the one stream).
     [[nodiscard]] SimTime compute(const workload::OpList& ops) const {
         SimTime total = 0;
         SimTime blocked = 0;  // blocking collectives since the last compute op
@@ -53,16 +74,63 @@ public:
                 blocked = 0;
                 computed = true;
             } else if (computed && op.blocking && op.stream == workload::OpStream::TensorComm) {
-                blocked += to_sim_time(pricing_.duration(op, {0, 0, 0}));
+                blocked += collective(op);
             }
         }
         return total;
     }
 
 private:
+    [[nodiscard]] SimTime collective(const workload::Op& op) const {
+        if (op.group != workload::CommGroup::Expert) {
+            return to_sim_time(pricing_.duration(op, {0, 0, 0}));  // every TP group alike
+        }
+        SimTime least = std::numeric_limits<SimTime>::max();
+        for (const parallel::Coordinates& at : expert_sites_) {
+            least = std::min(least, to_sim_time(pricing_.duration(op, at)));
+        }
+        return least;
+    }
+
     parallel::Layout layout_;
     program::OpPricing pricing_;
+    std::vector<parallel::Coordinates> expert_sites_;  // one GPU per distinct expert-parallel span
 };
+
+// One layer's forward and backward compute under the policy. Every forward variant the program builder
+// picks (stored, checkpointed, unsaved) runs the same kernels: take the least of them.
+struct LayerCompute {
+    SimTime forward = 0;
+    SimTime backward = 0;
+};
+
+LayerCompute layer_compute(const config::Scenario& sc, const ComputePricer& price,
+                           const workload::LayerShape& shape) {
+    LayerCompute out;
+    out.forward = std::min({price.compute(workload::layer_forward(shape, RecomputeGranularity::None)),
+                            price.compute(workload::layer_forward(shape, RecomputeGranularity::Selective)),
+                            price.compute(workload::layer_forward(shape, RecomputeGranularity::Full)),
+                            price.compute(workload::layer_forward_unsaved(shape))});
+    const SimTime plain_backward = price.compute(workload::layer_backward(shape, RecomputeGranularity::None));
+    out.backward = plain_backward;
+    switch (sc.training.recompute_granularity) {
+    case RecomputeGranularity::Selective:
+        out.backward = std::min(
+            plain_backward, price.compute(workload::layer_backward(shape, RecomputeGranularity::Selective)));
+        break;
+    case RecomputeGranularity::Full:
+        if (sc.training.recompute_method != config::RecomputeMethod::Block &&
+            !sc.training.num_microbatches_with_partial_activation_checkpoints) {
+            // Every layer is recomputed before its backward, from its checkpoint or from the layer before.
+            out.backward += std::min(price.compute(workload::layer_full_recompute(shape, true)),
+                                     price.compute(workload::layer_full_recompute(shape, false)));
+        }
+        break;
+    default:
+        break;
+    }
+    return out;
+}
 
 }  // namespace
 
@@ -73,30 +141,16 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     const ComputePricer price(sc, cost);
     const workload::LayerShape shape = workload::layer_shape_of(sc);
 
-    // One layer's forward and backward compute under the policy. Every forward variant the program
-    // builder picks (stored, checkpointed, unsaved) runs the same kernels: take the least of them.
-    const SimTime forward =
-        std::min({price.compute(workload::layer_forward(shape, RecomputeGranularity::None)),
-                  price.compute(workload::layer_forward(shape, RecomputeGranularity::Selective)),
-                  price.compute(workload::layer_forward(shape, RecomputeGranularity::Full)),
-                  price.compute(workload::layer_forward_unsaved(shape))});
-    const SimTime plain_backward = price.compute(workload::layer_backward(shape, RecomputeGranularity::None));
-    SimTime backward = plain_backward;
-    switch (sc.training.recompute_granularity) {
-    case RecomputeGranularity::Selective:
-        backward = std::min(plain_backward,
-                            price.compute(workload::layer_backward(shape, RecomputeGranularity::Selective)));
-        break;
-    case RecomputeGranularity::Full:
-        if (sc.training.recompute_method != config::RecomputeMethod::Block &&
-            !sc.training.num_microbatches_with_partial_activation_checkpoints) {
-            // Every layer is recomputed before its backward, from its checkpoint or from the layer before.
-            backward += std::min(price.compute(workload::layer_full_recompute(shape, true)),
-                                 price.compute(workload::layer_full_recompute(shape, false)));
-        }
-        break;
-    default:
-        break;
+    // Each kind of layer (dense, MoE: moe_layer_freq mixes them) priced once, if the model has it.
+    LayerCompute kinds[2];
+    const bool mixed = shape.moe() && sc.model.moe->num_moe_layers() < sc.model.num_layers;
+    if (!shape.moe() || mixed) {
+        workload::LayerShape dense = shape;
+        dense.experts = 0;
+        kinds[0] = layer_compute(sc, price, dense);
+    }
+    if (shape.moe()) {
+        kinds[1] = layer_compute(sc, price, shape);
     }
     const SimTime embedding_f = price.compute(workload::embedding_forward(shape));
     const SimTime embedding_b = price.compute(workload::embedding_backward(shape));
@@ -119,8 +173,14 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
         SimTime per_microbatch = 0, first_forward = 0, last_backward = 0;
         for (std::int64_t c = 0; c < v; ++c) {
             const std::int64_t vs = sc.model_stage_of_chunk(r, c);
-            const std::int64_t layers = sc.chunk_num_layers(r);
-            SimTime f = layers * forward, b = layers * backward;
+            SimTime f = 0, b = 0;
+            const std::int64_t first = workload::first_layer_of_chunk(sc, r, c);
+            for (std::int64_t j = 0; j < sc.chunk_num_layers(r); ++j) {
+                const LayerCompute& layer =
+                    kinds[shape.moe() && workload::is_moe_layer(sc, first + j) ? 1 : 0];
+                f += layer.forward;
+                b += layer.backward;
+            }
             if (vs == 0) {
                 f += embedding_f;
                 b += embedding_b;

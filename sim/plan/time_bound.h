@@ -14,9 +14,10 @@
 // So the iteration takes at least Σ_{k<r} F_k + m · S_r + max(E_r, Σ_{k<r} B_k + E_0). Compute times
 // are each op's priced duration without the slowdown of a collective running beside it (which only
 // lengthens it), rounded to nanoseconds per op as the program builder rounds them, plus the blocking
-// tensor-parallel collectives the compute stream waits for inside a layer; other communication and
-// waiting only add. The schedule's first and last steps are checked, and the chain terms dropped for a
-// schedule that would not start and end as assumed.
+// tensor-parallel collectives and expert dispatch/combine all-to-alls (priced at the least any
+// expert-parallel group's node span costs) the compute stream waits for inside a layer, each layer by its
+// kind (dense or MoE, moe_layer_freq); other communication and waiting only add. The schedule's first and
+// last steps are checked, and the chain terms dropped for a schedule that would not start and end as assumed.
 #pragma once
 
 #include "sim/config/scenario.h"
