@@ -284,10 +284,11 @@ void expect_refused(const config::Scenario& sc, const std::string& message) {
 }
 
 TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
-    // moe_layer.h models the alltoall dispatcher, ETP 1:
-    // anything else is refused with the key, not simulated as if it were modelled.
+    // moe_layer.h models both token dispatchers at ETP 1: anything else is refused with the key, not
+    // simulated as if it were modelled. Megatron's default dispatcher is allgather
+    // (tests/moe_allgather_dispatcher_test.cc).
     const std::string a2a = R"(, "moe_token_dispatcher_type": "alltoall")";
-    expect_refused(preset("mixtral-8x7b"), "model.moe_token_dispatcher_type: \"allgather\"");
+    EXPECT_EQ(layer_shape_of(preset("mixtral-8x7b")).moe_dispatcher, config::MoeTokenDispatcher::AllGather);
     EXPECT_EQ(layer_shape_of(scenario(kSmall + a2a + R"(, "moe_layer_freq": 1)")).shared_ffn, 48);
     const std::string routed = R"("num_layers": 4, "hidden_size": 64, "num_attention_heads": 4,
         "seq_length": 32, "padded_vocab_size": 256, "ffn_hidden_size": 128, "swiglu": true,

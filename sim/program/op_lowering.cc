@@ -138,8 +138,9 @@ RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
     case CommGroup::Context:
         return {k + 4, layout.global_rank({at_.tp, at_.dp, at_.pp, 0}), seq, 0};
     case CommGroup::Expert:
-        // Folded (one member): under balanced routing every EP rank sends and receives alike, so each
-        // simulated GPU prices its own all-to-all; named by its rank, as nothing meets it there.
+        // Folded (one member): under balanced routing every EP rank sends and receives alike (and under
+        // the allgather dispatcher always), so each simulated GPU prices its own dispatch and combine;
+        // named by its rank, as nothing meets it there.
         return {k + 5, layout.global_rank(at_), seq, 0};
     case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
         return {k + 6, layout.global_rank(at_), seq, 0};

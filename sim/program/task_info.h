@@ -23,7 +23,8 @@ enum class TaskCategory : std::uint8_t {
     DataComm,      // data-parallel, embedding and gradient-norm collectives
     Host,          // the compute stream idle while the CPU launches (after a synchronisation)
     ContextComm,   // context-parallel exchanges (the KV ring, gathers, Ulysses all-to-alls)
-    ExpertComm,    // expert-parallel token dispatch and combine all-to-alls
+    ExpertComm,    // expert-parallel token dispatch and combine (all-to-alls, or all-gathers and
+                   // reduce-scatters)
 };
 
 enum class Phase : std::uint8_t { Forward, Backward, Iteration };

@@ -41,6 +41,7 @@ struct LayerShape {
     double load_skew = 1.0;        // the busiest expert's tokens over the mean (moe_load_skew)
     double capacity_factor = 0.0;  // moe_expert_capacity_factor; 0: dropless
     bool pad_to_capacity = false;  // moe_pad_expert_input_to_capacity
+    config::MoeTokenDispatcher moe_dispatcher = config::MoeTokenDispatcher::AllToAll;
     // Multi-latent attention (sim/workload/mla_attention.h) in place of the GQA block; unset: GQA.
     std::optional<config::MlaConfig> mla;
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "sim/workload/moe_sizes.h"
+#include "sim/workload/moe_token_dispatch.h"
 #include "sim/workload/tensor_parallel_linear.h"
 
 namespace trainsim::workload {
@@ -14,59 +16,6 @@ using cost::GemmClass;
 using cost::MemoryBoundKind;
 
 constexpr std::int64_t kAct = 2;  // bytes per bf16 activation element
-
-// Sizes per rank and micro-batch. Megatron requires sequence parallelism beside TP for MoE, so each
-// tensor-parallel rank routes its own s·b/t tokens.
-struct MoeSizes {
-    std::int64_t T;      // tokens entering the MoE MLP on this rank: s·b, or s·b/t with SP
-    std::int64_t R;      // routed token copies this rank sends: T·k
-    std::int64_t R_max;  // copies the busiest rank receives: R with balanced load, more with a skew
-    std::int64_t L;      // local experts: num_experts / EP
-    std::int64_t rows;   // the grouped GEMM's m: ⌈R_max/L⌉ (dropless: every rank waits for the busiest)
-    std::int64_t h;      // hidden size
-    std::int64_t n;      // num_experts (the router's output width)
-    std::int64_t f;      // one expert's MLP width (moe_ffn_hidden_size)
-    std::int64_t f_in;   // fc1's output width: 2f for the gated (SwiGLU) experts
-};
-
-MoeSizes moe_sizes(const LayerShape& x) {
-    MoeSizes z{};
-    z.h = x.hidden;
-    z.T = x.sequence_sharded_elements() / x.hidden;
-    z.R = z.T * x.topk;
-    z.L = x.experts / x.ep;
-    // With a skew the busiest expert receives skew × its fair share R/L and its rank's other L−1
-    // experts their fair share (what it takes comes from experts elsewhere): R/L·(L−1+skew). The combine
-    // waits for that rank, so every rank pays its grouped GEMMs, run as one batched GEMM of that work.
-    const double l = static_cast<double>(z.L);
-    double busiest = x.load_skew;  // the busiest expert's tokens over the mean
-    double others = 1.0;           // the other local experts'
-    if (x.capacity_factor > 0.0) {
-        // Megatron-Core's router (topk_softmax_with_capacity) keeps at most C = ⌈T·k/E · factor⌉ of a
-        // rank's tokens per expert and drops the rest; with padding every expert gets exactly C from
-        // each rank. In units of the mean T·k/E:
-        const double mean = static_cast<double>(z.R) / static_cast<double>(x.experts);
-        const double capacity = std::ceil(mean * x.capacity_factor) / mean;
-        busiest = x.pad_to_capacity ? capacity : std::min(busiest, capacity);
-        others = x.pad_to_capacity ? capacity : std::min(others, capacity);
-    }
-    z.R_max =
-        static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * ((l - 1.0) * others + busiest) / l));
-    z.rows = (z.R_max + z.L - 1) / z.L;
-    z.n = x.experts;
-    z.f = x.moe_ffn;
-    z.f_in = (x.swiglu ? 2 : 1) * x.moe_ffn;
-    return z;
-}
-
-// The dispatch or combine all-to-all: S is the busiest rank's R_max routed tokens of h elements
-// (nccl-tests' alltoall S; R for every rank with balanced routing): it ends when that rank has received
-// them. None when the experts are not split (EP 1).
-void expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
-    if (x.ep > 1) {
-        ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kAct, CommGroup::Expert);
-    }
-}
 
 std::string activation_name(const LayerShape& x) {
     return x.swiglu ? "experts.swiglu" : "experts.gelu";
@@ -131,18 +80,13 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     ops.gemm("router", {z.T, z.n, z.h}, saved(z.T * z.h * kAct));
     ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kAct,
                saved(z.T * z.n * kAct));
-    // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
-    ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kAct);
-    expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
-    // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R/L⌉ rows each.
+    moe_dispatch_forward(ops, x, z);
+    // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R_max/L⌉ rows each.
     ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_max * z.h * kAct));
     ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_max * (z.f_in + z.f) * kAct,
                saved(z.R_max * z.f_in * kAct));
     ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_max * z.f * kAct));
-    expert_all_to_all(ops, x, z, "moe.combine.alltoall");
-    // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read R·h,
-    // write T·h); it keeps the expert outputs for the probabilities' gradient.
-    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct, saved(z.R * z.h * kAct));
+    moe_combine_forward(ops, x, z, keep);
     if (x.shared_ffn > 0) {
         shared_expert_forward(ops, x, keep);
     }
@@ -153,17 +97,13 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
     if (x.shared_ffn > 0) {
         shared_expert_backward(ops, x);
     }
-    // Read the output gradient (T·h) and the saved expert outputs (R·h), write their gradient (R·h).
-    ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kAct);
-    expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
+    moe_combine_backward(ops, x, z);
     ops.gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L});
     ops.gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L});
     ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, z.R_max * (z.f + 2 * z.f_in) * kAct);
     ops.gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L});
     ops.gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L});
-    expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");
-    // Sum each token's k gradient copies back (read R·h, write T·h).
-    ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct);
+    moe_dispatch_backward(ops, x, z);
     // Softmax backward: read the probabilities and their gradient, write the logits' gradient.
     ops.memory("router.softmax_topk.bwd", MemoryBoundKind::Generic, 3 * z.T * z.n * kAct);
     ops.gemm("router.dgrad", {z.T, z.h, z.n});

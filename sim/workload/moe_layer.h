@@ -1,12 +1,13 @@
-// The mixture-of-experts MLP as Megatron-Core's MoELayer runs it with the all-to-all token dispatcher
-// (megatron/core/transformer/moe: router.py, token_dispatcher.py MoEAlltoAllTokenDispatcher, experts.py
-// GroupedMLP), per rank and micro-batch: router GEMM and top-k, permute, dispatch all-to-all over the
-// expert-parallel group, the local experts' grouped GEMMs, combine all-to-all, unpermute; and the
-// backward's mirror. It replaces the dense MLP between the second norm and the residual add.
+// The mixture-of-experts MLP as Megatron-Core's MoELayer runs it (megatron/core/transformer/moe:
+// router.py, token_dispatcher.py, experts.py GroupedMLP), per rank and micro-batch: router GEMM and
+// top-k, the token dispatch (all-to-all or all-gather, moe_token_dispatch.h), the local experts' grouped
+// GEMMs, the combine; and the backward's mirror. It replaces the dense MLP between the second norm and
+// the residual add.
 //
 // Modelled: expert tensor parallelism 1, dropless routing, balanced (every expert receives T·k/N of the
 // group's routed tokens, as the published benchmarks force it) or skewed (moe_load_skew), the shared
-// expert as a tensor-parallel dense MLP after the routed ones, no expert biases. parameter_count.cc's layer_shape_of refuses the rest with one line.
+// expert as a tensor-parallel dense MLP after the routed ones, no expert biases. parameter_count.cc's
+// layer_shape_of refuses the rest with one line.
 #pragma once
 
 #include "sim/workload/layer_shape.h"

@@ -11,15 +11,11 @@ namespace trainsim::workload {
 namespace {
 
 void refuse_unmodelled_moe(const config::Scenario& sc) {
-    const config::MoeConfig& moe = *sc.model.moe;
     const auto refuse = [](const std::string& key, const std::string& what) {
         throw InputError(key + ": " + what +
                          " is not simulated yet (mixture-of-experts layers are modelled " +
-                         "with the alltoall dispatcher, expert_tensor_parallel_size 1, BF16)");
+                         "with expert_tensor_parallel_size 1, BF16)");
     };
-    if (moe.token_dispatcher != config::MoeTokenDispatcher::AllToAll) {
-        refuse("model.moe_token_dispatcher_type", "\"allgather\" (set \"alltoall\")");
-    }
     if (sc.model.add_bias_linear) {
         refuse("model.add_bias_linear", "experts with biases");
     }
@@ -105,6 +101,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
         x.capacity_factor = sc.model.moe->expert_capacity_factor.value_or(0.0);
         x.pad_to_capacity = sc.model.moe->pad_expert_input_to_capacity;
         x.shared_ffn = sc.model.moe->shared_expert_intermediate_size;
+        x.moe_dispatcher = sc.model.moe->token_dispatcher;
     }
     return x;
 }

@@ -1,0 +1,44 @@
+#include "sim/workload/moe_sizes.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainsim::workload {
+
+MoeSizes moe_sizes(const LayerShape& x) {
+    MoeSizes z{};
+    z.h = x.hidden;
+    // Megatron requires sequence parallelism beside TP for MoE, so each tensor-parallel rank routes its
+    // own s·b/t tokens.
+    z.T = x.sequence_sharded_elements() / x.hidden;
+    z.R = z.T * x.topk;
+    z.L = x.experts / x.ep;
+    // With a skew the busiest expert receives skew × its fair share R/L and its rank's other L−1
+    // experts their fair share (what it takes comes from experts elsewhere): R/L·(L−1+skew). The combine
+    // waits for that rank, so every rank pays its grouped GEMMs, run as one batched GEMM of that work.
+    const double l = static_cast<double>(z.L);
+    double busiest = x.load_skew;  // the busiest expert's tokens over the mean
+    double others = 1.0;           // the other local experts'
+    if (x.capacity_factor > 0.0) {
+        // Megatron-Core's router (topk_softmax_with_capacity) keeps at most C = ⌈T·k/E · factor⌉ of a
+        // rank's tokens per expert and drops the rest; with padding every expert gets exactly C from
+        // each rank. In units of the mean T·k/E:
+        const double mean = static_cast<double>(z.R) / static_cast<double>(x.experts);
+        const double capacity = std::ceil(mean * x.capacity_factor) / mean;
+        busiest = x.pad_to_capacity ? capacity : std::min(busiest, capacity);
+        others = x.pad_to_capacity ? capacity : std::min(others, capacity);
+    }
+    z.R_max =
+        static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * ((l - 1.0) * others + busiest) / l));
+    z.rows = (z.R_max + z.L - 1) / z.L;
+    // MoEAllGatherTokenDispatcher gathers [(S/TP)·B, H] from every rank of the tp_ep group (Megatron-Core's
+    // expert tensor × expert model parallel group, etp·ep ranks; etp is 1 here): EP·T tokens. Its
+    // local experts then receive the same R_max copies as under the all-to-all (L/E of EP·T·k).
+    z.gathered = x.ep * z.T;
+    z.n = x.experts;
+    z.f = x.moe_ffn;
+    z.f_in = (x.swiglu ? 2 : 1) * x.moe_ffn;
+    return z;
+}
+
+}  // namespace trainsim::workload

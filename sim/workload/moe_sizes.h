@@ -1,0 +1,28 @@
+// The sizes of one MoE MLP on one rank and micro-batch (sim/workload/moe_layer.h): how many tokens
+// enter it, how many routed copies the busiest rank's local experts receive (balanced, skewed or capped
+// by a capacity factor), and how many tokens the allgather dispatcher gathers.
+#pragma once
+
+#include <cstdint>
+
+#include "sim/workload/layer_shape.h"
+
+namespace trainsim::workload {
+
+struct MoeSizes {
+    std::int64_t T;      // tokens entering the MoE MLP on this rank: s·b, or s·b/t with SP
+    std::int64_t R;      // routed token copies this rank sends: T·k
+    std::int64_t R_max;  // copies the busiest rank receives: R with balanced load, more with a skew
+    std::int64_t L;      // local experts: num_experts / EP
+    std::int64_t rows;   // the grouped GEMM's m: ⌈R_max/L⌉ (dropless: every rank waits for the busiest)
+    std::int64_t gathered;  // the allgather dispatcher's tokens after its gather over the tp_ep group: EP·T
+    std::int64_t h;         // hidden size
+    std::int64_t n;         // num_experts (the router's output width)
+    std::int64_t f;         // one expert's MLP width (moe_ffn_hidden_size)
+    std::int64_t f_in;      // fc1's output width: 2f for the gated (SwiGLU) experts
+};
+
+/// The sizes of `x`'s MoE MLP (x.moe() must hold).
+[[nodiscard]] MoeSizes moe_sizes(const LayerShape& x);
+
+}  // namespace trainsim::workload

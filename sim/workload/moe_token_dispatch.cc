@@ -1,0 +1,123 @@
+#include "sim/workload/moe_token_dispatch.h"
+
+#include <algorithm>
+
+namespace trainsim::workload {
+namespace {
+
+using config::MoeTokenDispatcher;
+using cost::CollectiveKind;
+using cost::MemoryBoundKind;
+
+constexpr std::int64_t kAct = 2;    // bytes per bf16 activation element
+constexpr std::int64_t kProb = 2;   // the router's probs: type_as(logits), bf16 without moe_router_dtype
+constexpr std::int64_t kRoute = 1;  // the routing map: torch.bool
+
+bool all_to_all(const LayerShape& x) {
+    return x.moe_dispatcher == MoeTokenDispatcher::AllToAll;
+}
+
+// The dispatcher exchanges tokens only when the experts are split: Megatron's allgather dispatcher
+// gathers when "tp_size > 1 or ep_size > 1" (its tp being the expert tensor-parallel size, 1 here).
+bool exchanges(const LayerShape& x) {
+    return x.ep > 1;
+}
+
+// The all-to-all: S is the busiest rank's R_max routed tokens of h elements (nccl-tests' alltoall S; R
+// for every rank with balanced routing): it ends when that rank has received them.
+void expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
+    if (exchanges(x)) {
+        ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kAct, CommGroup::Expert);
+    }
+}
+
+// Distinct gathered rows the allgather dispatcher's permute reads (and its backward's gather of the
+// output gradient): every token at most once, and no more than the copies it makes.
+std::int64_t gathered_rows_read(const MoeSizes& z) {
+    return std::min(z.gathered, z.R_max);
+}
+
+}  // namespace
+
+void moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+    if (all_to_all(x)) {
+        // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
+        ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kAct);
+        expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
+        return;
+    }
+    if (exchanges(x)) {
+        // gather_from_sequence_parallel_region over tp_ep, in token_dispatch's order: the routing map
+        // and the probs [T, E] → [G, E], then the hidden states [T, h] → [G, h] (nccl-tests' S: the
+        // gathered array).
+        ops.sync_collective("moe.dispatch.routing_map_allgather", CollectiveKind::AllGather,
+                            z.gathered * z.n * kRoute, CommGroup::Expert);
+        ops.sync_collective("moe.dispatch.probs_allgather", CollectiveKind::AllGather,
+                            z.gathered * z.n * kProb, CommGroup::Expert);
+        ops.sync_collective("moe.dispatch.allgather", CollectiveKind::AllGather, z.gathered * z.h * kAct,
+                            CommGroup::Expert);
+    }
+    // Permute by the local experts' columns of the map: read the gathered rows routed here, write the
+    // R_max copies grouped by expert.
+    ops.memory("moe.permute", MemoryBoundKind::Generic, (gathered_rows_read(z) + z.R_max) * z.h * kAct);
+}
+
+void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep) {
+    const auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    if (all_to_all(x)) {
+        expert_all_to_all(ops, x, z, "moe.combine.alltoall");
+        // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read
+        // R·h, write T·h); it keeps the expert outputs for the probabilities' gradient.
+        ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct,
+                   saved(z.R * z.h * kAct));
+        return;
+    }
+    // Unpermute into the gathered shape (restore_shape = [G, h]): read the R_max local outputs, write G
+    // rows; it keeps the expert outputs for the probabilities' gradient.
+    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kAct,
+               saved(z.R_max * z.h * kAct));
+    if (exchanges(x)) {
+        // reduce_scatter_to_sequence_parallel_region over tp_ep, in the probs' dtype: [G, h] → [T, h],
+        // summing each token's outputs from the ranks of its k experts.
+        ops.sync_collective("moe.combine.reducescatter", CollectiveKind::ReduceScatter,
+                            z.gathered * z.h * kProb, CommGroup::Expert);
+    }
+}
+
+void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+    if (all_to_all(x)) {
+        // Read the output gradient (T·h) and the saved expert outputs (R·h), write their gradient (R·h).
+        ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kAct);
+        expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
+        return;
+    }
+    if (exchanges(x)) {
+        // The reduce-scatter's backward: all-gather the output gradient [T, h] → [G, h].
+        ops.sync_collective("moe.combine.reducescatter.bwd", CollectiveKind::AllGather,
+                            z.gathered * z.h * kProb, CommGroup::Expert);
+    }
+    // Gather the gradient rows of the local copies, read the saved outputs, write their gradient.
+    ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic,
+               (gathered_rows_read(z) + 2 * z.R_max) * z.h * kAct);
+}
+
+void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+    if (all_to_all(x)) {
+        expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");
+        // Sum each token's k gradient copies back (read R·h, write T·h).
+        ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct);
+        return;
+    }
+    // Scatter-add the R_max copies' gradients into the G gathered rows.
+    ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kAct);
+    if (exchanges(x)) {
+        // The all-gathers' backward: reduce-scatter the hidden states' and the probs' gradients
+        // [G, ·] → [T, ·] (the routing map has none).
+        ops.sync_collective("moe.dispatch.allgather.bwd", CollectiveKind::ReduceScatter,
+                            z.gathered * z.h * kAct, CommGroup::Expert);
+        ops.sync_collective("moe.dispatch.probs_allgather.bwd", CollectiveKind::ReduceScatter,
+                            z.gathered * z.n * kProb, CommGroup::Expert);
+    }
+}
+
+}  // namespace trainsim::workload

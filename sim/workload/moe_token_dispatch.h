@@ -1,0 +1,36 @@
+// How tokens reach their experts and come back: Megatron-Core's token dispatchers
+// (megatron/core/transformer/moe/token_dispatcher.py), as the ops of one rank and micro-batch.
+//
+// alltoall (MoEAlltoAllTokenDispatcher): permute the T local tokens into R = T·k copies grouped by
+// expert, all-to-all them over the EP group, and back after the experts, then unpermute.
+//
+// allgather (MoEAllGatherTokenDispatcher, Megatron's default): all-gather the routing map, the probs and
+// the hidden states over the tp_ep group (expert tensor × expert model parallel: the EP group, as
+// expert_tensor_parallel_size is 1 here), so every rank holds the group's G = EP·T tokens; permute out
+// the copies routed to its local experts; after them unpermute into a G-row buffer (zero where no local
+// expert was chosen) and reduce-scatter it back over the same group, summing each token's k outputs.
+// The backward mirrors it: the reduce-scatter's backward is an all-gather of the output gradient, the
+// all-gathers' backward reduce-scatters of the hidden and the probs gradients (the routing map is
+// gathered under no_grad).
+#pragma once
+
+#include "sim/workload/layer_shape.h"
+#include "sim/workload/moe_sizes.h"
+#include "sim/workload/op_list_builder.h"
+
+namespace trainsim::workload {
+
+/// From the router's output to the local experts' input: permute and dispatch.
+void moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+
+/// From the local experts' output to this rank's tokens: combine and unpermute; `keep` false under
+/// full recompute (nothing saved).
+void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep);
+
+/// The combine's backward: from the MoE output's gradient to the local experts' output gradient.
+void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+
+/// The dispatch's backward: from the local experts' input gradient to this rank's tokens' gradient.
+void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+
+}  // namespace trainsim::workload
