@@ -212,6 +212,10 @@ struct TrainingConfig {
     /// buffer at the start of the iteration (zero_grad_buffer).
     bool optimizer_param_copy = false;
     bool zero_grad_buffer = false;
+    /// The TP all-reduce of the gradients of the parameters every TP rank holds whole (sequence
+    /// parallelism's norms, replicated biases, MLA's down projections, the router; qk_layernorm's norms)
+    /// in Megatron's finalize_model_grads. On by default: Megatron always runs it.
+    bool tp_replicated_grad_allreduce = true;
     bool overlap_grad_reduce = false;
     /// Parameters per gradient bucket with overlap_grad_reduce; unset means Megatron's default,
     /// max(40M, 1M × d).

@@ -139,6 +139,8 @@ TrainingConfig read_training(const Json& document) {
     t.use_distributed_optimizer = r.boolean("use_distributed_optimizer", false);
     t.optimizer_param_copy = r.boolean("optimizer_param_copy", TrainingConfig{}.optimizer_param_copy);
     t.zero_grad_buffer = r.boolean("zero_grad_buffer", TrainingConfig{}.zero_grad_buffer);
+    t.tp_replicated_grad_allreduce =
+        r.boolean("tp_replicated_grad_allreduce", TrainingConfig{}.tp_replicated_grad_allreduce);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");
     t.deallocate_pipeline_outputs = r.boolean("deallocate_pipeline_outputs", true);

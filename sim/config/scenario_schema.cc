@@ -97,11 +97,11 @@ const std::vector<SectionSchema>& scenario_sections() {
           "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
           "recompute_scheduler", "recompute_memory_budget", "attention_backend", "use_distributed_optimizer",
           "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs", "fp8_format", "fp8_recipe",
-          "optimizer_param_copy", "zero_grad_buffer"}},
+          "optimizer_param_copy", "zero_grad_buffer", "tp_replicated_grad_allreduce"}},
         {"hardware", {"profile", "gpus_per_node", "network_model", "topology"}},
         {"hardware.topology",
-         {"preset", "kind", "nodes_per_leaf", "oversubscription", "nodes_per_pod", "pod_oversubscription", "nvls",
-          "sharp"}},
+         {"preset", "kind", "nodes_per_leaf", "oversubscription", "nodes_per_pod", "pod_oversubscription",
+          "nvls", "sharp"}},
         {"variability", {"mode", "seed", "kernel_jitter"}},
     };
     return sections;

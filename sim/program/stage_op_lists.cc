@@ -3,6 +3,7 @@
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
+#include "sim/workload/tp_replicated_gradients.h"
 
 namespace trainsim::program {
 
@@ -30,8 +31,17 @@ const workload::OpList& StageOpLists::end_of_iteration(std::int64_t pipeline_ran
         const workload::StageParameters params = workload::stage_parameters(sc_, pipeline_rank);
         const bool tied = workload::holds_tied_embedding_copy(sc_, pipeline_rank);
         const std::int64_t embedding = tied ? workload::word_embedding_parameters_per_rank(sc_) : 0;
-        workload::OpList ops = workload::end_of_iteration(sc_, params.total(), embedding, gradients_reduced_,
-                                                          sharded_ ? params.transformer : 0, params.expert);
+        std::int64_t tp_replicated = 0;
+        if (sc_.training.tp_replicated_grad_allreduce) {
+            const workload::TpReplicatedParameters r = workload::tp_replicated_parameters(sc_, pipeline_rank);
+            // Under FSDP each rank all-reduces its shards of the layers' gradients (Megatron-FSDP's
+            // local tensors): 1/(d·c) of them.
+            tp_replicated = r.final_norm +
+                            (sharded_ ? r.layers / sc_.parallelism.data_parallel_size_with_cp() : r.layers);
+        }
+        workload::OpList ops =
+            workload::end_of_iteration(sc_, params.total(), embedding, gradients_reduced_,
+                                       sharded_ ? params.transformer : 0, params.expert, tp_replicated);
         if (const auto fp8 = sc_.training.fp8()) {
             // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
             // after the distributed optimizer's parameter all-gather when there is one.

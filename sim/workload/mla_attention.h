@@ -19,8 +19,8 @@
 // Modelled: TP with or without SP, flash/fused or unfused attention, no/selective/full recompute (the
 // latent norms always present, as DeepSeek-V2/V3 define MLA and Megatron's DeepSeek recipes set
 // qk_layernorm). parameter_count.cc's layer_shape_of refuses MLA with context parallelism, FP8 and TE
-// userbuffers overlap. Not modelled: the TP all-reduce of the duplicated down projections' weight
-// gradients with SP (Megatron's finalize_model_grads; after the backward, once per iteration).
+// userbuffers overlap. With SP the duplicated down projections' and latent norms' weight gradients are
+// summed over TP once per iteration (tp_replicated_gradients.h).
 #pragma once
 
 #include <cstdint>

@@ -124,7 +124,8 @@ std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
 
 OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
                         std::int64_t embedding_parameters, bool gradients_reduced,
-                        std::int64_t sharded_layer_parameters, std::int64_t expert_parameters) {
+                        std::int64_t sharded_layer_parameters, std::int64_t expert_parameters,
+                        std::int64_t tp_replicated_parameters) {
     OpListBuilder ops(OpRole::GradientSync);
     const bool distributed = sc.training.use_distributed_optimizer;
     // Gradients are reduced, and the optimizer sharded, over the d·c ranks that hold the same weights.
@@ -141,6 +142,16 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     }
     if (edp > 1 && expert_parameters > 0) {
         reduce_gradients(ops, sc, expert_parameters, /*blocking=*/true, CommGroup::ExpertData);
+    }
+    if (tp_replicated_parameters > 0) {
+        // finalize_model_grads' _allreduce_non_tensor_model_parallel_grads, after finish_grad_sync:
+        // _flatten_dense_tensors copies the fp32 main grads into one buffer (read and write), one
+        // all-reduce over TP, then each grad copies its slice back (read and write).
+        const std::int64_t bytes = tp_replicated_parameters * kGradientBytes;
+        ops.memory("tp.replicated_grads_flatten", MemoryBoundKind::Generic, 2 * bytes);
+        ops.sync_collective("tp.replicated_grad_allreduce", CollectiveKind::AllReduce, bytes,
+                            CommGroup::Tensor);
+        ops.memory("tp.replicated_grads_copy_back", MemoryBoundKind::Generic, 2 * bytes);
     }
     const std::int64_t owned =
         distributed ? (parameters - expert_parameters) / d + expert_parameters / edp : parameters;

@@ -42,10 +42,14 @@ inline constexpr std::int64_t kGradientBytes = 4;
 /// `expert_parameters` of them are routed experts, reduced and sharded over expert data parallelism.
 /// Under FSDP (optim_grads_params) `sharded_layer_parameters` of them were reduce-scattered layer by layer
 /// and stay sharded: only the rest is reduced and gathered here.
+/// `tp_replicated_parameters` (tp_replicated_gradients.h): the gradients summed over the TP group after
+/// the data-parallel reduction (Megatron's finalize_model_grads), flattened into one buffer, all-reduced
+/// and copied back; none when 0.
 [[nodiscard]] OpList end_of_iteration(const config::Scenario& scenario, std::int64_t parameters,
                                       std::int64_t embedding_parameters, bool gradients_reduced = false,
                                       std::int64_t sharded_layer_parameters = 0,
-                                      std::int64_t expert_parameters = 0);
+                                      std::int64_t expert_parameters = 0,
+                                      std::int64_t tp_replicated_parameters = 0);
 
 /// One gradient bucket's data-parallel reduction, issued asynchronously as soon as the bucket's last
 /// gradient is ready (Megatron DDP with overlap_grad_reduce): an all-reduce of the fp32 gradients, or a
