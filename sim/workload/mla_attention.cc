@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "sim/workload/element_bytes.h"
 #include "sim/workload/tensor_parallel_linear.h"
 
 namespace trainsim::workload {
@@ -10,10 +11,6 @@ namespace {
 using cost::CollectiveKind;
 using cost::GemmClass;
 using cost::MemoryBoundKind;
-
-constexpr std::int64_t kAct = 2;   // bytes per bf16 activation element
-constexpr std::int64_t kMask = 1;  // bytes per dropout-mask element
-constexpr std::int64_t kFp32 = 4;  // FlashAttention's log-sum-exp statistics
 
 // Element counts per rank and micro-batch.
 struct MlaSizes {
@@ -60,7 +57,7 @@ bool sequence_sharded(const LayerShape& x) {
 void sp_gather(OpListBuilder& ops, const LayerShape& x, const MlaSizes& z, const std::string& name,
                std::int64_t width) {
     if (sequence_sharded(x)) {
-        ops.sync_collective(name, CollectiveKind::AllGather, z.sb * width * kAct);
+        ops.sync_collective(name, CollectiveKind::AllGather, z.sb * width * kActivationBytes);
     }
 }
 
@@ -68,8 +65,8 @@ void sp_gather(OpListBuilder& ops, const LayerShape& x, const MlaSizes& z, const
 // keeps its input; the GEMM keeps its input's shard (TE gathers it again for the backward).
 void latent_norm_and_up(OpListBuilder& ops, const LayerShape& x, const MlaSizes& z, const std::string& name,
                         std::int64_t rank, std::int64_t out, bool keep) {
-    const Bytes latent{keep ? z.local * rank * kAct : 0};
-    ops.memory(name + "_norm", MemoryBoundKind::LayerNorm, 2 * z.local * rank * kAct, latent);
+    const Bytes latent{keep ? z.local * rank * kActivationBytes : 0};
+    ops.memory(name + "_norm", MemoryBoundKind::LayerNorm, 2 * z.local * rank * kActivationBytes, latent);
     sp_gather(ops, x, z, name + "_up_proj.allgather", rank);
     ops.gemm(name + "_up_proj", {z.sb, out, rank}, latent);
 }
@@ -78,7 +75,7 @@ void latent_norm_and_up_backward(OpListBuilder& ops, const LayerShape& x, const 
                                  const std::string& name, std::int64_t rank, std::int64_t out) {
     column_parallel_backward(ops, x, z.sb, rank, out, name + "_up_proj");
     // Read the input and the output gradient, write the input gradient.
-    ops.memory(name + "_norm.bwd", MemoryBoundKind::LayerNorm, 3 * z.local * rank * kAct);
+    ops.memory(name + "_norm.bwd", MemoryBoundKind::LayerNorm, 3 * z.local * rank * kActivationBytes);
 }
 
 // Bytes of the three tensors the core attention reads: Q and K of d_qk + d_rope per head, V of d_v.
@@ -95,25 +92,26 @@ void mla_core_attention_forward(OpListBuilder& ops, const LayerShape& x, bool ke
         // One kernel: QKᵀ over d_qk + d_rope and attention over V of d_v, 2·s²·(d_qk + d_rope + d_v) FLOPs
         // per head before the causal mask (described with k = d_qk + d_rope + d_v, the cost model halves
         // the time for the mask). It keeps Q, K, V and the fp32 log-sum-exp, as the dense layer's kernel.
-        const std::int64_t lse = batch * z.s * kFp32;
-        const Bytes saved{(keep_any ? qkv_elements(z) * kAct : 0) + (keep_scores ? lse : 0)};
+        const std::int64_t lse = batch * z.s * kFp32Bytes;
+        const Bytes saved{(keep_any ? qkv_elements(z) * kActivationBytes : 0) + (keep_scores ? lse : 0)};
         ops.gemm("attn.flash", {z.s, z.s, z.qk + z.v, batch}, saved, GemmClass::FlashForward);
         return;
     }
-    ops.gemm("attn.qk", {z.s, z.s, z.qk, batch}, Bytes{keep_any ? 2 * z.sb * z.q_out * kAct : 0},
+    ops.gemm("attn.qk", {z.s, z.s, z.qk, batch}, Bytes{keep_any ? 2 * z.sb * z.q_out * kActivationBytes : 0},
              GemmClass::AttentionScore);
-    ops.memory("attn.softmax", MemoryBoundKind::ScaleMaskSoftmax, 2 * z.S * kAct,
-               Bytes{keep_scores ? z.S * kAct : 0});
-    ops.memory("attn.dropout", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask,
-               Bytes{keep_scores ? z.S * kMask : 0});
-    const Bytes av_saved{(keep_scores ? z.S * kAct : 0) + (keep_any ? z.sb * z.heads * z.v * kAct : 0)};
+    ops.memory("attn.softmax", MemoryBoundKind::ScaleMaskSoftmax, 2 * z.S * kActivationBytes,
+               Bytes{keep_scores ? z.S * kActivationBytes : 0});
+    ops.memory("attn.dropout", MemoryBoundKind::Dropout, 2 * z.S * kActivationBytes + z.S * kMaskBytes,
+               Bytes{keep_scores ? z.S * kMaskBytes : 0});
+    const Bytes av_saved{(keep_scores ? z.S * kActivationBytes : 0) +
+                         (keep_any ? z.sb * z.heads * z.v * kActivationBytes : 0)};
     ops.gemm("attn.av", {z.s, z.v, z.s, batch}, av_saved, GemmClass::AttentionOverValue);
 }
 
 void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool keep_scores) {
     const MlaSizes z = mla_sizes(x);
     // Both down projections (or q_proj and kv_down_proj) read the input norm's output; it is kept once.
-    const Bytes norm_output{keep ? z.local * z.h * kAct : 0};
+    const Bytes norm_output{keep ? z.local * z.h * kActivationBytes : 0};
     if (z.rq > 0) {
         ops.gemm("q_down_proj", {z.local, z.rq, z.h}, norm_output);
     } else {
@@ -129,9 +127,9 @@ void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, bool keep, b
     latent_norm_and_up(ops, x, z, "kv", z.rkv, z.kv_out, keep);
     // Fused MLA RoPE: rotate Q's d_rope part in place (read and write Q); read the up projection's
     // k_nope and V and the RoPE key, write K (the key broadcast to the a/t heads) and V.
-    ops.memory("mla.rope_q", MemoryBoundKind::Generic, 2 * z.sb * z.q_out * kAct);
+    ops.memory("mla.rope_q", MemoryBoundKind::Generic, 2 * z.sb * z.q_out * kActivationBytes);
     ops.memory("mla.rope_kv", MemoryBoundKind::Generic,
-               (z.sb * z.kv_out + z.sb * z.rope + z.sb * z.q_out + z.sb * z.heads * z.v) * kAct);
+               (z.sb * z.kv_out + z.sb * z.rope + z.sb * z.q_out + z.sb * z.heads * z.v) * kActivationBytes);
     mla_core_attention_forward(ops, x, keep_scores, keep);
 }
 
@@ -145,16 +143,17 @@ void mla_attention_backward(OpListBuilder& ops, const LayerShape& x) {
     } else {
         ops.gemm("attn.av.dgrad_probs", {z.s, z.s, z.v, batch}, Bytes{0}, GemmClass::AttentionScore);
         ops.gemm("attn.av.dgrad_v", {z.s, z.v, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
-        ops.memory("attn.dropout.bwd", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask);
-        ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kAct);
+        ops.memory("attn.dropout.bwd", MemoryBoundKind::Dropout,
+                   2 * z.S * kActivationBytes + z.S * kMaskBytes);
+        ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kActivationBytes);
         ops.gemm("attn.qk.dgrad_q", {z.s, z.qk, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
         ops.gemm("attn.qk.dgrad_k", {z.s, z.qk, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
     }
     // RoPE's backward: dK and dV back to the up projection's output gradient and the RoPE key's
     // gradient (summed over the heads); dQ rotated back.
     ops.memory("mla.rope_kv.bwd", MemoryBoundKind::Generic,
-               (z.sb * z.q_out + z.sb * z.heads * z.v + z.sb * z.kv_out + z.sb * z.rope) * kAct);
-    ops.memory("mla.rope_q.bwd", MemoryBoundKind::Generic, 2 * z.sb * z.q_out * kAct);
+               (z.sb * z.q_out + z.sb * z.heads * z.v + z.sb * z.kv_out + z.sb * z.rope) * kActivationBytes);
+    ops.memory("mla.rope_q.bwd", MemoryBoundKind::Generic, 2 * z.sb * z.q_out * kActivationBytes);
     latent_norm_and_up_backward(ops, x, z, "kv", z.rkv, z.kv_out);
     if (z.rq > 0) {
         latent_norm_and_up_backward(ops, x, z, "q", z.rq, z.q_out);
@@ -162,7 +161,7 @@ void mla_attention_backward(OpListBuilder& ops, const LayerShape& x) {
     // The gathered RoPE key's gradient goes back to its sequence shards.
     if (sequence_sharded(x)) {
         ops.sync_collective("k_pos_emb.grad_reducescatter", CollectiveKind::ReduceScatter,
-                            z.sb * z.rope * kAct);
+                            z.sb * z.rope * kActivationBytes);
     }
     ops.gemm("kv_down_proj.dgrad", {z.local, z.h, z.rkv + z.rope});
     ops.gemm("kv_down_proj.wgrad", {z.rkv + z.rope, z.h, z.local});
@@ -173,7 +172,7 @@ void mla_attention_backward(OpListBuilder& ops, const LayerShape& x) {
         column_parallel_backward(ops, x, z.sb, z.h, z.q_out, "q_proj");
     }
     // The two projections' input gradients meet at the norm's output: read both, write one.
-    ops.memory("mla.input_grad_add", MemoryBoundKind::Generic, 3 * z.local * z.h * kAct);
+    ops.memory("mla.input_grad_add", MemoryBoundKind::Generic, 3 * z.local * z.h * kActivationBytes);
 }
 
 std::int64_t mla_attention_parameters_per_rank(const LayerShape& x) {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "sim/workload/element_bytes.h"
 #include "sim/workload/moe_sizes.h"
 #include "sim/workload/moe_token_dispatch.h"
 #include "sim/workload/tensor_parallel_linear.h"
@@ -14,8 +15,6 @@ namespace {
 using cost::CollectiveKind;
 using cost::GemmClass;
 using cost::MemoryBoundKind;
-
-constexpr std::int64_t kAct = 2;  // bytes per bf16 activation element
 
 std::string activation_name(const LayerShape& x) {
     return x.swiglu ? "experts.swiglu" : "experts.gelu";
@@ -43,30 +42,33 @@ void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     const SharedSizes z = shared_sizes(x);
     auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
     if (x.sequence_parallel && x.tp > 1) {
-        ops.sync_collective("shared_expert.fc1.allgather", CollectiveKind::AllGather, z.full * kAct);
+        ops.sync_collective("shared_expert.fc1.allgather", CollectiveKind::AllGather,
+                            z.full * kActivationBytes);
     }
-    ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden}, saved(z.E * kAct));
+    ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden}, saved(z.E * kActivationBytes));
     ops.memory(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu", MemoryBoundKind::BiasGelu,
-               z.sb * (z.local_in + z.local) * kAct, saved(z.sb * z.local_in * kAct));
-    ops.gemm("shared_expert.fc2", {z.sb, x.hidden, z.local}, saved(z.sb * z.local * kAct));
+               z.sb * (z.local_in + z.local) * kActivationBytes, saved(z.sb * z.local_in * kActivationBytes));
+    ops.gemm("shared_expert.fc2", {z.sb, x.hidden, z.local}, saved(z.sb * z.local * kActivationBytes));
     if (x.tp > 1) {
-        ops.sync_collective(
-            x.sequence_parallel ? "shared_expert.fc2.reducescatter" : "shared_expert.fc2.allreduce",
-            x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce, z.full * kAct);
+        ops.sync_collective(x.sequence_parallel ? "shared_expert.fc2.reducescatter"
+                                                : "shared_expert.fc2.allreduce",
+                            x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
+                            z.full * kActivationBytes);
     }
     // Routed plus shared output: read both, write one.
-    ops.memory("moe.shared_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
+    ops.memory("moe.shared_add", MemoryBoundKind::Generic, 3 * z.E * kActivationBytes);
 }
 
 void shared_expert_backward(OpListBuilder& ops, const LayerShape& x) {
     const SharedSizes z = shared_sizes(x);
     if (x.sequence_parallel && x.tp > 1) {
-        ops.sync_collective("shared_expert.fc2.grad_allgather", CollectiveKind::AllGather, z.full * kAct);
+        ops.sync_collective("shared_expert.fc2.grad_allgather", CollectiveKind::AllGather,
+                            z.full * kActivationBytes);
     }
     ops.gemm("shared_expert.fc2.dgrad", {z.sb, z.local, x.hidden});
     ops.gemm("shared_expert.fc2.wgrad", {z.local, x.hidden, z.sb});
     ops.memory(std::string(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu") + ".bwd",
-               MemoryBoundKind::BiasGelu, z.sb * (z.local + 2 * z.local_in) * kAct);
+               MemoryBoundKind::BiasGelu, z.sb * (z.local + 2 * z.local_in) * kActivationBytes);
     column_parallel_backward(ops, x, z.sb, x.hidden, z.local_in, "shared_expert.fc1");
 }
 
@@ -77,15 +79,15 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
     // Router: logits = x·Wᵀ (h → N), then softmax and top-k (read the logits, write the probabilities;
     // the probabilities are kept for the softmax's backward).
-    ops.gemm("router", {z.T, z.n, z.h}, saved(z.T * z.h * kAct));
-    ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kAct,
-               saved(z.T * z.n * kAct));
+    ops.gemm("router", {z.T, z.n, z.h}, saved(z.T * z.h * kActivationBytes));
+    ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kActivationBytes,
+               saved(z.T * z.n * kActivationBytes));
     moe_dispatch_forward(ops, x, z);
     // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R_max/L⌉ rows each.
-    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_max * z.h * kAct));
-    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_max * (z.f_in + z.f) * kAct,
-               saved(z.R_max * z.f_in * kAct));
-    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_max * z.f * kAct));
+    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_max * z.h * kActivationBytes));
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_max * (z.f_in + z.f) * kActivationBytes,
+               saved(z.R_max * z.f_in * kActivationBytes));
+    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_max * z.f * kActivationBytes));
     moe_combine_forward(ops, x, z, keep);
     if (x.shared_ffn > 0) {
         shared_expert_forward(ops, x, keep);
@@ -100,18 +102,19 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
     moe_combine_backward(ops, x, z);
     ops.gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L});
     ops.gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L});
-    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, z.R_max * (z.f + 2 * z.f_in) * kAct);
+    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
+               z.R_max * (z.f + 2 * z.f_in) * kActivationBytes);
     ops.gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L});
     ops.gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L});
     moe_dispatch_backward(ops, x, z);
     // Softmax backward: read the probabilities and their gradient, write the logits' gradient.
-    ops.memory("router.softmax_topk.bwd", MemoryBoundKind::Generic, 3 * z.T * z.n * kAct);
+    ops.memory("router.softmax_topk.bwd", MemoryBoundKind::Generic, 3 * z.T * z.n * kActivationBytes);
     ops.gemm("router.dgrad", {z.T, z.h, z.n});
     ops.gemm("router.wgrad", {z.h, z.n, z.T});
     // The router's input gradient and the permuted tokens' meet at the norm's output: read both, write one.
-    ops.memory("moe.input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
+    ops.memory("moe.input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kActivationBytes);
     if (x.shared_ffn > 0) {
-        ops.memory("moe.shared_input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kAct);
+        ops.memory("moe.shared_input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kActivationBytes);
     }
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/workload/element_bytes.h"
+
 namespace trainsim::workload {
 namespace {
 
@@ -9,7 +11,6 @@ using config::MoeTokenDispatcher;
 using cost::CollectiveKind;
 using cost::MemoryBoundKind;
 
-constexpr std::int64_t kAct = 2;    // bytes per bf16 activation element
 constexpr std::int64_t kProb = 2;   // the router's probs: type_as(logits), bf16 without moe_router_dtype
 constexpr std::int64_t kRoute = 1;  // the routing map: torch.bool
 
@@ -27,7 +28,8 @@ bool exchanges(const LayerShape& x) {
 // for every rank with balanced routing): it ends when that rank has received them.
 void expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
     if (exchanges(x)) {
-        ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kAct, CommGroup::Expert);
+        ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kActivationBytes,
+                            CommGroup::Expert);
     }
 }
 
@@ -42,7 +44,7 @@ std::int64_t gathered_rows_read(const MoeSizes& z) {
 void moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
         // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
-        ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kAct);
+        ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes);
         expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
         return;
     }
@@ -54,12 +56,13 @@ void moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSize
                             z.gathered * z.n * kRoute, CommGroup::Expert);
         ops.sync_collective("moe.dispatch.probs_allgather", CollectiveKind::AllGather,
                             z.gathered * z.n * kProb, CommGroup::Expert);
-        ops.sync_collective("moe.dispatch.allgather", CollectiveKind::AllGather, z.gathered * z.h * kAct,
-                            CommGroup::Expert);
+        ops.sync_collective("moe.dispatch.allgather", CollectiveKind::AllGather,
+                            z.gathered * z.h * kActivationBytes, CommGroup::Expert);
     }
     // Permute by the local experts' columns of the map: read the gathered rows routed here, write the
     // R_max copies grouped by expert.
-    ops.memory("moe.permute", MemoryBoundKind::Generic, (gathered_rows_read(z) + z.R_max) * z.h * kAct);
+    ops.memory("moe.permute", MemoryBoundKind::Generic,
+               (gathered_rows_read(z) + z.R_max) * z.h * kActivationBytes);
 }
 
 void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep) {
@@ -68,14 +71,14 @@ void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes
         expert_all_to_all(ops, x, z, "moe.combine.alltoall");
         // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read
         // R·h, write T·h); it keeps the expert outputs for the probabilities' gradient.
-        ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct,
-                   saved(z.R * z.h * kAct));
+        ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes,
+                   saved(z.R * z.h * kActivationBytes));
         return;
     }
     // Unpermute into the gathered shape (restore_shape = [G, h]): read the R_max local outputs, write G
     // rows; it keeps the expert outputs for the probabilities' gradient.
-    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kAct,
-               saved(z.R_max * z.h * kAct));
+    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kActivationBytes,
+               saved(z.R_max * z.h * kActivationBytes));
     if (exchanges(x)) {
         // reduce_scatter_to_sequence_parallel_region over tp_ep, in the probs' dtype: [G, h] → [T, h],
         // summing each token's outputs from the ranks of its k experts.
@@ -87,7 +90,7 @@ void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes
 void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
         // Read the output gradient (T·h) and the saved expert outputs (R·h), write their gradient (R·h).
-        ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kAct);
+        ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kActivationBytes);
         expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
         return;
     }
@@ -98,23 +101,23 @@ void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSize
     }
     // Gather the gradient rows of the local copies, read the saved outputs, write their gradient.
     ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic,
-               (gathered_rows_read(z) + 2 * z.R_max) * z.h * kAct);
+               (gathered_rows_read(z) + 2 * z.R_max) * z.h * kActivationBytes);
 }
 
 void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
         expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");
         // Sum each token's k gradient copies back (read R·h, write T·h).
-        ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kAct);
+        ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes);
         return;
     }
     // Scatter-add the R_max copies' gradients into the G gathered rows.
-    ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kAct);
+    ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kActivationBytes);
     if (exchanges(x)) {
         // The all-gathers' backward: reduce-scatter the hidden states' and the probs' gradients
         // [G, ·] → [T, ·] (the routing map has none).
         ops.sync_collective("moe.dispatch.allgather.bwd", CollectiveKind::ReduceScatter,
-                            z.gathered * z.h * kAct, CommGroup::Expert);
+                            z.gathered * z.h * kActivationBytes, CommGroup::Expert);
         ops.sync_collective("moe.dispatch.probs_allgather.bwd", CollectiveKind::ReduceScatter,
                             z.gathered * z.n * kProb, CommGroup::Expert);
     }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/workload/element_bytes.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/tensor_parallel_linear.h"
@@ -12,10 +13,6 @@ namespace {
 using cost::CollectiveKind;
 using cost::MemoryBoundKind;
 
-constexpr std::int64_t kAct = 2;
-constexpr std::int64_t kMask = 1;
-constexpr std::int64_t kFp32 = 4;
-
 }  // namespace
 
 OpList embedding_forward(const LayerShape& x) {
@@ -24,17 +21,18 @@ OpList embedding_forward(const LayerShape& x) {
     const std::int64_t E = x.sequence_sharded_elements();
     // Each rank gathers the rows of its vocabulary shard (read weights, write output); the vocab-parallel
     // embedding all-reduces the partial rows (Megatron's VocabParallelEmbedding), also with SP.
-    ops.memory("embedding.lookup", MemoryBoundKind::Generic, 2 * full * kAct);
+    ops.memory("embedding.lookup", MemoryBoundKind::Generic, 2 * full * kActivationBytes);
     if (x.tp > 1) {
-        ops.sync_collective("embedding.allreduce", CollectiveKind::AllReduce, full * kAct);
+        ops.sync_collective("embedding.allreduce", CollectiveKind::AllReduce, full * kActivationBytes);
     }
     // Position-embedding add on the whole sequence (read two tensors, write one); with SP the result is
     // then split along the sequence (no communication) and the dropout runs on the 1/t shard. RoPE has
     // no position embedding here: it rotates Q and K inside each layer.
     if (!x.rope) {
-        ops.memory("embedding.position_add", MemoryBoundKind::Generic, 3 * full * kAct);
+        ops.memory("embedding.position_add", MemoryBoundKind::Generic, 3 * full * kActivationBytes);
     }
-    ops.memory("embedding.dropout", MemoryBoundKind::Dropout, 2 * E * kAct + E * kMask, Bytes{E * kMask});
+    ops.memory("embedding.dropout", MemoryBoundKind::Dropout, 2 * E * kActivationBytes + E * kMaskBytes,
+               Bytes{E * kMaskBytes});
     return ops.take();
 }
 
@@ -42,12 +40,12 @@ OpList embedding_backward(const LayerShape& x) {
     OpListBuilder ops(OpRole::Embedding);
     const std::int64_t full = x.tokens() * x.hidden;
     const std::int64_t E = x.sequence_sharded_elements();
-    ops.memory("embedding.dropout.bwd", MemoryBoundKind::Dropout, 2 * E * kAct + E * kMask);
+    ops.memory("embedding.dropout.bwd", MemoryBoundKind::Dropout, 2 * E * kActivationBytes + E * kMaskBytes);
     if (x.sequence_parallel) {
-        ops.sync_collective("embedding.grad_allgather", CollectiveKind::AllGather, full * kAct);
+        ops.sync_collective("embedding.grad_allgather", CollectiveKind::AllGather, full * kActivationBytes);
     }
     // Scatter-add of the gradient rows into the embedding's gradient.
-    ops.memory("embedding.grad_accumulate", MemoryBoundKind::Generic, 2 * full * kAct);
+    ops.memory("embedding.grad_accumulate", MemoryBoundKind::Generic, 2 * full * kActivationBytes);
     return ops.take();
 }
 
@@ -56,19 +54,19 @@ OpList output_forward(const LayerShape& x) {
     const std::int64_t E = x.sequence_sharded_elements();
     const std::int64_t local_vocab = x.vocab / x.tp;
     const std::int64_t logits = x.tokens() * local_vocab;
-    ops.memory(x.rmsnorm ? "final_rmsnorm" : "final_ln", MemoryBoundKind::LayerNorm, 2 * E * kAct,
-               Bytes{E * kAct});
+    ops.memory(x.rmsnorm ? "final_rmsnorm" : "final_ln", MemoryBoundKind::LayerNorm, 2 * E * kActivationBytes,
+               Bytes{E * kActivationBytes});
     if (x.sequence_parallel) {
         ops.sync_collective("output.input_allgather", CollectiveKind::AllGather,
-                            x.tokens() * x.hidden * kAct);
+                            x.tokens() * x.hidden * kActivationBytes);
     }
-    ops.gemm("output.logits", {x.tokens(), local_vocab, x.hidden}, Bytes{E * kAct});
+    ops.gemm("output.logits", {x.tokens(), local_vocab, x.hidden}, Bytes{E * kActivationBytes});
     // Vocab-parallel cross-entropy in fp32: read the 16-bit logits, write and re-read fp32 exp(logits).
-    ops.memory("loss.cross_entropy", MemoryBoundKind::Generic, logits * (kAct + 2 * kFp32),
-               Bytes{logits * kFp32});
+    ops.memory("loss.cross_entropy", MemoryBoundKind::Generic, logits * (kActivationBytes + 2 * kFp32Bytes),
+               Bytes{logits * kFp32Bytes});
     if (x.tp > 1) {
         for (const char* name : {"loss.allreduce_max", "loss.allreduce_target", "loss.allreduce_sum_exp"}) {
-            ops.sync_collective(name, CollectiveKind::AllReduce, x.tokens() * kFp32);
+            ops.sync_collective(name, CollectiveKind::AllReduce, x.tokens() * kFp32Bytes);
         }
     }
     return ops.take();
@@ -80,9 +78,10 @@ OpList output_backward(const LayerShape& x) {
     const std::int64_t local_vocab = x.vocab / x.tp;
     const std::int64_t logits = x.tokens() * local_vocab;
     // Softmax minus one-hot: read the fp32 softmax, write the 16-bit logits gradient.
-    ops.memory("loss.cross_entropy.bwd", MemoryBoundKind::Generic, logits * (kFp32 + kAct));
+    ops.memory("loss.cross_entropy.bwd", MemoryBoundKind::Generic, logits * (kFp32Bytes + kActivationBytes));
     column_parallel_backward(ops, x, x.tokens(), x.hidden, local_vocab, "output.logits");
-    ops.memory(x.rmsnorm ? "final_rmsnorm.bwd" : "final_ln.bwd", MemoryBoundKind::LayerNorm, 3 * E * kAct);
+    ops.memory(x.rmsnorm ? "final_rmsnorm.bwd" : "final_ln.bwd", MemoryBoundKind::LayerNorm,
+               3 * E * kActivationBytes);
     return ops.take();
 }
 
@@ -169,7 +168,7 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
         ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,
                             embedding_parameters * kGradientBytes, CommGroup::Embedding);
     }
-    ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32,
+    ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32Bytes,
                         CommGroup::ModelParallel);
     ops.set_role(OpRole::Optimizer);
     if (sc.training.optimizer_param_copy) {
@@ -182,12 +181,12 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     }
     ops.set_role(OpRole::GradientSync);
     if (distributed && d > 1) {
-        ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, unsharded * kAct,
+        ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, unsharded * kActivationBytes,
                             CommGroup::Data);
     }
     if (distributed && edp > 1 && expert_parameters > 0) {
-        ops.sync_collective("expert_dp.param_allgather", CollectiveKind::AllGather, expert_parameters * kAct,
-                            CommGroup::ExpertData);
+        ops.sync_collective("expert_dp.param_allgather", CollectiveKind::AllGather,
+                            expert_parameters * kActivationBytes, CommGroup::ExpertData);
     }
     return ops.take();
 }

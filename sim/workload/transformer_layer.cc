@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/workload/element_bytes.h"
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/mla_attention.h"
 #include "sim/workload/moe_layer.h"
@@ -68,10 +69,6 @@ std::string activation_name(const LayerShape& x) {
     return x.bias ? "bias_gelu" : "gelu";
 }
 
-constexpr std::int64_t kAct = 2;   // bytes per activation element
-constexpr std::int64_t kMask = 1;  // bytes per dropout-mask element
-constexpr std::int64_t kFp32 = 4;  // FlashAttention's log-sum-exp statistics
-
 // Context parallelism (Megatron-Core's cp_comm_type, run by Transformer Engine's
 // attn_forward_func_with_cp). Each rank holds s/c tokens: chunks r and 2c−1−r of a 2·c split, so every
 // rank owns the same share of the causal mask. Its local attention kernels below are described as
@@ -86,7 +83,7 @@ constexpr std::int64_t kFp32 = 4;  // FlashAttention's log-sum-exp statistics
 // keys and values for step i+1 go to the next rank and come from the previous one (a send/recv on its
 // own stream), so the exchange of step i+1 runs under the attention of step i.
 std::int64_t cp_kv_bytes(const Sizes& z) {
-    return 2 * z.kv * kAct;  // K and V of the rank's s/c tokens
+    return 2 * z.kv * kActivationBytes;  // K and V of the rank's s/c tokens
 }
 
 void cp_ring_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch,
@@ -139,10 +136,10 @@ void cp_ring_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, s
 // order (before the attention) or into chunk order (before the return trip). Nothing overlaps them:
 // the attention waits for its inputs and the output projection for its input.
 void cp_a2a(OpListBuilder& ops, const std::string& name, std::int64_t elements) {
-    ops.sync_collective(name, CollectiveKind::AllToAll, elements * kAct, CommGroup::Context);
+    ops.sync_collective(name, CollectiveKind::AllToAll, elements * kActivationBytes, CommGroup::Context);
 }
 void cp_a2a_reorder(OpListBuilder& ops, const std::string& name, std::int64_t elements) {
-    ops.memory(name, MemoryBoundKind::Generic, 2 * elements * kAct);
+    ops.memory(name, MemoryBoundKind::Generic, 2 * elements * kActivationBytes);
 }
 
 void cp_a2a_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch,
@@ -191,8 +188,8 @@ void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes
         throw std::invalid_argument("context parallelism is modelled with FlashAttention");
     }
     if (x.flash_attention) {
-        const std::int64_t lse = batch * z.s * kFp32;
-        const Bytes saved{(keep_any ? (z.q + 2 * z.kv) * kAct : 0) + (keep_scores ? lse : 0)};
+        const std::int64_t lse = batch * z.s * kFp32Bytes;
+        const Bytes saved{(keep_any ? (z.q + 2 * z.kv) * kActivationBytes : 0) + (keep_scores ? lse : 0)};
         if (x.cp > 1 && x.cp_comm == config::CpCommType::P2p) {
             cp_ring_forward(ops, x, z, batch, saved);
             return;
@@ -213,14 +210,15 @@ void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes
         ops.gemm("attn.flash", {z.s, z.s, z.d, 2 * batch}, saved, GemmClass::FlashForward);
         return;
     }
-    const Bytes qk_saved{keep_any ? (z.q + z.kv) * kAct : 0};  // Q and K
+    const Bytes qk_saved{keep_any ? (z.q + z.kv) * kActivationBytes : 0};  // Q and K
     ops.gemm("attn.qk", {z.s, z.s, z.d, batch}, qk_saved, GemmClass::AttentionScore);
-    ops.memory("attn.softmax", MemoryBoundKind::ScaleMaskSoftmax, 2 * z.S * kAct,
-               Bytes{keep_scores ? z.S * kAct : 0});
-    ops.memory("attn.dropout", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask,
-               Bytes{keep_scores ? z.S * kMask : 0});
+    ops.memory("attn.softmax", MemoryBoundKind::ScaleMaskSoftmax, 2 * z.S * kActivationBytes,
+               Bytes{keep_scores ? z.S * kActivationBytes : 0});
+    ops.memory("attn.dropout", MemoryBoundKind::Dropout, 2 * z.S * kActivationBytes + z.S * kMaskBytes,
+               Bytes{keep_scores ? z.S * kMaskBytes : 0});
     // Saves the dropout output (when scores are kept) and V.
-    const Bytes av_saved{(keep_scores ? z.S * kAct : 0) + (keep_any ? z.kv * kAct : 0)};
+    const Bytes av_saved{(keep_scores ? z.S * kActivationBytes : 0) +
+                         (keep_any ? z.kv * kActivationBytes : 0)};
     ops.gemm("attn.av", {z.s, z.d, z.s, batch}, av_saved, GemmClass::AttentionOverValue);
 }
 
@@ -228,7 +226,7 @@ void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes
 // write both. It keeps nothing beyond the small cos/sin table; its backward rotates dQ and dK back.
 void rope(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const char* name) {
     if (x.rope) {
-        ops.memory(name, MemoryBoundKind::Generic, 2 * (z.q + z.kv) * kAct);
+        ops.memory(name, MemoryBoundKind::Generic, 2 * (z.q + z.kv) * kActivationBytes);
     }
 }
 
@@ -237,7 +235,7 @@ void rope(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const char* n
 void row_parallel_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const std::string& name,
                            std::int64_t in_features) {
     if (x.sequence_parallel) {
-        ops.sync_collective(name + ".grad_allgather", CollectiveKind::AllGather, z.full * kAct);
+        ops.sync_collective(name + ".grad_allgather", CollectiveKind::AllGather, z.full * kActivationBytes);
     }
     ops.gemm(name + ".dgrad", {z.sb, in_features, z.h});
     ops.gemm(name + ".wgrad", {in_features, z.h, z.sb});
@@ -248,15 +246,16 @@ void tp_output_reduction(OpListBuilder& ops, const LayerShape& x, const Sizes& z
         return;
     }
     if (x.sequence_parallel) {
-        ops.sync_collective(name + ".reducescatter", CollectiveKind::ReduceScatter, z.full * kAct);
+        ops.sync_collective(name + ".reducescatter", CollectiveKind::ReduceScatter,
+                            z.full * kActivationBytes);
     } else {
-        ops.sync_collective(name + ".allreduce", CollectiveKind::AllReduce, z.full * kAct);
+        ops.sync_collective(name + ".allreduce", CollectiveKind::AllReduce, z.full * kActivationBytes);
     }
 }
 
 void tp_input_gather(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const std::string& name) {
     if (x.sequence_parallel) {
-        ops.sync_collective(name + ".allgather", CollectiveKind::AllGather, z.full * kAct);
+        ops.sync_collective(name + ".allgather", CollectiveKind::AllGather, z.full * kActivationBytes);
     }
 }
 
@@ -274,34 +273,34 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
     // Full recompute keeps only the layer input: 2sbh (Table 2), or its sequence shard 2sbh/t with SP,
     // because with SP the tensor passed between layers is already [s/t, b, h]. RMSNorm moves the same
     // bytes as LayerNorm (read x, write y) and also keeps its input.
-    ops.memory(ln1, MemoryBoundKind::LayerNorm, 2 * z.E * kAct, Bytes{z.E * kAct});
+    ops.memory(ln1, MemoryBoundKind::LayerNorm, 2 * z.E * kActivationBytes, Bytes{z.E * kActivationBytes});
     if (x.mla) {
         mla_attention_forward(ops, x, keep, keep_scores);  // down/up projections, RoPE, core attention
     } else {
         tp_input_gather(ops, x, z, ln1);
-        ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kAct));
+        ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kActivationBytes));
         rope(ops, x, z, "rope");
         core_attention_forward(ops, x, z, keep_scores, keep);
     }
-    ops.gemm("proj", {z.sb, z.h, z.attn_out}, saved(z.sb * z.attn_out * kAct));
+    ops.gemm("proj", {z.sb, z.h, z.attn_out}, saved(z.sb * z.attn_out * kActivationBytes));
     tp_output_reduction(ops, x, z, "proj");
-    ops.memory(dropout_add_name(x, "attn"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
-               saved(z.E * kMask));
-    ops.memory(ln2, MemoryBoundKind::LayerNorm, 2 * z.E * kAct, saved(z.E * kAct));
+    ops.memory(dropout_add_name(x, "attn"), MemoryBoundKind::BiasDropoutAdd,
+               3 * z.E * kActivationBytes + z.E * kMaskBytes, saved(z.E * kMaskBytes));
+    ops.memory(ln2, MemoryBoundKind::LayerNorm, 2 * z.E * kActivationBytes, saved(z.E * kActivationBytes));
     if (x.moe()) {
         moe_mlp_forward(ops, x, keep);  // routes the norm's output as it is: no TP collective around it
     } else {
         tp_input_gather(ops, x, z, ln2);
-        ops.gemm("fc1", {z.sb, z.fc1_local, z.h}, saved(z.E * kAct));
+        ops.gemm("fc1", {z.sb, z.fc1_local, z.h}, saved(z.E * kActivationBytes));
         // GeLU reads fc1's output and writes its own; SwiGLU reads both halves (2F) and writes F. Each
         // keeps its input for the backward, and fc2 keeps its own input (the activation's output).
-        ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, (z.F_in + z.F) * kAct,
-                   saved(z.F_in * kAct));
-        ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kAct));
+        ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, (z.F_in + z.F) * kActivationBytes,
+                   saved(z.F_in * kActivationBytes));
+        ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kActivationBytes));
         tp_output_reduction(ops, x, z, "fc2");
     }
-    ops.memory(dropout_add_name(x, "mlp"), MemoryBoundKind::BiasDropoutAdd, 3 * z.E * kAct + z.E * kMask,
-               saved(z.E * kMask));
+    ops.memory(dropout_add_name(x, "mlp"), MemoryBoundKind::BiasDropoutAdd,
+               3 * z.E * kActivationBytes + z.E * kMaskBytes, saved(z.E * kMaskBytes));
     return first;
 }
 
@@ -341,8 +340,8 @@ void core_attention_backward(OpListBuilder& ops, const LayerShape& x, const Size
     }
     ops.gemm("attn.av.dgrad_probs", {z.s, z.s, z.d, batch}, Bytes{0}, GemmClass::AttentionScore);
     ops.gemm("attn.av.dgrad_v", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
-    ops.memory("attn.dropout.bwd", MemoryBoundKind::Dropout, 2 * z.S * kAct + z.S * kMask);
-    ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kAct);
+    ops.memory("attn.dropout.bwd", MemoryBoundKind::Dropout, 2 * z.S * kActivationBytes + z.S * kMaskBytes);
+    ops.memory("attn.softmax.bwd", MemoryBoundKind::ScaleMaskSoftmax, 3 * z.S * kActivationBytes);
     ops.gemm("attn.qk.dgrad_q", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
     ops.gemm("attn.qk.dgrad_k", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
 }
@@ -387,28 +386,29 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     // (read both, write one), and each bias gradient is a reduction over the tokens of its output
     // gradient (for projection and fc2 inside the fused bias-dropout-add's backward).
     ops.memory(dropout_add_name(x, "mlp") + ".bwd", MemoryBoundKind::BiasDropoutAdd,
-               2 * z.E * kAct + z.E * kMask);
+               2 * z.E * kActivationBytes + z.E * kMaskBytes);
     if (x.moe()) {
         moe_mlp_backward(ops, x);
     } else {
         if (x.bias) {
-            ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+            ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kActivationBytes);
         }
         row_parallel_backward(ops, x, z, "fc2", z.ffn_local);
         // Read the output gradient (F) and the saved input (F_in), write the input gradient (F_in).
-        ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu, (z.F + 2 * z.F_in) * kAct);
+        ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
+                   (z.F + 2 * z.F_in) * kActivationBytes);
         if (x.bias) {
-            ops.memory("fc1.bias_grad", MemoryBoundKind::Generic, z.F_in * kAct);
+            ops.memory("fc1.bias_grad", MemoryBoundKind::Generic, z.F_in * kActivationBytes);
         }
         column_parallel_backward(ops, x, z.sb, z.h, z.fc1_local, "fc1");
     }
-    ops.memory(norm_name(x, 2) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
-    ops.memory("mlp.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
+    ops.memory(norm_name(x, 2) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kActivationBytes);
+    ops.memory("mlp.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kActivationBytes);
     // Attention block, in reverse.
     ops.memory(dropout_add_name(x, "attn") + ".bwd", MemoryBoundKind::BiasDropoutAdd,
-               2 * z.E * kAct + z.E * kMask);
+               2 * z.E * kActivationBytes + z.E * kMaskBytes);
     if (x.bias) {
-        ops.memory("proj.bias_grad", MemoryBoundKind::Generic, z.E * kAct);
+        ops.memory("proj.bias_grad", MemoryBoundKind::Generic, z.E * kActivationBytes);
     }
     row_parallel_backward(ops, x, z, "proj", z.attn_out);
     if (recompute == RecomputeGranularity::Selective) {
@@ -424,12 +424,12 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
         core_attention_backward(ops, x, z, batch);
         rope(ops, x, z, "rope.bwd");
         if (x.bias) {
-            ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kAct);
+            ops.memory("qkv.bias_grad", MemoryBoundKind::Generic, z.sb * z.qkv_out * kActivationBytes);
         }
         column_parallel_backward(ops, x, z.sb, z.h, z.qkv_out, "qkv");
     }
-    ops.memory(norm_name(x, 1) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kAct);
-    ops.memory("attn.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kAct);
+    ops.memory(norm_name(x, 1) + ".bwd", MemoryBoundKind::LayerNorm, 3 * z.E * kActivationBytes);
+    ops.memory("attn.residual_grad_add", MemoryBoundKind::Generic, 3 * z.E * kActivationBytes);
     return finish(ops, x);
 }
 
