@@ -123,10 +123,14 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
                     members = {layout_.global_rank({tp, dp, 0, cp}),
                                layout_.global_rank({tp, dp, p - 1, cp})};
                     break;
-                case workload::CommGroup::StageCopies:
-                    members = {layout_.global_rank({tp, dp, at.pp, cp}),
-                               layout_.global_rank({tp, dp, p - 1 - at.pp, cp})};
+                case workload::CommGroup::StageCopies: {
+                    // Lower rank first from both sides, so the pair's two GPUs build one flow spec
+                    // (the rendezvous key takes the lower rank too, op_lowering.cc).
+                    const std::int64_t low = std::min(at.pp, p - 1 - at.pp);
+                    members = {layout_.global_rank({tp, dp, low, cp}),
+                               layout_.global_rank({tp, dp, p - 1 - low, cp})};
                     break;
+                }
                 case workload::CommGroup::Context:
                     // In ring order: context-parallel rank i sends to i + 1 (Transformer Engine's
                     // cp_global_ranks order).

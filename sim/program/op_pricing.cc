@@ -84,7 +84,7 @@ OpPricing::Placement OpPricing::placement(const parallel::Coordinates& at) const
             layout_.context_group(at),
             experts_ ? experts_->expert_parallel_group(layout_.global_rank(at)) : parallel::GroupSpan{},
             experts_ ? experts_->expert_data_group(layout_.global_rank(at)) : parallel::GroupSpan{},
-            layout_.stage_copy_group(at)};
+            stage_copies_ ? layout_.stage_copy_group(at) : parallel::GroupSpan{}};
 }
 
 std::size_t OpPricing::ListKeyHash::operator()(const ListKey& k) const noexcept {

@@ -23,7 +23,7 @@ public:
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout) : cost_(cost), layout_(layout) {}
     /// With the scenario: its expert layout too, when the model has experts (CommGroup::Expert).
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout, const config::Scenario& scenario)
-        : cost_(cost), layout_(layout) {
+        : cost_(cost), layout_(layout), stage_copies_(scenario.bidirectional_placement()) {
         if (scenario.model.moe) {
             experts_.emplace(scenario);
         }
@@ -79,6 +79,9 @@ private:
     const cost::CostModel& cost_;
     const parallel::Layout& layout_;
     std::optional<parallel::ExpertLayout> experts_;  // MoE models only
+    // Only DualPipe sums gradients between the copies r and p - 1 - r: without it that pair is no part of
+    // a placement, so ranks whose mirrors sit on different nodes still share their priced lists.
+    bool stage_copies_ = false;
     mutable std::unordered_map<ListKey, std::int32_t, ListKeyHash> shared_;
 };
 
