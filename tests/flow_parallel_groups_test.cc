@@ -336,6 +336,31 @@ TEST(FlowExpertParallel, TheMembersSharesAddUpToTheCollective) {
     }
 }
 
+// Copies of one all-to-all that span different numbers of nodes run as one flow, priced for the widest:
+// a group inside one host beside a group across the two hosts must not let the latter finish at NVLink's
+// rate and latency (expert groups of a folded stage can straddle a node boundary unevenly).
+TEST(FlowExpertParallel, CopiesOfDifferentSpansArePricedForTheWidest) {
+    network::TopologySpec spec;
+    spec.nic_GBps = 23.5;
+    spec.nvlink_GBps = 234.89;
+    spec.amd_host = true;
+    const network::Topology topo(spec, 16);
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const network::CollectiveFlows flows(topo, cost, network::GpuGeneration::Ampere);
+    const Bytes bytes{std::int64_t{1} << 26};
+    const std::vector<std::int64_t> inside{0, 1}, across{7, 8};
+    const std::vector<std::vector<std::int64_t>> only_across{across}, only_inside{inside};
+    const network::NetworkFlow wide = flows.collective(cost::CollectiveKind::AllToAll, bytes, only_across);
+    for (const auto& copies : {std::vector<std::vector<std::int64_t>>{inside, across},
+                               std::vector<std::vector<std::int64_t>>{across, inside}}) {
+        const network::NetworkFlow both = flows.collective(cost::CollectiveKind::AllToAll, bytes, copies);
+        EXPECT_EQ(both.max_rate_GBps, wide.max_rate_GBps);
+        EXPECT_EQ(both.latency.value, wide.latency.value);
+    }
+    const network::NetworkFlow narrow = flows.collective(cost::CollectiveKind::AllToAll, bytes, only_inside);
+    EXPECT_GT(narrow.max_rate_GBps, wide.max_rate_GBps);  // the case would not test anything otherwise
+}
+
 // Folding: the simulated GPU's expert flows carry what every rank it stands for sends, so simulating
 // every GPU (each sending its own share) gives the same iteration. EP 4 × EDP 2 on nodes of two GPUs:
 // each dispatch crosses nodes, and so does the expert gradients' reduce-scatter and all-gather.

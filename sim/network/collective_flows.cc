@@ -247,14 +247,19 @@ NetworkFlow CollectiveFlows::ring_exchange(Bytes bytes, std::span<const std::vec
 
 NetworkFlow CollectiveFlows::all_to_all(Bytes bytes, std::span<const std::vector<std::int64_t>> copies,
                                         std::span<const std::int64_t> senders) const {
-    const std::vector<std::int64_t>& first = copies.front();
-    const auto n = static_cast<std::int64_t>(first.size());
-    std::vector<std::int64_t> nodes;
-    for (const std::int64_t m : first) {
-        nodes.push_back(topology_.node_of(m));
+    const auto n = static_cast<std::int64_t>(copies.front().size());
+    // The copies run as one flow, so it is priced for the widest of them: expert groups of one folded
+    // stage can span different numbers of nodes, and none may finish faster than its analytical price.
+    int spanned = 1;
+    for (const auto& copy : copies) {
+        std::vector<std::int64_t> nodes;
+        for (const std::int64_t m : copy) {
+            nodes.push_back(topology_.node_of(m));
+        }
+        std::sort(nodes.begin(), nodes.end());
+        spanned =
+            std::max(spanned, static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin()));
     }
-    std::sort(nodes.begin(), nodes.end());
-    const auto spanned = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
     // Alone, the flow takes the analytical all-to-all's time (cost_model.cc: one point-to-point latency
     // for the group of sends, and its NVLink or NIC bandwidth part); the links' sharing is the flow's.
     const Seconds alone =
