@@ -1,5 +1,6 @@
 // `--trace FILE.pftrace`: parsed back with the generated classes, the protobuf trace holds the same
-// tracks, slices and timestamps as the JSON trace of the same run. Built only with protobuf.
+// tracks, slices, names and timestamps as the JSON trace of the same run, its names interned as Perfetto
+// reads them (each defined once, before its first use). Built only with protobuf.
 #ifdef TRAINSIM_WITH_PROTOBUF
 #include <gtest/gtest.h>
 
@@ -7,6 +8,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <tuple>
 
 #include "perfetto_trace.pb.h"
 #include "tests/support/json_file.h"
@@ -35,10 +39,23 @@ TEST(Pftrace, SameTracksSlicesAndTimesAsTheJsonTrace) {
     std::size_t begins = 0;
     std::size_t ends = 0;
     std::size_t counts = 0;
-    std::multiset<std::pair<std::int64_t, std::int64_t>> proto_slices;  // (start, end) ns
-    std::map<std::uint64_t, std::int64_t> open;
+    using Slice = std::tuple<std::int64_t, std::int64_t, std::string>;  // (start, end) ns, name
+    std::multiset<Slice> proto_slices;
+    std::map<std::uint64_t, std::pair<std::int64_t, std::string>> open;
+    std::map<std::uint64_t, std::string> names;
+    std::set<std::uint64_t> categories;
+    ASSERT_GT(trace.packet_size(), 0);
+    EXPECT_EQ(trace.packet(0).sequence_flags(),
+              std::uint32_t{perfetto::protos::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED});
     for (const auto& p : trace.packet()) {
         EXPECT_EQ(p.trusted_packet_sequence_id(), 1U);
+        for (const auto& n : p.interned_data().event_names()) {
+            EXPECT_TRUE(names.emplace(n.iid(), n.name()).second)
+                << "name iid " << n.iid() << " defined twice";
+        }
+        for (const auto& c : p.interned_data().event_categories()) {
+            EXPECT_TRUE(categories.insert(c.iid()).second) << "category iid " << c.iid() << " defined twice";
+        }
         if (p.has_track_descriptor()) {
             const auto& d = p.track_descriptor();
             processes += d.has_process() ? 1 : 0;
@@ -52,12 +69,16 @@ TEST(Pftrace, SameTracksSlicesAndTimesAsTheJsonTrace) {
         switch (e.type()) {
         case perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN:
             ++begins;
-            open[e.track_uuid()] = ts;
+            EXPECT_NE(p.sequence_flags() & perfetto::protos::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE, 0U);
+            ASSERT_EQ(names.count(e.name_iid()), 1U) << "name iid " << e.name_iid() << " used before defined";
+            ASSERT_EQ(e.category_iids_size(), 1);
+            EXPECT_EQ(categories.count(e.category_iids(0)), 1U);
+            open[e.track_uuid()] = {ts, names[e.name_iid()]};
             break;
         case perfetto::protos::TrackEvent::TYPE_SLICE_END:
             ++ends;
             ASSERT_EQ(open.count(e.track_uuid()), 1U);
-            proto_slices.insert({open[e.track_uuid()], ts});
+            proto_slices.insert({open[e.track_uuid()].first, ts, open[e.track_uuid()].second});
             open.erase(e.track_uuid());
             break;
         case perfetto::protos::TrackEvent::TYPE_COUNTER:
@@ -70,7 +91,7 @@ TEST(Pftrace, SameTracksSlicesAndTimesAsTheJsonTrace) {
     std::size_t json_processes = 0;
     std::size_t json_threads = 0;
     std::size_t json_counts = 0;
-    std::multiset<std::pair<std::int64_t, std::int64_t>> json_slices;
+    std::multiset<Slice> json_slices;
     for (const auto& e : json["traceEvents"]) {
         if (e["ph"] == "M" && e["name"] == "process_name") {
             ++json_processes;
@@ -81,7 +102,7 @@ TEST(Pftrace, SameTracksSlicesAndTimesAsTheJsonTrace) {
         } else if (e["ph"] == "X") {
             const double ts = e["ts"].get<double>() * 1e3;
             const double dur = e["dur"].get<double>() * 1e3;
-            json_slices.insert({std::llround(ts), std::llround(ts + dur)});
+            json_slices.insert({std::llround(ts), std::llround(ts + dur), e["name"].get<std::string>()});
         }
     }
     // The JSON's critical path track is a process with one unnamed thread (tid 0).
@@ -93,6 +114,8 @@ TEST(Pftrace, SameTracksSlicesAndTimesAsTheJsonTrace) {
     EXPECT_EQ(begins, ends);
     EXPECT_EQ(begins, json_slices.size());
     EXPECT_EQ(proto_slices, json_slices);
+    // Interning is what keeps the file small: far fewer distinct names than slices.
+    EXPECT_LT(names.size() * 10, begins);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include "perfetto_trace.pb.h"
 #include "sim/memory/activation_timeline.h"
@@ -26,6 +27,12 @@ public:
 
     void emit(perfetto::protos::TracePacket& packet) {
         packet.set_trusted_packet_sequence_id(kSequence);
+        if (first_) {
+            // The sequence's interned strings start empty here (Perfetto needs this before any iid).
+            packet.set_sequence_flags(packet.sequence_flags() |
+                                      perfetto::protos::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+            first_ = false;
+        }
         packet.SerializeToString(&buffer_);
         out_.put(static_cast<char>((1 << 3) | 2));  // field 1, length-delimited
         for (std::uint64_t n = buffer_.size();; n >>= 7) {
@@ -72,8 +79,18 @@ public:
         auto* event = packet_.mutable_track_event();
         event->set_type(perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN);
         event->set_track_uuid(track);
-        event->set_name(name);
-        event->add_categories(category);
+        event->set_name_iid(intern(names_, name, [&](std::uint64_t iid) {
+            auto* entry = packet_.mutable_interned_data()->add_event_names();
+            entry->set_iid(iid);
+            entry->set_name(name);
+        }));
+        event->add_category_iids(intern(categories_, category, [&](std::uint64_t iid) {
+            auto* entry = packet_.mutable_interned_data()->add_event_categories();
+            entry->set_iid(iid);
+            entry->set_name(category);
+        }));
+        packet_.set_sequence_flags(packet_.sequence_flags() |
+                                   perfetto::protos::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
         emit(packet_);
         packet_.set_timestamp(static_cast<std::uint64_t>(end));
         event = packet_.mutable_track_event();
@@ -92,9 +109,24 @@ public:
     }
 
 private:
+    // Perfetto's string interning: an op name or category is written once, in the packet that first uses
+    // it, and every slice refers to it by id (ids start at 1). Op names repeat on every layer and
+    // micro-batch, so this is most of a trace's size.
+    template <typename Define>
+    static std::uint64_t intern(std::unordered_map<std::string, std::uint64_t>& table,
+                                const std::string& text, Define define) {
+        const auto [it, added] = table.try_emplace(text, table.size() + 1);
+        if (added) {
+            define(it->second);
+        }
+        return it->second;
+    }
+
     std::ostream& out_;
     std::string buffer_;
     perfetto::protos::TracePacket packet_;
+    bool first_ = true;
+    std::unordered_map<std::string, std::uint64_t> names_, categories_;
 };
 
 }  // namespace
