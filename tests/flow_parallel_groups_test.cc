@@ -13,6 +13,7 @@
 #include "sim/network/collective_flows.h"
 #include "sim/network/topology.h"
 #include "sim/program/iteration_program.h"
+#include "tests/support/layer_op_spans.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -32,26 +33,6 @@ std::string cp_scenario(std::int64_t cp, std::int64_t seq, std::int64_t gpus_per
            std::to_string(gpus_per_node) + "}}";
 }
 
-// The spans of layer 0's ops of GPU 0, micro-batch 0, in `phase`, by op name.
-std::map<std::string, program::OpSpan> spans_of(const program::IterationProgram& prog,
-                                                const engine::RunResult& run, program::Phase phase) {
-    std::map<std::string, program::OpSpan> spans;
-    for (std::size_t t = 0; t < prog.info.size(); ++t) {
-        const program::TaskInfo task = prog.info[t];
-        if (task.gpu != 0 || task.microbatch != 0 || task.layer != 0 || task.phase != phase ||
-            task.priced < 0) {
-            continue;
-        }
-        for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
-            if (s.op != nullptr) {
-                spans[s.op->name] = s;
-            }
-        }
-    }
-    return spans;
-}
-
 SimTime length(const program::OpSpan& s) {
     return s.end - s.start;
 }
@@ -60,7 +41,7 @@ std::map<std::string, program::OpSpan> forward_spans(const std::string& text) {
     const config::Scenario sc = config::parse_scenario(text, "test");
     const program::IterationProgram prog = program::build_iteration(sc, testing::shipped_cost_model());
     const engine::RunResult run = program::simulate(prog);
-    return spans_of(prog, run, program::Phase::Forward);
+    return testing::layer_zero_spans(prog, run, program::Phase::Forward);
 }
 
 // Each CP rank's keys and values for s/c tokens: 2 · (s/c) · 8 heads · 128 · 2 bytes.

@@ -12,6 +12,7 @@
 #include "sim/program/iteration_program.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/transformer_layer.h"
+#include "tests/support/layer_op_spans.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -184,21 +185,7 @@ std::map<std::string, program::OpSpan> forward_spans(const std::string& text) {
     const config::Scenario sc = config::parse_scenario(text, "test");
     const program::IterationProgram prog = program::build_iteration(sc, testing::shipped_cost_model());
     const engine::RunResult run = program::simulate(prog);
-    std::map<std::string, program::OpSpan> spans;
-    for (std::size_t t = 0; t < prog.info.size(); ++t) {
-        const program::TaskInfo task = prog.info[t];
-        if (task.gpu != 0 || task.microbatch != 0 || task.layer != 0 ||
-            task.phase != program::Phase::Forward || task.priced < 0) {
-            continue;
-        }
-        for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
-            if (s.op != nullptr) {
-                spans[s.op->name] = s;
-            }
-        }
-    }
-    return spans;
+    return testing::layer_zero_spans(prog, run, program::Phase::Forward);
 }
 
 SimTime length(const program::OpSpan& s) {

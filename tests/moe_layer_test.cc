@@ -16,6 +16,7 @@
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
+#include "tests/support/layer_op_spans.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -143,18 +144,8 @@ std::map<std::string, Span> moe_spans(const config::Scenario& sc) {
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
     std::map<std::string, Span> spans;
-    for (std::size_t t = 0; t < prog.info.size(); ++t) {
-        const program::TaskInfo task = prog.info[t];
-        if (task.gpu != 0 || task.microbatch != 0 || task.layer != 0 ||
-            task.phase != program::Phase::Forward || task.priced < 0) {
-            continue;
-        }
-        for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
-            if (s.op != nullptr) {
-                spans[s.op->name] = Span{s.start, s.end, s.op->flops().value, s.op->collective_bytes.value};
-            }
-        }
+    for (const auto& [name, s] : testing::layer_zero_spans(prog, run, program::Phase::Forward)) {
+        spans[name] = Span{s.start, s.end, s.op->flops().value, s.op->collective_bytes.value};
     }
     return spans;
 }
