@@ -67,6 +67,23 @@ TEST(Trace, GzExtensionWritesTheSameTraceCompressed) {
     EXPECT_LT(bytes.size() * 5, std::filesystem::file_size(plain));
 }
 
+#ifdef TRAINSIM_WITH_PROTOBUF
+// FILE.pftrace.gz: the protobuf trace, gzip'd (it once wrote gzip'd JSON under that name).
+TEST(Trace, PftraceGzWritesTheProtobufTraceCompressed) {
+    const std::string plain = ::testing::TempDir() + "trace_plain.pftrace";
+    const std::string zipped = ::testing::TempDir() + "trace_zipped.pftrace.gz";
+    ASSERT_EQ(testing::run_trainsim("run " + k175b + " --trace " + plain).status, 0);
+    const auto r = testing::run_trainsim("run " + k175b + " --trace " + zipped);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string bytes = read_file(zipped);
+    ASSERT_GE(bytes.size(), 2U);
+    EXPECT_EQ(static_cast<unsigned char>(bytes[0]), 0x1f);  // gzip magic
+    EXPECT_EQ(static_cast<unsigned char>(bytes[1]), 0x8b);
+    EXPECT_EQ(gunzip(zipped), read_file(plain));
+    EXPECT_LT(bytes.size() * 3, std::filesystem::file_size(plain));
+}
+#endif
+
 nlohmann::json trace_of(const std::string& extra, const std::string& name) {
     const std::string path = ::testing::TempDir() + name;
     const auto r = testing::run_trainsim("run " + k175b + " --trace " + path + " " + extra);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <utility>
 
@@ -84,8 +85,8 @@ int run_command(const std::vector<std::string>& args) {
         "override a scenario key: --set parallelism.data_parallel_size=16")(
         "format", po::value<std::string>(&format), "text (default), json or csv")(
         "trace", po::value<std::string>(&trace),
-        "write a Chrome/Perfetto trace of the iteration to FILE, gzip'd when FILE ends in .gz, Perfetto "
-        "protobuf when it ends in .pftrace (critical "
+        "write a Chrome/Perfetto trace of the iteration to FILE, Perfetto protobuf when it ends in .pftrace, "
+        "gzip'd when FILE ends in .gz (.json.gz, .pftrace.gz) (critical "
         "tasks carry args.critical; with --critical-path also a 'critical path' track)")(
         "trace-ranks", po::value<std::string>(&trace_ranks),
         "keep only these global ranks in the trace: 0-7,64 (folded runs simulate tp 0, dp 0 of each stage)")(
@@ -162,8 +163,10 @@ int run_command(const std::vector<std::string>& args) {
         if (window) {
             std::tie(selection.window_start, selection.window_end) = *window;
         }
-        const bool gzip = trace.size() > 3 && trace.compare(trace.size() - 3, 3, ".gz") == 0;
-        const bool pftrace = trace.size() > 8 && trace.compare(trace.size() - 8, 8, ".pftrace") == 0;
+        const bool gzip = trace.ends_with(".gz");
+        // FILE.pftrace.gz is Perfetto's protobuf, gzip'd (Perfetto's UI and trace processor read both).
+        const bool pftrace =
+            std::string_view(trace).substr(0, trace.size() - (gzip ? 3 : 0)).ends_with(".pftrace");
 #ifndef TRAINSIM_WITH_PROTOBUF
         if (pftrace) {
             throw InputError("--trace FILE.pftrace needs trainsim built with protobuf (libprotobuf-dev, "
@@ -173,7 +176,13 @@ int run_command(const std::vector<std::string>& args) {
         report::write_file_atomically(trace, "--trace", [&](std::ostream& out) {
             if (pftrace) {
 #ifdef TRAINSIM_WITH_PROTOBUF
-                pftrace::write_pftrace(out, scenario, sim.program, sim.run, selection);
+                if (gzip) {
+                    report::GzipOStream zipped(out);
+                    pftrace::write_pftrace(zipped, scenario, sim.program, sim.run, selection);
+                    zipped.finish();
+                } else {
+                    pftrace::write_pftrace(out, scenario, sim.program, sim.run, selection);
+                }
 #endif
             } else if (gzip) {
                 report::GzipOStream zipped(out);
