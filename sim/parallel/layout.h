@@ -6,7 +6,9 @@
 // hold consecutive ranks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
@@ -70,6 +72,11 @@ public:
     /// DualPipe: `c` and the GPU at pipeline rank p − 1 − pp, which holds the same two stages of the
     /// other model copy (the gradient sum of the copies).
     [[nodiscard]] GroupSpan stage_copy_group(const Coordinates& c) const;
+    /// The two pipeline ranks of `pp`'s DualPipe copy pair, the lower first, so that both ranks of a
+    /// pair name it alike (its rendezvous, its flow).
+    [[nodiscard]] std::pair<std::int64_t, std::int64_t> stage_copy_ranks(std::int64_t pp) const {
+        return {std::min(pp, p_ - 1 - pp), std::max(pp, p_ - 1 - pp)};
+    }
     /// A point-to-point transfer between two GPUs.
     [[nodiscard]] GroupSpan pair(const Coordinates& a, const Coordinates& b) const;
 

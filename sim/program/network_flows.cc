@@ -124,11 +124,10 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
                                layout_.global_rank({tp, dp, p - 1, cp})};
                     break;
                 case workload::CommGroup::StageCopies: {
-                    // Lower rank first from both sides, so the pair's two GPUs build one flow spec
-                    // (the rendezvous key takes the lower rank too, op_lowering.cc).
-                    const std::int64_t low = std::min(at.pp, p - 1 - at.pp);
+                    // In one order from both sides, so the pair's two GPUs build one flow spec.
+                    const auto [low, high] = layout_.stage_copy_ranks(at.pp);
                     members = {layout_.global_rank({tp, dp, low, cp}),
-                               layout_.global_rank({tp, dp, p - 1 - low, cp})};
+                               layout_.global_rank({tp, dp, high, cp})};
                     break;
                 }
                 case workload::CommGroup::Context:

@@ -145,9 +145,7 @@ RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
     case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
         return {k + 6, layout.global_rank(at_), seq, 0};
     case CommGroup::StageCopies:
-        return {k + 7,
-                layout.global_rank({at_.tp, at_.dp, std::min(at_.pp, layout.pipeline_size() - 1 - at_.pp)}),
-                seq, 0};
+        return {k + 7, layout.global_rank({at_.tp, at_.dp, layout.stage_copy_ranks(at_.pp).first}), seq, 0};
     }
     return {};
 }
