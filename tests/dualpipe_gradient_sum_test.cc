@@ -55,13 +55,18 @@ std::map<std::int64_t, program::OpSpan> sums_by_rank(const program::IterationPro
     return out;
 }
 
+// The copies' gradient sum of each pipeline rank, simulated.
+std::map<std::int64_t, program::OpSpan> simulated_sums(const config::Scenario& sc,
+                                                       const cost::CostModel& cost) {
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    return sums_by_rank(prog, program::simulate(prog));
+}
+
 void expect_pairs_sum(const std::string& hardware, cost::Scope scope, std::int64_t nodes,
                       int ranks_per_node) {
     const config::Scenario sc = scenario("dualpipe", hardware);
     const cost::CostModel cost = testing::shipped_cost_model();
-    const program::IterationProgram prog = program::build_iteration(sc, cost);
-    const engine::RunResult run = program::simulate(prog);
-    const std::map<std::int64_t, program::OpSpan> sums = sums_by_rank(prog, run);
+    const std::map<std::int64_t, program::OpSpan> sums = simulated_sums(sc, cost);
     ASSERT_EQ(sums.size(), 4u);
     for (std::int64_t r = 0; r < 4; ++r) {
         SCOPED_TRACE(r);
@@ -106,9 +111,7 @@ TEST(DualPipeGradientSum, IsInTheGradientLineAndOnlyUnderDualPipe) {
         EXPECT_GE(to_sim_time(parts[g].exposed_dp_comm), sum.end - sum.start) << g;
     }
     for (const char* other : {"dualpipev", "zb-v"}) {
-        const config::Scenario v = scenario(other, "", 8);
-        const program::IterationProgram p = program::build_iteration(v, cost);
-        EXPECT_TRUE(sums_by_rank(p, program::simulate(p)).empty()) << other;
+        EXPECT_TRUE(simulated_sums(scenario(other, "", 8), cost).empty()) << other;
     }
 }
 
@@ -130,10 +133,7 @@ TEST(DualPipeGradientSum, ThePairIsPartOfAPlacementOnlyUnderDualPipe) {
 
 TEST(DualPipeGradientSum, RunsUnderTheFlowNetworkModel) {
     const config::Scenario sc = scenario("dualpipe", R"(, "gpus_per_node": 2, "network_model": "flow")");
-    const cost::CostModel cost = testing::shipped_cost_model();
-    const program::IterationProgram prog = program::build_iteration(sc, cost);
-    const engine::RunResult run = program::simulate(prog);
-    const std::map<std::int64_t, program::OpSpan> sums = sums_by_rank(prog, run);
+    const std::map<std::int64_t, program::OpSpan> sums = simulated_sums(sc, testing::shipped_cost_model());
     ASSERT_EQ(sums.size(), 4u);
     for (std::int64_t r = 0; r < 4; ++r) {
         SCOPED_TRACE(r);

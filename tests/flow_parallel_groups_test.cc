@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <map>
 #include <string>
 
@@ -49,17 +50,26 @@ constexpr std::int64_t kv_bytes(std::int64_t seq, std::int64_t cp) {
     return 2 * (seq / cp) * 8 * 128 * 2;
 }
 
+// Expects each of the forward's CP ring `steps` of scenario `text` to take `bytes` at `rate_Bps` plus
+// `latency_s` (to 2 ns).
+void expect_ring_steps(const std::string& text, double bytes, double rate_Bps, double latency_s,
+                       std::initializer_list<const char*> steps = {"attn.cp_kv_exchange.1"}) {
+    const auto spans = forward_spans(text);
+    const SimTime expected = to_sim_time(Seconds{bytes / rate_Bps}) + to_sim_time(Seconds{latency_s});
+    for (const char* step : steps) {
+        SCOPED_TRACE(step);
+        EXPECT_NEAR(static_cast<double>(length(spans.at(step))), static_cast<double>(expected), 2.0);
+    }
+}
+
 // CP 2 on nodes of one GPU: rank 0 sends its K/V block to rank 1 and rank 1 to rank 0 at once, each
 // through its own NIC (one direction of each full-duplex link), so the step takes one NIC's transfer:
 // 32 MiB / 23.5 GB/s = 1427.85 µs, then the NIC send latency 9.3 µs.
 TEST(FlowContextParallel, RingStepAcrossTwoNodesTakesTheBytesOverOneNicPlusLatency) {
     const std::int64_t seq = 16384;
-    const auto spans = forward_spans(cp_scenario(2, seq, 1));
     const double bytes = static_cast<double>(kv_bytes(seq, 2));
     ASSERT_EQ(bytes, 33554432.0);
-    const SimTime expected = to_sim_time(Seconds{bytes / 23.5e9}) + to_sim_time(Seconds{9.3e-6});
-    EXPECT_NEAR(static_cast<double>(length(spans.at("attn.cp_kv_exchange.1"))), static_cast<double>(expected),
-                2.0);
+    expect_ring_steps(cp_scenario(2, seq, 1), bytes, 23.5e9, 9.3e-6);
 }
 
 // The same step when each node is its own scalable unit behind a 4:1 oversubscribed leaf: both hops go
@@ -70,35 +80,22 @@ TEST(FlowContextParallel, AnOversubscribedSpineSlowsACrossNodeRingStepByTheRatio
     const std::int64_t seq = 16384;
     std::string text = cp_scenario(2, seq, 1);
     text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
-    const auto spans = forward_spans(text);
-    const double bytes = static_cast<double>(kv_bytes(seq, 2));
-    const SimTime expected = to_sim_time(Seconds{bytes / (23.5e9 / 4.0)}) + to_sim_time(Seconds{9.3e-6});
-    EXPECT_NEAR(static_cast<double>(length(spans.at("attn.cp_kv_exchange.1"))), static_cast<double>(expected),
-                2.0);
+    expect_ring_steps(text, static_cast<double>(kv_bytes(seq, 2)), 23.5e9 / 4.0, 9.3e-6);
 }
 
 // Inside a node the same step runs over NVLink at the profile's point-to-point rate (the NVSwitch ports'
 // 234.89 GB/s do not bind): 32 MiB / 195.1 GB/s = 171.98 µs + 7.2 µs.
 TEST(FlowContextParallel, RingStepInsideANodeTakesTheBytesOverNvlinkPlusLatency) {
     const std::int64_t seq = 16384;
-    const auto spans = forward_spans(cp_scenario(2, seq, 8));
-    const double bytes = static_cast<double>(kv_bytes(seq, 2));
-    const SimTime expected = to_sim_time(Seconds{bytes / 195.1e9}) + to_sim_time(Seconds{7.2e-6});
-    EXPECT_NEAR(static_cast<double>(length(spans.at("attn.cp_kv_exchange.1"))), static_cast<double>(expected),
-                2.0);
+    expect_ring_steps(cp_scenario(2, seq, 8), static_cast<double>(kv_bytes(seq, 2)), 195.1e9, 7.2e-6);
 }
 
 // A ring of 4 over nodes of 2 GPUs: two hops cross nodes (1 → 2 and 3 → 0), so the whole step runs at
 // the NIC's rate, the worst hop, as the analytical model prices it (Layout::context_ring_hop).
 TEST(FlowContextParallel, RingStepWaitsForItsSlowestHop) {
     const std::int64_t seq = 16384;
-    const auto spans = forward_spans(cp_scenario(4, seq, 2));
-    const double bytes = static_cast<double>(kv_bytes(seq, 4));
-    const SimTime expected = to_sim_time(Seconds{bytes / 23.5e9}) + to_sim_time(Seconds{9.3e-6});
-    for (const char* step : {"attn.cp_kv_exchange.1", "attn.cp_kv_exchange.2", "attn.cp_kv_exchange.3"}) {
-        SCOPED_TRACE(step);
-        EXPECT_NEAR(static_cast<double>(length(spans.at(step))), static_cast<double>(expected), 2.0);
-    }
+    expect_ring_steps(cp_scenario(4, seq, 2), static_cast<double>(kv_bytes(seq, 4)), 23.5e9, 9.3e-6,
+                      {"attn.cp_kv_exchange.1", "attn.cp_kv_exchange.2", "attn.cp_kv_exchange.3"});
 }
 
 // The forward ring sends to the next rank, the backward (Transformer Engine's
