@@ -54,10 +54,7 @@ Bytes layers_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::int
     const RecomputeGranularity stored = full ? RecomputeGranularity::None : t.recompute_granularity;
     Bytes total{0};
     for (int kind = 0; kind < 2; ++kind) {
-        workload::LayerShape shape = moe_shape;
-        if (kind == 0) {
-            shape.experts = 0;  // the dense MLP of ffn_hidden_size
-        }
+        const workload::LayerShape shape = kind == 0 ? moe_shape.with_dense_mlp() : moe_shape;
         for (int variant = 0; variant < 2; ++variant) {
             if (count[kind][variant] > 0) {
                 const Bytes layer = workload::layer_activation_bytes(

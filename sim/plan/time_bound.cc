@@ -145,9 +145,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     LayerCompute kinds[2];
     const bool mixed = shape.moe() && sc.model.moe->num_moe_layers() < sc.model.num_layers;
     if (!shape.moe() || mixed) {
-        workload::LayerShape dense = shape;
-        dense.experts = 0;
-        kinds[0] = layer_compute(sc, price, dense);
+        kinds[0] = layer_compute(sc, price, shape.with_dense_mlp());
     }
     if (shape.moe()) {
         kinds[1] = layer_compute(sc, price, shape);

@@ -46,6 +46,12 @@ struct LayerShape {
     std::optional<config::MlaConfig> mla;
 
     [[nodiscard]] bool moe() const { return experts > 0; }
+    /// The same layer with the dense MLP of `ffn`: the dense layers of a model that moe_layer_freq mixes.
+    [[nodiscard]] LayerShape with_dense_mlp() const {
+        LayerShape x = *this;
+        x.experts = 0;
+        return x;
+    }
 
     [[nodiscard]] std::int64_t tokens() const { return seq * micro_batch; }  // s·b
     [[nodiscard]] std::int64_t head_dim() const { return kv_channels > 0 ? kv_channels : hidden / heads; }

@@ -155,17 +155,13 @@ bool holds_tied_embedding_copy(const config::Scenario& sc, std::int64_t pipeline
 }
 
 LayerShape layer_shape_of(const config::Scenario& sc, std::int64_t layer) {
-    LayerShape x = layer_shape_of(sc);
-    if (!is_moe_layer(sc, layer)) {
-        x.experts = 0;  // the dense MLP of ffn_hidden_size (moe_layer_freq)
-    }
-    return x;
+    const LayerShape x = layer_shape_of(sc);
+    return is_moe_layer(sc, layer) ? x : x.with_dense_mlp();
 }
 
 StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
     const LayerShape moe_shape = layer_shape_of(sc);
-    LayerShape dense_shape = moe_shape;
-    dense_shape.experts = 0;
+    const LayerShape dense_shape = moe_shape.with_dense_mlp();
     StageParameters out;
     // Each layer by its kind: with moe_layer_freq a stage may hold dense layers, MoE layers or both.
     for (const std::int64_t layer : stage_layers(sc, pipeline_rank)) {
