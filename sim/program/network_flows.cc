@@ -195,7 +195,7 @@ std::vector<std::int64_t> NetworkFlows::stood_for(const parallel::Coordinates& a
 }
 
 // The expert groups meet no peer in the program: every simulated GPU runs its own all-to-all and
-// expert-gradient reduction (op_lowering.cc's group_key, a rendezvous of one). So each GPU's flow is
+// expert-gradient reduction (op_lowering.cc's next_collective, a rendezvous of one). So each GPU's flow is
 // the traffic its own ranks send, and the flows of all simulated GPUs add up to every group's whole
 // collective: the members' shares of one group run at the same time and share its links as the one
 // collective would.

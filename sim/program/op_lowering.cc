@@ -120,34 +120,35 @@ std::int32_t OpLowering::priced_launch(const OpList& ops) {
     return static_cast<std::int32_t>(out_.priced.size() - 1);
 }
 
-RendezvousTable::Key OpLowering::group_key(CommGroup group, Lane& lane) {
+OpLowering::GroupRendezvous OpLowering::next_collective(CommGroup group, Lane& lane) {
     const auto g = static_cast<std::size_t>(group);
-    const std::int64_t seq = lane.collective_count.at(g)++;
-    const std::int64_t k = lane.key_kind_offset;
+    const std::int64_t sequence = lane.collective_count.at(g)++;
     const parallel::Layout& layout = pricing_.layout();
-    switch (group) {
     // A group instance is named by the global rank of its first member.
-    case CommGroup::Tensor:
-        return {k + 0, layout.global_rank({0, at_.dp, at_.pp}), seq, 0};
-    case CommGroup::Data:
-        return {k + 1, layout.global_rank({at_.tp, 0, at_.pp}), seq, 0};
-    case CommGroup::Embedding:
-        return {k + 2, layout.global_rank({at_.tp, at_.dp, 0}), seq, 0};
-    case CommGroup::ModelParallel:
-        return {k + 3, at_.dp, seq, 0};
-    case CommGroup::Context:
-        return {k + 4, layout.global_rank({at_.tp, at_.dp, at_.pp, 0}), seq, 0};
-    case CommGroup::Expert:
-        // Folded (one member): under balanced routing every EP rank sends and receives alike (and under
-        // the allgather dispatcher always), so each simulated GPU prices its own dispatch and combine;
-        // named by its rank, as nothing meets it there.
-        return {k + 5, layout.global_rank(at_), seq, 0};
-    case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
-        return {k + 6, layout.global_rank(at_), seq, 0};
-    case CommGroup::StageCopies:
-        return {k + 7, layout.global_rank({at_.tp, at_.dp, layout.stage_copy_ranks(at_.pp).first}), seq, 0};
-    }
-    return {};
+    const auto first_member = [&]() -> std::int64_t {
+        switch (group) {
+        case CommGroup::Tensor:
+            return layout.global_rank({0, at_.dp, at_.pp});
+        case CommGroup::Data:
+            return layout.global_rank({at_.tp, 0, at_.pp});
+        case CommGroup::Embedding:
+            return layout.global_rank({at_.tp, at_.dp, 0});
+        case CommGroup::ModelParallel:
+            return at_.dp;
+        case CommGroup::Context:
+            return layout.global_rank({at_.tp, at_.dp, at_.pp, 0});
+        case CommGroup::Expert:
+            // Folded (one member): under balanced routing every EP rank sends and receives alike (and
+            // under the allgather dispatcher always), so each simulated GPU prices its own dispatch and
+            // combine; named by its rank, as nothing meets it there.
+        case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
+            return layout.global_rank(at_);
+        case CommGroup::StageCopies:
+            return layout.global_rank({at_.tp, at_.dp, layout.stage_copy_ranks(at_.pp).first});
+        }
+        return 0;
+    };
+    return {RendezvousChannel::collective(group, lane.index, first_member()), sequence};
 }
 
 std::int64_t OpLowering::group_members(CommGroup group) const {
@@ -225,8 +226,7 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
     if (background_.compute < 0) {
         background_.compute = out_.program.add_background_stream(foreground_.compute, "recompute");
         background_.tensor_comm = out_.program.add_stream(gpu_, "tp_comm_recompute");
-        static_assert(workload::kCommGroupCount <= 20, "the lanes' rendezvous key kinds would overlap");
-        background_.key_kind_offset = 20;
+        background_.index = 1;
         out_.gpus[static_cast<std::size_t>(gpu_)].recompute_stream = background_.compute;
     }
     background_.pending = std::move(start_after);
@@ -296,7 +296,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
             info.first_op = static_cast<std::uint16_t>(i);
             info.op_count = 1;
             const engine::RendezvousId r =
-                collective_rendezvous(op, group_key(op.group, lane), group_members(op.group), d[i]);
+                collective_rendezvous(op, next_collective(op.group, lane), group_members(op.group), d[i]);
             const engine::StreamId stream = stream_of(op.stream, lane);
             ids[i] = add_task(stream, d[i], r, deps, info);
             if (op.blocking) {
@@ -327,13 +327,13 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
     flush();
 }
 
-engine::RendezvousId OpLowering::collective_rendezvous(const Op& op, const RendezvousTable::Key& key,
+engine::RendezvousId OpLowering::collective_rendezvous(const Op& op, const GroupRendezvous& at,
                                                        std::int64_t members, SimTime duration) {
     // A group of one moves nothing (its price is 0): no flow.
     if (network_ == nullptr || duration == 0 || pricing_.group_span(op.group, at_).size < 2) {
-        return rendezvous_.get(out_.program, key, members, duration);
+        return rendezvous_.get(out_.program, at.channel, at.sequence, members, duration);
     }
-    return rendezvous_.get_flow(out_.program, key, members,
+    return rendezvous_.get_flow(out_.program, at.channel, at.sequence, members,
                                 network_->collective(op, at_, pricing_.experts()));
 }
 
@@ -384,15 +384,14 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
             {priced_as, to_sim_time(send ? pricing_.p2p(wire, at_, peer) : pricing_.p2p(wire, peer, at_))});
     }
     const SimTime duration = known->second;
-    // Channel key (direction, sender, receiver, sequence): the k-th send meets the k-th receive.
-    const std::int64_t from = send ? global_rank_ : peer_rank;
-    const std::int64_t to = send ? peer_rank : global_rank_;
-    const RendezvousTable::Key key{10 + static_cast<std::int64_t>(di), from, to, seq};
+    // The k-th send on a channel meets the k-th receive.
+    const RendezvousChannel meeting = RendezvousChannel::transfer(
+        static_cast<std::int32_t>(di), send ? global_rank_ : peer_rank, send ? peer_rank : global_rank_);
     const engine::RendezvousId r = network_ != nullptr && duration > 0
-                                       ? rendezvous_.get_flow(out_.program, key, 2,
+                                       ? rendezvous_.get_flow(out_.program, meeting, seq, 2,
                                                               send ? network_->transfer(wire, at_, peer)
                                                                    : network_->transfer(wire, peer, at_))
-                                       : rendezvous_.get(out_.program, key, 2, duration);
+                                       : rendezvous_.get(out_.program, meeting, seq, 2, duration);
     // A send follows the compute that produced its tensor; a receive is posted when the program
     // reaches it, after the compute before it.
     // (The compute before it, if any: a span over a one-element array, so a transfer allocates nothing.)
@@ -424,8 +423,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     const SimTime gather_time = to_sim_time(pricing_.duration(gather, at_));
     TaskInfo gather_info = info;
     gather_info.category = TaskCategory::PipelineComm;
-    const engine::RendezvousId g = collective_rendezvous(gather, group_key(CommGroup::Tensor, foreground_),
-                                                         members_.tensor, gather_time);
+    const engine::RendezvousId g = collective_rendezvous(
+        gather, next_collective(CommGroup::Tensor, foreground_), members_.tensor, gather_time);
     const std::array<engine::TaskId, 1> received{id};
     foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, received, gather_info));
 }

@@ -114,8 +114,8 @@ private:
         std::vector<engine::TaskId>
             pending;  // blocking collectives and receives the next compute op waits for
         std::array<std::int64_t, workload::kCommGroupCount>
-            collective_count{};            // by CommGroup, for rendezvous keys
-        std::int64_t key_kind_offset = 0;  // keeps the lanes' rendezvous keys apart
+            collective_count{};  // by CommGroup, for rendezvous keys
+        std::int32_t index = 0;  // 0 the compute stream's lane, 1 the recompute stream's
     };
 
     void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx, std::int32_t priced_index);
@@ -128,7 +128,12 @@ private:
     /// kernels take this launch's factors.
     [[nodiscard]] std::int32_t priced_launch(const workload::OpList& ops);
     [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
-    [[nodiscard]] RendezvousTable::Key group_key(workload::CommGroup group, Lane& lane);
+    /// The lane's next collective on `group`: the group instance's channel and the collective's sequence.
+    struct GroupRendezvous {
+        RendezvousChannel channel;
+        std::int64_t sequence = 0;
+    };
+    [[nodiscard]] GroupRendezvous next_collective(workload::CommGroup group, Lane& lane);
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
     /// A host task before `ops` where the CPU, restarted by the last synchronising transfer, has not got
     /// far enough ahead of the compute stream to issue them in time (set_megatron_p2p).
@@ -156,8 +161,8 @@ private:
 
     /// A collective's rendezvous: a flow on the network when there is one, else of fixed `duration`.
     [[nodiscard]] engine::RendezvousId collective_rendezvous(const workload::Op& op,
-                                                             const RendezvousTable::Key& key,
-                                                             std::int64_t members, SimTime duration);
+                                                             const GroupRendezvous& at, std::int64_t members,
+                                                             SimTime duration);
 
     NetworkFlows* network_ = nullptr;
     std::int64_t scatter_ways_ = 1;

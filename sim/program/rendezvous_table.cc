@@ -1,6 +1,7 @@
 #include "sim/program/rendezvous_table.h"
 
-#include <utility>
+#include <stdexcept>
+#include <string>
 
 namespace trainsim::program {
 namespace {
@@ -13,80 +14,114 @@ std::uint64_t mix(std::uint64_t h) {  // splitmix64's finalizer
     return h ^ (h >> 31);
 }
 
+// A drained queue keeps this much capacity for its next rendezvous; more goes back to the heap, so that
+// channels that have finished (every member lowered) hold nothing.
+constexpr std::size_t kKeptCapacity = 64;
+
 }  // namespace
 
-std::size_t RendezvousTable::home(const Key& key) const {
-    std::uint64_t h = 0;
-    for (const std::int64_t v : key) {
-        h = mix(h ^ static_cast<std::uint64_t>(v));
-    }
-    return static_cast<std::size_t>(h) & (slots_.size() - 1);
+RendezvousChannel RendezvousChannel::collective(workload::CommGroup group, std::int32_t lane,
+                                                std::int64_t first_member) {
+    return {static_cast<std::int32_t>(group) + static_cast<std::int32_t>(workload::kCommGroupCount) * lane,
+            first_member, 0};
 }
 
-void RendezvousTable::grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
-    for (const Slot& s : old) {
-        if (s.id >= 0) {
-            std::size_t i = home(s.key);
-            while (slots_[i].id >= 0) {
-                i = (i + 1) & (slots_.size() - 1);
-            }
-            slots_[i] = s;
+RendezvousChannel RendezvousChannel::transfer(std::int32_t direction, std::int64_t from, std::int64_t to) {
+    return {-1 - direction, from, to};
+}
+
+std::size_t RendezvousTable::home(const RendezvousChannel& channel) const {
+    std::uint64_t h = mix(static_cast<std::uint64_t>(static_cast<std::int64_t>(channel.kind)));
+    h = mix(h ^ static_cast<std::uint64_t>(channel.first));
+    h = mix(h ^ static_cast<std::uint64_t>(channel.second));
+    return static_cast<std::size_t>(h) & (index_.size() - 1);
+}
+
+void RendezvousTable::grow_index() {
+    index_.assign(index_.empty() ? 64 : index_.size() * 2, -1);
+    for (std::size_t q = 0; q < queues_.size(); ++q) {
+        std::size_t i = home(queues_[q].channel);
+        while (index_[i] >= 0) {
+            i = (i + 1) & (index_.size() - 1);
         }
+        index_[i] = static_cast<std::int32_t>(q);
     }
 }
 
-// Backward-shift deletion: later entries of the probe run move up, so lookups need no tombstones.
-void RendezvousTable::erase(std::size_t slot) {
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t hole = slot;
-    for (std::size_t i = (hole + 1) & mask; slots_[i].id >= 0; i = (i + 1) & mask) {
-        const std::size_t h = home(slots_[i].key);
-        // Move the entry into the hole unless its home lies cyclically in (hole, i].
-        if (((i - h) & mask) >= ((i - hole) & mask)) {
-            slots_[hole] = slots_[i];
-            hole = i;
-        }
+RendezvousTable::Queue& RendezvousTable::queue_of(const RendezvousChannel& channel) {
+    if (2 * (queues_.size() + 1) > index_.size()) {
+        grow_index();
     }
-    slots_[hole] = Slot{};
-    --size_;
+    const std::size_t mask = index_.size() - 1;
+    std::size_t i = home(channel);
+    while (index_[i] >= 0) {
+        Queue& q = queues_[static_cast<std::size_t>(index_[i])];
+        if (q.channel == channel) {
+            return q;
+        }
+        i = (i + 1) & mask;
+    }
+    index_[i] = static_cast<std::int32_t>(queues_.size());
+    return queues_.emplace_back(Queue{channel, 0, 0, {}});
+}
+
+void RendezvousTable::drain_front(Queue& q) {
+    while (q.head < q.pending.size() && q.pending[q.head].members_left == 0) {
+        ++q.head;
+        ++q.front;
+    }
+    if (q.head == q.pending.size()) {
+        q.head = 0;
+        if (q.pending.capacity() > kKeptCapacity) {
+            std::vector<Pending>().swap(q.pending);
+        } else {
+            q.pending.clear();
+        }
+    } else if (q.head >= kKeptCapacity && 2 * q.head >= q.pending.size()) {
+        // Completed entries fill the front half: drop them, amortised over the entries they were.
+        q.pending.erase(q.pending.begin(), q.pending.begin() + static_cast<std::ptrdiff_t>(q.head));
+        q.head = 0;
+    }
 }
 
 template <class Create>
-engine::RendezvousId RendezvousTable::find_or_add(const Key& key, std::int64_t members, Create create) {
+engine::RendezvousId RendezvousTable::find_or_add(const RendezvousChannel& channel, std::int64_t sequence,
+                                                  std::int64_t members, Create create) {
     if (members == 1) {
         return create();  // a folded group: nobody else will ask
     }
-    if (2 * (size_ + 1) > slots_.size()) {
-        grow();
+    Queue& q = queue_of(channel);
+    const std::int64_t next = q.front + static_cast<std::int64_t>(q.pending.size() - q.head);
+    if (sequence == next) {
+        q.pending.push_back(Pending{create(), static_cast<std::int32_t>(members)});
+        ++pending_;
+    } else if (sequence < q.front || sequence > next) {
+        // A member skipped a rendezvous or came back to one all members had: the program is malformed.
+        throw std::logic_error("rendezvous sequence " + std::to_string(sequence) + " on channel (" +
+                               std::to_string(channel.kind) + ", " + std::to_string(channel.first) + ", " +
+                               std::to_string(channel.second) + ") outside its pending range [" +
+                               std::to_string(q.front) + ", " + std::to_string(next) + "]");
     }
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t i = home(key);
-    while (slots_[i].id >= 0 && slots_[i].key != key) {
-        i = (i + 1) & mask;
-    }
-    if (slots_[i].id < 0) {
-        slots_[i] = Slot{key, create(), members};
-        ++size_;
-    }
-    const engine::RendezvousId id = slots_[i].id;
-    if (--slots_[i].members_left == 0) {
-        erase(i);
+    Pending& p = q.pending[q.head + static_cast<std::size_t>(sequence - q.front)];
+    const engine::RendezvousId id = p.id;
+    if (--p.members_left == 0) {
+        --pending_;
+        drain_front(q);
     }
     return id;
 }
 
-engine::RendezvousId RendezvousTable::get(engine::Program& program, const Key& key, std::int64_t members,
-                                          SimTime duration) {
-    return find_or_add(key, members, [&] {
+engine::RendezvousId RendezvousTable::get(engine::Program& program, const RendezvousChannel& channel,
+                                          std::int64_t sequence, std::int64_t members, SimTime duration) {
+    return find_or_add(channel, sequence, members, [&] {
         return program.add_rendezvous(static_cast<std::int32_t>(members), duration, {});
     });
 }
 
-engine::RendezvousId RendezvousTable::get_flow(engine::Program& program, const Key& key, std::int64_t members,
+engine::RendezvousId RendezvousTable::get_flow(engine::Program& program, const RendezvousChannel& channel,
+                                               std::int64_t sequence, std::int64_t members,
                                                engine::FlowSpecId flow) {
-    return find_or_add(key, members, [&] {
+    return find_or_add(channel, sequence, members, [&] {
         return program.add_flow_rendezvous(static_cast<std::int32_t>(members), flow, {});
     });
 }
