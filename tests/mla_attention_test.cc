@@ -328,8 +328,6 @@ TEST(MlaAttention, RefusesWhatItDoesNotModel) {
     expect_refused(scenario("", R"("tensor_model_parallel_size": 2, "sequence_parallel": true,
                    "context_parallel_size": 2)"),
                    "parallelism.context_parallel_size: context parallelism with multi-latent attention");
-    expect_refused(scenario("", "", R"(, "fp8_format": "hybrid")"),
-                   "training.fp8_format: FP8 with multi-latent attention");
     expect_refused(scenario("", R"("tensor_model_parallel_size": 2, "sequence_parallel": true,
                    "tp_comm_overlap": true)"),
                    "parallelism.tp_comm_overlap: TE userbuffers overlap with multi-latent attention");
