@@ -174,7 +174,8 @@ TEST(Fp8Memory, WeightCopiesAddTwoBytesPerLayerParameter) {
         "korthikanti-22b", {{"training.fp8_format", "hybrid"}, {"hardware.profile", "h100-80gb-dgx"}});
     const std::int64_t per_layer = workload::layer_parameters_per_rank(workload::layer_shape_of(bf16));
     EXPECT_EQ(memory::static_bytes(fp8, 0).value - memory::static_bytes(bf16, 0).value, 2 * per_layer * 48);
-    EXPECT_EQ(workload::fp8_weight_casts(workload::layer_shape_of(fp8), 48, Fp8Recipe::Delayed)
+    EXPECT_EQ(workload::fp8_weight_parameters(fp8, 0), per_layer * 48);
+    EXPECT_EQ(workload::fp8_weight_casts(workload::fp8_weight_parameters(fp8, 0), Fp8Recipe::Delayed)
                   .front()
                   .bytes_moved.value,
               4 * per_layer * 48);

@@ -328,8 +328,6 @@ TEST(MlaAttention, RefusesWhatItDoesNotModel) {
     expect_refused(scenario("", R"("tensor_model_parallel_size": 2, "sequence_parallel": true,
                    "context_parallel_size": 2)"),
                    "parallelism.context_parallel_size: context parallelism with multi-latent attention");
-    expect_refused(scenario("", "", R"(, "fp8_format": "hybrid")"),
-                   "training.fp8_format: FP8 with multi-latent attention");
     expect_refused(scenario("", R"("tensor_model_parallel_size": 2, "sequence_parallel": true,
                    "tp_comm_overlap": true)"),
                    "parallelism.tp_comm_overlap: TE userbuffers overlap with multi-latent attention");
@@ -349,9 +347,9 @@ TEST(MlaAttention, IterationRunsWithTheMlaOps) {
     EXPECT_GT(again.makespan, run.makespan);
 }
 
-TEST(MlaAttention, PlannerSearchesOnlyBf16Layouts) {
-    // On an FP8-capable profile the planner searches FP8 beside BF16, except with MLA, whose FP8 layouts
-    // are refused: the search runs to the end on BF16 layouts instead of stopping at the first FP8 one.
+TEST(MlaAttention, PlannerSearchesFp8LayoutsBesideBf16) {
+    // On an FP8-capable profile the planner searches FP8 beside BF16, MLA models included: every FP8
+    // candidate simulates (none fails), and a base scenario that chose FP8 searches FP8 only, half as many.
     plan::PlanRequest request;
     request.base = scenario();
     request.gpus = 8;
@@ -359,11 +357,15 @@ TEST(MlaAttention, PlannerSearchesOnlyBf16Layouts) {
     request.max_micro_batch = 2;
     plan::PlanOptions options;
     options.profile_directory = testing::source_path("scenarios/hardware");
-    const plan::PlanResult result = plan::run_plan(request, options);
-    EXPECT_EQ(result.failed, 0u);
-    ASSERT_FALSE(result.ranked.empty());
-    for (const plan::RankedLayout& layout : result.ranked) {
-        EXPECT_FALSE(layout.scenario.training.fp8_format);
+    const plan::PlanResult both = plan::run_plan(request, options);
+    EXPECT_EQ(both.failed, 0u);
+    request.base = scenario("", "", R"(, "fp8_format": "hybrid")");
+    const plan::PlanResult fp8 = plan::run_plan(request, options);
+    EXPECT_EQ(fp8.failed, 0u) << (fp8.errors.empty() ? "" : fp8.errors.front());
+    EXPECT_EQ(both.valid, 2 * fp8.valid);
+    ASSERT_FALSE(fp8.ranked.empty());
+    for (const plan::RankedLayout& layout : fp8.ranked) {
+        EXPECT_TRUE(layout.scenario.training.fp8_format);
     }
 }
 

@@ -61,8 +61,7 @@ Bytes static_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
     }
     // Transformer Engine keeps FP8 copies of the layers' weights beside the BF16 ones.
     return bytes + gathered +
-           Bytes{workload::fp8_weight_copy_bytes(workload::layer_shape_of(sc),
-                                                 sc.stage_num_layers(pipeline_rank))};
+           Bytes{workload::fp8_weight_copy_bytes(workload::fp8_weight_parameters(sc, pipeline_rank))};
 }
 
 }  // namespace trainsim::memory

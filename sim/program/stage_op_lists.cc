@@ -47,8 +47,8 @@ const workload::OpList& StageOpLists::end_of_iteration(std::int64_t pipeline_ran
             // after the distributed optimizer's parameter all-gather when there is one.
             const auto last = static_cast<std::int32_t>(ops.size()) - 1;
             const bool wait_last = last >= 0 && ops.back().blocking;
-            for (workload::Op& op : workload::fp8_weight_casts(workload::layer_shape_of(sc_),
-                                                               sc_.stage_num_layers(pipeline_rank), *fp8)) {
+            for (workload::Op& op :
+                 workload::fp8_weight_casts(workload::fp8_weight_parameters(sc_, pipeline_rank), *fp8)) {
                 if (wait_last) {
                     op.after.push_back(last);
                 }

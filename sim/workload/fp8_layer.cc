@@ -6,21 +6,61 @@
 #include <utility>
 
 #include "sim/workload/parameter_count.h"
+#include "sim/workload/stage_layers.h"
 
 namespace trainsim::workload {
 namespace {
 
 using config::Fp8Recipe;
 
-// The linear layers TE runs in FP8 (te.pytorch LayerNormLinear / Linear in Megatron-core's TE spec).
-constexpr std::array<std::string_view, 4> kFp8Linears = {"qkv", "proj", "fc1", "fc2"};
-// The linears whose input comes out of a LayerNorm (TE's LayerNormLinear fuses the FP8 cast into it).
-constexpr std::array<std::string_view, 2> kLayerNormFed = {"qkv", "fc1"};
-// The all-gathers of those inputs under sequence parallelism: forward (transformer_layer.cc) and the
-// backward's re-gather for the wgrad (tensor_parallel_linear.cc). TE gathers the FP8 tensor.
-constexpr std::array<std::string_view, 6> kFp8Gathers = {"ln1.allgather",       "ln2.allgather",
-                                                         "rmsnorm1.allgather",  "rmsnorm2.allgather",
-                                                         "qkv.input_allgather", "fc1.input_allgather"};
+// The linear layers TE runs in FP8, by the names the op lists give their GEMMs, as Megatron-Core's TE
+// layer specs build them (megatron/core/models/gpt/gpt_layer_specs.py, moe/experts.py TEGroupedMLP,
+// moe/shared_experts.py). `norm_fused`: a TE LayerNormLinear, whose norm writes the FP8 input;
+// `gathered`: column-parallel, its input all-gathered from the sequence shards under SP.
+struct Fp8Linear {
+    std::string_view name;
+    bool norm_fused;
+    bool gathered;
+};
+constexpr std::array<Fp8Linear, 13> kFp8Linears = {{
+    // The GQA layer: LayerNormColumnParallelLinear qkv and fc1, RowParallelLinear proj and fc2.
+    {"qkv", true, true},
+    {"proj", false, false},
+    {"fc1", true, true},
+    {"fc2", false, false},
+    // MLA (MLASelfAttention): TELinear down projections on the rank's tokens ("duplicated"), the
+    // latents' norms fused into their column-parallel up projections, or a TEColumnParallelLinear q_proj
+    // without q_lora_rank; its input norm is a separate TENorm.
+    {"q_proj", false, true},
+    {"q_down_proj", false, false},
+    {"kv_down_proj", false, false},
+    {"q_up_proj", true, true},
+    {"kv_up_proj", true, true},
+    // MoE: the shared expert's TEColumnParallelLinear / TERowParallelLinear (the pre-MLP norm is a
+    // separate TENorm), and the routed experts' TE GroupedLinear (one batched GEMM per local expert).
+    // The router stays out: its GEMM is a plain torch matmul in BF16 (or FP32), moe/router.py gating().
+    {"shared_expert.fc1", false, true},
+    {"shared_expert.fc2", false, false},
+    {"experts.fc1", false, false},
+    {"experts.fc2", false, false},
+}};
+// The SP all-gathers of the FP8 linears' inputs: forward (transformer_layer.cc, mla_attention.cc,
+// moe_layer.cc) and the backward's re-gather for the wgrad (tensor_parallel_linear.cc). TE quantizes the
+// local shard first and gathers FP8. (MLA's k_pos_emb gather is Megatron's, of a BF16 GEMM output.)
+constexpr std::array<std::string_view, 14> kFp8Gathers = {"ln1.allgather",
+                                                          "ln2.allgather",
+                                                          "rmsnorm1.allgather",
+                                                          "rmsnorm2.allgather",
+                                                          "qkv.input_allgather",
+                                                          "fc1.input_allgather",
+                                                          "q_proj.allgather",
+                                                          "q_proj.input_allgather",
+                                                          "q_up_proj.allgather",
+                                                          "kv_up_proj.allgather",
+                                                          "q_up_proj.input_allgather",
+                                                          "kv_up_proj.input_allgather",
+                                                          "shared_expert.fc1.allgather",
+                                                          "shared_expert.fc1.input_allgather"};
 
 // Bytes per element of each kernel: reads plus writes.
 constexpr std::int64_t kCastTransposeBytes = 2 + 1 + 1;  // read BF16, write FP8 and its transpose
@@ -37,41 +77,47 @@ template <std::size_t N> bool one_of(const std::array<std::string_view, N>& name
     return false;
 }
 
+const Fp8Linear* fp8_linear(std::string_view name) {
+    for (const Fp8Linear& l : kFp8Linears) {
+        if (l.name == name) {
+            return &l;
+        }
+    }
+    return nullptr;
+}
+
 enum class GemmPass { Forward, Dgrad, Wgrad, None };
 
-// "fc1" -> (fc1, Forward), "fc1.dgrad" -> (fc1, Dgrad); anything else -> None.
-std::pair<std::string_view, GemmPass> fp8_gemm_of(const Op& op) {
+// "fc1" -> (fc1, Forward), "experts.fc1.dgrad" -> (experts.fc1, Dgrad); any other op -> None.
+std::pair<const Fp8Linear*, GemmPass> fp8_gemm_of(const Op& op) {
     if (op.kind != OpKind::Gemm || op.role != OpRole::Layer || op.gemm_class != cost::GemmClass::Dense) {
-        return {{}, GemmPass::None};
+        return {nullptr, GemmPass::None};
     }
-    const std::string_view name = op.name;
-    const std::size_t dot = name.find('.');
-    const std::string_view base = name.substr(0, dot);
-    if (!one_of(kFp8Linears, base)) {
-        return {{}, GemmPass::None};
+    std::string_view name = op.name;
+    GemmPass pass = GemmPass::Forward;
+    for (const auto& [suffix, p] : {std::pair<std::string_view, GemmPass>{".dgrad", GemmPass::Dgrad},
+                                    std::pair<std::string_view, GemmPass>{".wgrad", GemmPass::Wgrad}}) {
+        if (name.ends_with(suffix)) {
+            name.remove_suffix(suffix.size());
+            pass = p;
+            break;
+        }
     }
-    if (dot == std::string_view::npos) {
-        return {base, GemmPass::Forward};
-    }
-    const std::string_view suffix = name.substr(dot + 1);
-    if (suffix == "dgrad") {
-        return {base, GemmPass::Dgrad};
-    }
-    if (suffix == "wgrad") {
-        return {base, GemmPass::Wgrad};
-    }
-    return {{}, GemmPass::None};
+    const Fp8Linear* linear = fp8_linear(name);
+    return {linear, linear != nullptr ? pass : GemmPass::None};
 }
 
-bool casts_in_layernorm(std::string_view gemm, Fp8Recipe recipe) {
+bool casts_in_layernorm(const Fp8Linear& gemm, Fp8Recipe recipe) {
     // TE's fused LayerNorm writes FP8 with a scale known in advance: only delayed scaling has one.
-    return recipe == Fp8Recipe::Delayed && one_of(kLayerNormFed, gemm);
+    return recipe == Fp8Recipe::Delayed && gemm.norm_fused;
 }
 
-// Block-scaled recipes cannot transpose FP8 data (the scales run along one axis): their column-wise
-// copy is quantized from BF16 in the forward, with the row-wise one.
-bool transposes_in_backward(std::string_view gemm, Fp8Recipe recipe) {
-    return one_of(kLayerNormFed, gemm) && (recipe == Fp8Recipe::Delayed || recipe == Fp8Recipe::Tensorwise);
+// A LayerNorm-fed or sequence-gathered input is cast without its transpose in the forward; the wgrad
+// transposes the (gathered) FP8 copy. Block-scaled recipes cannot transpose FP8 data (the scales run
+// along one axis): their column-wise copy is quantized from BF16 in the forward, with the row-wise one.
+bool transposes_in_backward(const Fp8Linear& gemm, bool sequence_parallel, Fp8Recipe recipe) {
+    return (gemm.norm_fused || (gemm.gathered && sequence_parallel)) &&
+           (recipe == Fp8Recipe::Delayed || recipe == Fp8Recipe::Tensorwise);
 }
 
 class Rewriter {
@@ -85,7 +131,7 @@ public:
             remap(op.after);
             const auto [gemm, pass] = fp8_gemm_of(op);
             if (pass != GemmPass::None) {
-                insert_kernels_before(op, gemm, pass);
+                insert_kernels_before(op, *gemm, pass);
                 op.gemm_precision = cost::GemmPrecision::Fp8;
                 if (pass == GemmPass::Forward) {
                     op.saved_bytes = Bytes{op.saved_bytes.value / 2};  // the wgrad's input, kept in FP8
@@ -124,24 +170,28 @@ private:
         out_.push_back(std::move(k));
     }
 
-    void insert_kernels_before(const Op& op, std::string_view gemm, GemmPass pass) {
+    void insert_kernels_before(const Op& op, const Fp8Linear& linear, GemmPass pass) {
+        const std::string_view gemm = linear.name;
         const bool amax = recipe_ == Fp8Recipe::Tensorwise;
-        // The A operand of each GEMM as transformer_layer.cc shapes it: the input [m, k] in the forward,
-        // the output gradient [m, k] in the dgrad, the (gathered) input [k = tokens] in the wgrad.
-        const std::int64_t a_elements = op.gemm.m * op.gemm.k;
+        const bool transposes_later =
+            transposes_in_backward(linear, shape_.sequence_parallel && shape_.tp > 1, recipe_);
+        // The A operand of each GEMM as the op lists shape it: the input [m, k] in the forward, the output
+        // gradient [m, k] in the dgrad, the (gathered) input [k = tokens] in the wgrad; a grouped GEMM
+        // (the routed experts) has one per local expert, quantized together by TE's multi-tensor kernels.
+        const std::int64_t a_elements = op.gemm.m * op.gemm.k * op.gemm.batch;
         switch (pass) {
         case GemmPass::Forward: {
-            // With SP the LayerNorm-fed input is cast on the local sequence shard, then gathered in FP8.
-            const bool sharded = one_of(kLayerNormFed, gemm) && shape_.sequence_parallel;
+            // With SP a gathered input is cast on the local sequence shard, then gathered in FP8.
+            const bool sharded = linear.gathered && shape_.sequence_parallel;
             const std::int64_t n = sharded ? a_elements / shape_.tp : a_elements;
             if (amax) {
                 kernel(op, gemm, "amax", n * kAmaxBytes);
             }
-            if (casts_in_layernorm(gemm, recipe_)) {
+            if (casts_in_layernorm(linear, recipe_)) {
                 break;
             }
-            kernel(op, gemm, transposes_in_backward(gemm, recipe_) ? "cast" : "cast_transpose",
-                   n * (transposes_in_backward(gemm, recipe_) ? kCastBytes : kCastTransposeBytes));
+            kernel(op, gemm, transposes_later ? "cast" : "cast_transpose",
+                   n * (transposes_later ? kCastBytes : kCastTransposeBytes));
             break;
         }
         case GemmPass::Dgrad:
@@ -151,9 +201,9 @@ private:
             kernel(op, gemm, "grad_cast_transpose", a_elements * kCastTransposeBytes);
             break;
         case GemmPass::Wgrad:
-            if (transposes_in_backward(gemm, recipe_)) {
+            if (transposes_later) {
                 // wgrad = dYᵀ·X is {m = out, n = in, k = tokens}: its input X has n·k elements.
-                kernel(op, gemm, "input_transpose", op.gemm.n * op.gemm.k * kTransposeBytes);
+                kernel(op, gemm, "input_transpose", op.gemm.n * op.gemm.k * op.gemm.batch * kTransposeBytes);
             }
             break;
         case GemmPass::None:
@@ -174,9 +224,20 @@ OpList fp8_layer_ops(const OpList& ops, const LayerShape& shape, Fp8Recipe recip
     return Rewriter(ops, shape, recipe).run();
 }
 
-OpList fp8_weight_casts(const LayerShape& shape, std::int64_t layers, Fp8Recipe recipe) {
+std::int64_t fp8_weight_parameters(const config::Scenario& sc, std::int64_t pipeline_rank) {
+    std::int64_t parameters = 0;
+    // Layer by layer: with moe_layer_freq a stage may hold dense layers, MoE layers or both.
+    for (const std::int64_t layer : stage_layers(sc, pipeline_rank)) {
+        const LayerShape x = layer_shape_of(sc, layer);
+        // The router's h·N weights are a torch parameter its BF16/FP32 GEMM reads (moe/router.py), no
+        // TE module: no FP8 copy. The norms' few weights are counted in, as for the dense layers.
+        parameters += layer_parameters_per_rank(x) - (x.moe() ? x.hidden * x.experts : 0);
+    }
+    return parameters;
+}
+
+OpList fp8_weight_casts(std::int64_t parameters, Fp8Recipe recipe) {
     OpList out;
-    const std::int64_t parameters = layer_parameters_per_rank(shape) * layers;
     if (parameters <= 0) {
         return out;
     }
@@ -196,9 +257,9 @@ OpList fp8_weight_casts(const LayerShape& shape, std::int64_t layers, Fp8Recipe 
     return out;
 }
 
-std::int64_t fp8_weight_copy_bytes(const LayerShape& shape, std::int64_t layers) {
+std::int64_t fp8_weight_copy_bytes(std::int64_t parameters) {
     constexpr std::int64_t kCopies = 2;  // the FP8 weight and its transpose, one byte each
-    return layer_parameters_per_rank(shape) * layers * kCopies;
+    return parameters * kCopies;
 }
 
 }  // namespace trainsim::workload

@@ -110,7 +110,7 @@ void mla_core_attention_forward(OpListBuilder& ops, const LayerShape& x, bool ke
 
 void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool keep_scores) {
     const MlaSizes z = mla_sizes(x);
-    // Both down projections (or q_proj and kv_down_proj) read the input norm's output; it is kept once.
+    // Both down projections (or q_proj and kv_down_proj) read the input norm's output; BF16 keeps it once.
     const Bytes norm_output{keep ? z.local * z.h * kActivationBytes : 0};
     if (z.rq > 0) {
         ops.gemm("q_down_proj", {z.local, z.rq, z.h}, norm_output);
@@ -118,7 +118,8 @@ void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, bool keep, b
         sp_gather(ops, x, z, "q_proj.allgather", z.h);
         ops.gemm("q_proj", {z.sb, z.q_out, z.h}, norm_output);
     }
-    ops.gemm("kv_down_proj", {z.local, z.rkv + z.rope, z.h});
+    // Under FP8 each TE linear keeps its own quantized copy of the shared input (fp8_layer.h halves both).
+    ops.gemm("kv_down_proj", {z.local, z.rkv + z.rope, z.h}, x.fp8 ? norm_output : Bytes{0});
     // The latent stays on the rank's tokens; the RoPE key is gathered to the whole sequence.
     sp_gather(ops, x, z, "k_pos_emb.allgather", z.rope);
     if (z.rq > 0) {

@@ -18,8 +18,9 @@
 //
 // Modelled: TP with or without SP, flash/fused or unfused attention, no/selective/full recompute (the
 // latent norms always present, as DeepSeek-V2/V3 define MLA and Megatron's DeepSeek recipes set
-// qk_layernorm). parameter_count.cc's layer_shape_of refuses MLA with context parallelism, FP8 and TE
-// userbuffers overlap. With SP the duplicated down projections' and latent norms' weight gradients are
+// qk_layernorm), BF16 or FP8 (the five projections are TE linears: fp8_layer.h rewrites them; core
+// attention stays BF16). parameter_count.cc's layer_shape_of refuses MLA with context parallelism and
+// TE userbuffers overlap. With SP the duplicated down projections' and latent norms' weight gradients are
 // summed over TP once per iteration (tp_replicated_gradients.h).
 #pragma once
 

@@ -83,11 +83,20 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kActivationBytes,
                saved(z.T * z.n * kActivationBytes));
     moe_dispatch_forward(ops, x, z);
-    // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R_max/L⌉ rows each.
-    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_max * z.h * kActivationBytes));
-    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_max * (z.f_in + z.f) * kActivationBytes,
-               saved(z.R_max * z.f_in * kActivationBytes));
-    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_max * z.f * kActivationBytes));
+    if (z.R_pad != z.R_max) {
+        // Fp8Padding (TE's fused_multi_row_padding): read the R_max rows, write them and the zero rows.
+        ops.memory("experts.fp8_padding", MemoryBoundKind::Generic,
+                   (z.R_max + z.R_pad) * z.h * kActivationBytes);
+    }
+    // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R_max/L⌉ rows each (padded under FP8).
+    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_pad * z.h * kActivationBytes));
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_pad * (z.f_in + z.f) * kActivationBytes,
+               saved(z.R_pad * z.f_in * kActivationBytes));
+    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_pad * z.f * kActivationBytes));
+    if (z.R_pad != z.R_max) {
+        // Fp8Unpadding: copy each expert's R_max real rows out of the padded output (read and write them).
+        ops.memory("experts.fp8_unpadding", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);
+    }
     moe_combine_forward(ops, x, z, keep);
     if (x.shared_ffn > 0) {
         shared_expert_forward(ops, x, keep);
@@ -100,12 +109,21 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
         shared_expert_backward(ops, x);
     }
     moe_combine_backward(ops, x, z);
+    if (z.R_pad != z.R_max) {
+        // Fp8Unpadding's backward pads the output gradient back (read R_max rows, write R_pad).
+        ops.memory("experts.fp8_unpadding.bwd", MemoryBoundKind::Generic,
+                   (z.R_max + z.R_pad) * z.h * kActivationBytes);
+    }
     ops.gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L});
     ops.gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L});
     ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
-               z.R_max * (z.f + 2 * z.f_in) * kActivationBytes);
+               z.R_pad * (z.f + 2 * z.f_in) * kActivationBytes);
     ops.gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L});
     ops.gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L});
+    if (z.R_pad != z.R_max) {
+        // Fp8Padding's backward drops the padding rows' gradient (read and write the R_max real rows).
+        ops.memory("experts.fp8_padding.bwd", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);
+    }
     moe_dispatch_backward(ops, x, z);
     // Softmax backward: read the probabilities and their gradient, write the logits' gradient.
     ops.memory("router.softmax_topk.bwd", MemoryBoundKind::Generic, 3 * z.T * z.n * kActivationBytes);

@@ -6,8 +6,13 @@
 //
 // Modelled: expert tensor parallelism 1, dropless routing, balanced (every expert receives T·k/N of the
 // group's routed tokens, as the published benchmarks force it) or skewed (moe_load_skew), the shared
-// expert as a tensor-parallel dense MLP after the routed ones, no expert biases. parameter_count.cc's
-// layer_shape_of refuses the rest with one line.
+// expert as a tensor-parallel dense MLP after the routed ones, no expert biases; BF16 or FP8. Under FP8
+// (fp8_layer.h) the routed experts' grouped GEMMs (TE GroupedLinear) and the shared expert's linears run
+// in FP8 with TE's quantize kernels, each expert's rows padded to the FP8 alignment (moe_sizes.h); the
+// router's GEMM and top-k stay BF16 (moe/router.py), and the dispatch/combine exchange BF16 tokens (the
+// alltoall and allgather dispatchers have no FP8 path: transformer_config.py's moe_dispatch_fwd_dtype
+// = "mxfp8" needs the ncclep flex dispatcher). parameter_count.cc's layer_shape_of refuses the rest with
+// one line.
 #pragma once
 
 #include "sim/workload/layer_shape.h"

@@ -5,6 +5,13 @@
 
 namespace trainsim::workload {
 
+std::int64_t fp8_row_alignment(const LayerShape& x) {
+    if (!x.fp8) {
+        return 1;
+    }
+    return *x.fp8 == config::Fp8Recipe::Mxfp8 ? 32 : 16;
+}
+
 MoeSizes moe_sizes(const LayerShape& x) {
     MoeSizes z{};
     z.h = x.hidden;
@@ -30,7 +37,12 @@ MoeSizes moe_sizes(const LayerShape& x) {
     }
     z.R_max =
         static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * ((l - 1.0) * others + busiest) / l));
-    z.rows = (z.R_max + z.L - 1) / z.L;
+    const std::int64_t rows = (z.R_max + z.L - 1) / z.L;
+    // TEGroupedMLP pads each expert's rows under FP8 (moe/experts.py, TE's Fp8Padding, which copies
+    // nothing when they are aligned already); the padding rows run through both GEMMs and the activation.
+    const std::int64_t align = fp8_row_alignment(x);
+    z.rows = (rows + align - 1) / align * align;
+    z.R_pad = z.R_max + z.L * (z.rows - rows);
     // MoEAllGatherTokenDispatcher gathers [(S/TP)·B, H] from every rank of the tp_ep group (Megatron-Core's
     // expert tensor × expert model parallel group, etp·ep ranks; etp is 1 here): EP·T tokens. Its
     // local experts then receive the same R_max copies as under the all-to-all (L/E of EP·T·k).

@@ -14,16 +14,13 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     const auto refuse = [](const std::string& key, const std::string& what) {
         throw InputError(key + ": " + what +
                          " is not simulated yet (mixture-of-experts layers are modelled " +
-                         "with expert_tensor_parallel_size 1, BF16)");
+                         "with expert_tensor_parallel_size 1)");
     };
     if (sc.model.add_bias_linear) {
         refuse("model.add_bias_linear", "experts with biases");
     }
     if (sc.parallelism.expert_tensor_parallel() != 1) {
         refuse("parallelism.expert_tensor_parallel_size", "expert tensor parallelism above 1");
-    }
-    if (sc.training.fp8()) {
-        refuse("training.fp8_format", "FP8 with mixture of experts");
     }
     if (sc.parallelism.tp_comm_overlap) {
         refuse("parallelism.tp_comm_overlap", "TE userbuffers overlap with mixture of experts");
@@ -37,18 +34,15 @@ void refuse_unmodelled_moe(const config::Scenario& sc) {
     }
 }
 
-// mla_attention.h models MLA under TP (with or without SP), BF16, flash/fused or unfused attention.
+// mla_attention.h models MLA under TP (with or without SP), BF16 or FP8, flash/fused or unfused attention.
 void refuse_unmodelled_mla(const config::Scenario& sc) {
     const auto refuse = [](const std::string& key, const std::string& what) {
         throw InputError(key + ": " + what +
                          " is not simulated yet (multi-latent attention is modelled with " +
-                         "tensor and sequence parallelism, BF16, without TE userbuffers overlap)");
+                         "tensor and sequence parallelism, without TE userbuffers overlap)");
     };
     if (sc.parallelism.context_parallel_size > 1) {
         refuse("parallelism.context_parallel_size", "context parallelism with multi-latent attention");
-    }
-    if (sc.training.fp8()) {
-        refuse("training.fp8_format", "FP8 with multi-latent attention");
     }
     if (sc.parallelism.tp_comm_overlap) {
         refuse("parallelism.tp_comm_overlap", "TE userbuffers overlap with multi-latent attention");
