@@ -333,8 +333,6 @@ TEST(MlaAttention, RefusesWhatItDoesNotModel) {
     expect_refused(scenario("", R"("tensor_model_parallel_size": 2, "sequence_parallel": true,
                    "tp_comm_overlap": true)"),
                    "parallelism.tp_comm_overlap: TE userbuffers overlap with multi-latent attention");
-    expect_refused(scenario(R"(, "mtp_num_layers": 1)"),
-                   "model.mtp_num_layers: multi-token prediction modules are not simulated yet");
 }
 
 TEST(MlaAttention, IterationRunsWithTheMlaOps) {
