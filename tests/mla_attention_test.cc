@@ -381,6 +381,11 @@ TEST(MlaAttention, DeepSeekV3ScenarioFitsWithTheAllToAllExposed) {
     const report::Breakdown& t = r.breakdown;
     EXPECT_GT(t.exposed_ep_comm, t.compute);
     EXPECT_GT(t.exposed_ep_comm, t.bubble);
+    // DeepSeek-V3 trained with one MTP module (§2.2): on the last stage its MoE layer and second logits
+    // make two layers plus MTP the busiest stage, and its memory the highest (the embedding copy too).
+    EXPECT_EQ(sc.model.mtp_num_layers, 1);
+    EXPECT_GT(r.stages.back().time.busy().value, r.stages[1].time.busy().value);
+    EXPECT_GT(r.stages.back().static_bytes.value, r.stages.front().static_bytes.value);
 }
 
 }  // namespace
