@@ -9,6 +9,8 @@
 #include <string>
 
 #include "sim/core/input_error.h"
+#include "sim/experiment/simulate_scenario.h"
+#include "sim/plan/planner.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/op_span_visitor.h"
 #include "sim/workload/element_bytes.h"
@@ -291,6 +293,47 @@ TEST(MtpBlock, OneGpuIterationAddsExactlyTheDepthsAndTheirOptimizerWork) {
     EXPECT_EQ(mtp, 4 * per_microbatch);
     EXPECT_GT(end_a, end_b);  // Adam over the depth's weights
     EXPECT_EQ(ra.makespan - rb.makespan, mtp + (end_a - end_b));
+}
+
+TEST(MtpBlock, OneGpuMemoryGrowsByTheDepthsWeightsAndOneMicroBatchOfItsActivations) {
+    // One GPU, 1F1B over one stage: each micro-batch's backward follows its forward, so the peak holds one
+    // micro-batch's activations, the depth's included. Weights, fp32 gradients and Adam state (2 + 4 + 12
+    // bytes, no distributed optimizer) of the depth's parameters; no embedding copy on a single stage.
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const experiment::Simulation with = experiment::simulate_scenario(scenario(kOneGpu), cost);
+    const experiment::Simulation without =
+        experiment::simulate_scenario(scenario(kOneGpu, "", false, 0), cost);
+    const workload::LayerShape x = workload::mtp_layer_shape(scenario(kOneGpu));
+    ASSERT_EQ(with.report.stages.size(), 1u);
+    const report::StageReport& a = with.report.stages.front();
+    const report::StageReport& b = without.report.stages.front();
+    EXPECT_EQ(a.static_bytes.value - b.static_bytes.value, 18 * workload::mtp_depth_parameters_per_rank(x));
+    // By hand at t = 1 (E = s·h): the embedding's mask E, enorm's input 2E, [e; h] 4E, the layer, the final
+    // norm's and the logits' inputs 2E each, the fp32 softmax 4·s·V.
+    const std::int64_t E = s * h;
+    const std::int64_t layer = workload::layer_activation_bytes(x, config::RecomputeGranularity::None).value;
+    EXPECT_EQ(a.activation_bytes.value - b.activation_bytes.value,
+              E + 2 * E + 4 * E + layer + 4 * E + 4 * s * V);
+}
+
+TEST(MtpBlock, PlannerSearchesOnlyWhatMtpIsSimulatedWith) {
+    // On an FP8-capable profile the planner would search FP8 and FSDP layouts, both refused with MTP: it
+    // leaves them out and every candidate simulates.
+    plan::PlanRequest request;
+    request.base = scenario(kOneGpu);
+    request.gpus = 4;
+    request.global_batch = 4;
+    request.max_micro_batch = 1;
+    plan::PlanOptions options;
+    options.profile_directory = testing::source_path("scenarios/hardware");
+    const plan::PlanResult result = plan::run_plan(request, options);
+    EXPECT_EQ(result.failed, 0u);
+    ASSERT_FALSE(result.ranked.empty());
+    for (const plan::RankedLayout& layout : result.ranked) {
+        EXPECT_FALSE(layout.scenario.training.fp8_format);
+        EXPECT_NE(layout.scenario.parallelism.data_parallel_sharding_strategy,
+                  config::DataParallelSharding::OptimGradsParams);
+    }
 }
 
 void expect_refused(const config::Scenario& sc, const std::string& message) {

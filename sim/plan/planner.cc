@@ -29,10 +29,10 @@ PlanResult run_plan(const PlanRequest& request, const PlanOptions& options) {
                                                     (1.0 - options.memory_headroom))};
 
     PlanRequest searched = request;
-    // FP8 layouts only where they are simulated: not with multi-latent attention or experts
-    // (layer_shape_of refuses both), which would stop the whole search on the first FP8 candidate.
+    // FP8 layouts only where they are simulated: not with multi-latent attention, experts or MTP depths
+    // (layer_shape_of refuses them), which would stop the whole search on the first FP8 candidate.
     searched.search_fp8 = profile.has_fp8() && !request.base.training.fp8_format && !request.base.model.mla &&
-                          !request.base.model.moe;
+                          !request.base.model.moe && request.base.model.mtp_num_layers == 0;
     LayoutSpace space = enumerate_layouts(searched);
     result.considered = space.considered;
     result.valid = space.valid.size();
