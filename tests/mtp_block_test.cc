@@ -18,6 +18,7 @@
 #include "sim/workload/model_parameters.h"
 #include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
+#include "sim/workload/tp_replicated_gradients.h"
 #include "sim/workload/transformer_layer.h"
 #include "tests/test_support.h"
 
@@ -227,6 +228,32 @@ TEST(MtpBlock, LastStageHoldsAnEmbeddingCopyAndReducesItsGradient) {
         }
     }
     EXPECT_EQ(iteration_ops.size(), 2u);  // both stages
+}
+
+TEST(MtpBlock, TiedEmbeddingsKeepTheOutputWeightBesideTheCopy) {
+    // Tied, without MTP the last stage's output weight is the embedding's copy; with MTP Megatron builds
+    // the embedding there as well and still allocates the output layer's weight (gpt_model.py skips it
+    // only on the first stage), so the stage holds two V·h matrices; one all-reduce either way.
+    const std::string pp2 = R"("tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 2,
+                               "data_parallel_size": 1)";
+    auto tied = [&pp2](std::int64_t mtp) {
+        config::Scenario sc = scenario(pp2, "", false, mtp);
+        sc.model.untie_embeddings_and_output_weights = false;
+        return sc;
+    };
+    EXPECT_EQ(workload::stage_parameters(tied(0), 1).embedding, V * h);
+    EXPECT_EQ(workload::stage_parameters(tied(1), 1).embedding, 2 * V * h);
+    EXPECT_TRUE(workload::holds_tied_embedding_copy(tied(1), 1));
+}
+
+TEST(MtpBlock, SequenceParallelNormsJoinTheTpReplicatedSum) {
+    // With SP the depth's enorm, hnorm and final norm and its layer's two norms see 1/t of the tokens:
+    // their gradients are summed over TP with the layers' (5h here; no biases, no qk norms).
+    const config::Scenario with = scenario(kTp2);
+    const config::Scenario without = scenario(kTp2, "", false, 0);
+    EXPECT_EQ(workload::tp_replicated_parameters(with, 0).layers -
+                  workload::tp_replicated_parameters(without, 0).layers,
+              5 * h);
 }
 
 TEST(MtpBlock, ForwardFlopsMatchModelFlopsMtpTerm) {
