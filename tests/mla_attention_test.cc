@@ -331,8 +331,6 @@ TEST(MlaAttention, RefusesWhatItDoesNotModel) {
     expect_refused(scenario("", R"("tensor_model_parallel_size": 2, "sequence_parallel": true,
                    "tp_comm_overlap": true)"),
                    "parallelism.tp_comm_overlap: TE userbuffers overlap with multi-latent attention");
-    expect_refused(scenario(R"(, "mtp_num_layers": 1)"),
-                   "model.mtp_num_layers: multi-token prediction modules are not simulated yet");
 }
 
 TEST(MlaAttention, IterationRunsWithTheMlaOps) {
@@ -385,6 +383,11 @@ TEST(MlaAttention, DeepSeekV3ScenarioFitsWithTheAllToAllExposed) {
     const report::Breakdown& t = r.breakdown;
     EXPECT_GT(t.exposed_ep_comm, t.compute);
     EXPECT_GT(t.exposed_ep_comm, t.bubble);
+    // DeepSeek-V3 trained with one MTP module (§2.2): on the last stage its MoE layer and second logits
+    // make two layers plus MTP the busiest stage, and its memory the highest (the embedding copy too).
+    EXPECT_EQ(sc.model.mtp_num_layers, 1);
+    EXPECT_GT(r.stages.back().time.busy().value, r.stages[1].time.busy().value);
+    EXPECT_GT(r.stages.back().static_bytes.value, r.stages.front().static_bytes.value);
 }
 
 }  // namespace

@@ -146,6 +146,7 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
     // The base scenario's context parallelism is kept: t·p·d is planned over the GPUs / c left.
     const std::int64_t c = base.parallelism.context_parallel_size;
     const bool moe = base.model.moe.has_value();
+    const bool mtp = base.model.mtp_num_layers > 0;
     for (std::int64_t t = 1; t <= node && t * c <= request.gpus; t *= 2) {
         for (const PipelineSplit split : pipeline_splits(layers, request.gpus / (t * c))) {
             const std::int64_t p = split.stages;
@@ -158,7 +159,9 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                 for (const std::int64_t ep :
                      expert_parallel_sizes(base, t * c * d, request.max_expert_parallel)) {
                     for (const DataParallelState state : kDataParallelStates) {
-                        if (!moe || modelled_with_experts(state)) {
+                        // FSDP is not simulated with experts nor with MTP depths (workload/mtp_block.h).
+                        if ((!moe || modelled_with_experts(state)) &&
+                            (!mtp || state.sharding != DataParallelSharding::OptimGradsParams)) {
                             states_and_expert_sizes.emplace_back(state, ep);
                         }
                     }

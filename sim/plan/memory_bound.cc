@@ -6,6 +6,7 @@
 
 #include "sim/memory/static_memory.h"
 #include "sim/schedule/schedule.h"
+#include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_layers.h"
 #include "sim/workload/stage_ops.h"
@@ -81,6 +82,11 @@ Bytes forward_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::in
     }
     if (virtual_stage == stages - 1) {
         bytes += saved_by(workload::output_forward(shape));
+        if (sc.model.mtp_num_layers > 0) {  // the MTP depths (workload/mtp_block.h)
+            const Bytes mtp =
+                saved_by(workload::mtp_forward(workload::mtp_layer_shape(sc), workload::mtp_recompute(sc)));
+            bytes += Bytes{mtp.value * sc.model.mtp_num_layers};
+        }
     } else if (!sc.training.deallocate_pipeline_outputs) {
         bytes += Bytes{shape.sequence_sharded_elements() * 2};
     }

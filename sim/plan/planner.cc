@@ -30,8 +30,10 @@ PlanResult run_plan(const PlanRequest& request, const PlanOptions& options) {
 
     PlanRequest searched = request;
     // FP8 beside BF16 wherever the GPU has FP8 tensor cores and the base scenario chose no precision
-    // (dense, MoE and MLA layers all run in FP8: sim/workload/fp8_layer.h).
-    searched.search_fp8 = profile.has_fp8() && !request.base.training.fp8_format;
+    // (dense, MoE and MLA layers all run in FP8: sim/workload/fp8_layer.h), but not with MTP depths, which
+    // are simulated in BF16 only (layer_shape_of refuses them and would stop the whole search).
+    searched.search_fp8 =
+        profile.has_fp8() && !request.base.training.fp8_format && request.base.model.mtp_num_layers == 0;
     LayoutSpace space = enumerate_layouts(searched);
     result.considered = space.considered;
     result.valid = space.valid.size();

@@ -8,6 +8,7 @@
 #include "sim/parallel/layout.h"
 #include "sim/program/op_pricing.h"
 #include "sim/schedule/schedule.h"
+#include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_layers.h"
 #include "sim/workload/stage_ops.h"
@@ -154,6 +155,14 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     const SimTime embedding_b = price.compute(workload::embedding_backward(shape));
     const SimTime output_f = price.compute(workload::output_forward(shape));
     const SimTime output_b = price.compute(workload::output_backward(shape));
+    // The MTP depths run on the last stage beside the output layer (workload/mtp_block.h).
+    SimTime mtp_f = 0, mtp_b = 0;
+    if (sc.model.mtp_num_layers > 0) {
+        const workload::LayerShape mtp = workload::mtp_layer_shape(sc);
+        const workload::MtpRecompute recompute = workload::mtp_recompute(sc);
+        mtp_f = sc.model.mtp_num_layers * price.compute(workload::mtp_forward(mtp, recompute));
+        mtp_b = sc.model.mtp_num_layers * price.compute(workload::mtp_backward(mtp, recompute));
+    }
     const bool overlap = sc.training.overlap_grad_reduce && sc.parallelism.data_parallel_size_with_cp() > 1;
 
     const bool chains = starts_and_ends_as_assumed(sc);
@@ -184,8 +193,8 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
                 b += embedding_b;
             }
             if (vs == stages - 1) {
-                f += output_f;
-                b += output_b;
+                f += output_f + mtp_f;
+                b += output_b + mtp_b;
             }
             per_microbatch += f + b;
             if (c == 0) {

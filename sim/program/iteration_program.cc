@@ -14,6 +14,7 @@
 #include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/fsdp_ops.h"
+#include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
 
@@ -290,6 +291,7 @@ private:
                 }
                 ctx.layer = -1;
                 if (last) {
+                    lower_mtp_forwards(low, ctx);
                     low.lower(layers_.output_forward(), ctx);
                 }
                 if (!last && neighbour(at, vs + 1, step.chunk).pp != at.pp) {
@@ -316,6 +318,7 @@ private:
                 defer_weights_ = split_backwards.contains({step.microbatch, step.chunk});
                 if (last) {
                     lower_backward(low, layers_.output_backward(), ctx, output_layer_parameters(at));
+                    lower_mtp_backwards(low, ctx, at);
                 }
                 if (plan_ != nullptr) {
                     lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done,
@@ -543,6 +546,31 @@ private:
         at.layer = -1;
         low.lower(*it->second, at);
         bucket_filled_ = 0;
+    }
+
+    // The MTP depths after the decoder's last layer (workload/mtp_block.h), each under its own layer index
+    // (num_layers + depth) so that its activations go with its backward. Megatron runs them between the
+    // decoder's final norm and the main logits; here the final norm is the output list's first op, after
+    // them: the same kernels on the same stream, only that norm moved.
+    void lower_mtp_forwards(OpLowering& low, StepContext ctx) {
+        for (std::int64_t depth = 0; depth < sc_.model.mtp_num_layers; ++depth) {
+            ctx.layer = static_cast<std::int32_t>(sc_.model.num_layers + depth);
+            low.lower(layers_.mtp_forward(), ctx);
+        }
+    }
+    void lower_mtp_backwards(OpLowering& low, StepContext ctx, const parallel::Coordinates& at) {
+        if (sc_.model.mtp_num_layers == 0) {
+            return;
+        }
+        const std::int64_t depth_parameters =
+            workload::mtp_depth_parameters_per_rank(workload::mtp_layer_shape(sc_));
+        for (std::int64_t depth = sc_.model.mtp_num_layers - 1; depth >= 0; --depth) {
+            ctx.layer = static_cast<std::int32_t>(sc_.model.num_layers + depth);
+            // The embedding copy's gradient is complete after the first depth's backward, the last to run.
+            const std::int64_t parameters =
+                depth_parameters + (depth == 0 ? workload::mtp_embedding_copy_parameters(sc_, at.pp) : 0);
+            lower_backward(low, layers_.mtp_backward(), ctx, parameters);
+        }
     }
 
     // Parameters outside the layers, as workload::stage_parameters counts them.

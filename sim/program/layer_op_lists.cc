@@ -1,5 +1,6 @@
 #include "sim/program/layer_op_lists.h"
 
+#include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_layers.h"
 #include "sim/workload/stage_ops.h"
@@ -27,6 +28,14 @@ LayerOpLists::LayerOpLists(const config::Scenario& scenario, OpListStore& store)
     embedding_backward_ = own(workload::embedding_backward(shape));
     output_forward_ = own(workload::output_forward(shape));
     output_backward_ = own(workload::output_backward(shape));
+    if (sc_.model.mtp_num_layers > 0) {
+        const workload::LayerShape mtp = workload::mtp_layer_shape(sc_);
+        const workload::MtpRecompute recompute = workload::mtp_recompute(sc_);
+        mtp_forward_ = own(workload::mtp_forward(mtp, recompute));
+        mtp_backward_ = own(workload::mtp_backward(mtp, recompute));
+    } else {
+        mtp_forward_ = mtp_backward_ = own({});
+    }
 }
 
 const LayerOps& LayerOpLists::at(std::int64_t layer) const {

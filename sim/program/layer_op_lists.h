@@ -50,6 +50,9 @@ public:
     [[nodiscard]] const workload::OpList& embedding_backward() const { return *embedding_backward_; }
     [[nodiscard]] const workload::OpList& output_forward() const { return *output_forward_; }
     [[nodiscard]] const workload::OpList& output_backward() const { return *output_backward_; }
+    /// One MTP depth's forward and backward (workload/mtp_block.h); empty without MTP.
+    [[nodiscard]] const workload::OpList& mtp_forward() const { return *mtp_forward_; }
+    [[nodiscard]] const workload::OpList& mtp_backward() const { return *mtp_backward_; }
 
 private:
     [[nodiscard]] LayerOps build(const workload::LayerShape& shape);
@@ -63,6 +66,8 @@ private:
     const workload::OpList* embedding_backward_ = nullptr;
     const workload::OpList* output_forward_ = nullptr;
     const workload::OpList* output_backward_ = nullptr;
+    const workload::OpList* mtp_forward_ = nullptr;
+    const workload::OpList* mtp_backward_ = nullptr;
 };
 
 }  // namespace trainsim::program

@@ -46,7 +46,7 @@ struct TaskInfo {
     Phase phase = Phase::Forward;
     std::int32_t microbatch = -1;
     std::int32_t chunk = -1;
-    std::int32_t layer = -1;  // global layer index, -1 outside the transformer layers
+    std::int32_t layer = -1;  // global layer index (num_layers + depth: an MTP depth), -1 outside the layers
     std::int32_t priced = -1;
     std::uint16_t first_op = 0;
     std::uint16_t op_count = 0;

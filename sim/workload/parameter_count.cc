@@ -5,6 +5,7 @@
 #include "sim/core/input_error.h"
 #include "sim/workload/mla_attention.h"
 #include "sim/workload/moe_layer.h"
+#include "sim/workload/mtp_block.h"
 #include "sim/workload/stage_layers.h"
 
 namespace trainsim::workload {
@@ -61,9 +62,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     if (sc.model.mla) {
         refuse_unmodelled_mla(sc);
     }
-    if (sc.model.mtp_num_layers > 0) {
-        throw InputError("model.mtp_num_layers: multi-token prediction modules are not simulated yet");
-    }
+    refuse_unmodelled_mtp(sc);
     LayerShape x;
     // Every op but attention's key/value exchange sees only this rank's share of the sequence.
     x.seq = sc.model.seq_length / sc.parallelism.context_parallel_size;
@@ -144,8 +143,9 @@ bool output_layer_has_own_weights(const config::Scenario& sc, std::int64_t pipel
 
 bool holds_tied_embedding_copy(const config::Scenario& sc, std::int64_t pipeline_rank) {
     const bool split_ends = !sc.holds_first_stage(sc.last_stage_rank());
-    return !sc.model.untie_embeddings_and_output_weights && split_ends &&
-           (pipeline_rank == 0 || pipeline_rank == sc.last_stage_rank());
+    // MTP's embedding copy on the last stage is reduced the same way, tied or not (mtp_block.h).
+    const bool shared = !sc.model.untie_embeddings_and_output_weights || sc.model.mtp_num_layers > 0;
+    return shared && split_ends && (pipeline_rank == 0 || pipeline_rank == sc.last_stage_rank());
 }
 
 LayerShape layer_shape_of(const config::Scenario& sc, std::int64_t layer) {
@@ -175,6 +175,10 @@ StageParameters stage_parameters(const config::Scenario& sc, std::int64_t pipeli
     if (output_layer_has_own_weights(sc, pipeline_rank)) {
         out.embedding += word_embedding_parameters_per_rank(sc);
     }
+    const MtpStageParameters mtp = mtp_stage_parameters(sc, pipeline_rank);
+    out.mtp = mtp.depths;
+    out.expert += mtp.expert;
+    out.embedding += mtp_embedding_copy_parameters(sc, pipeline_rank);
     return out;
 }
 

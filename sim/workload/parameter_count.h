@@ -25,7 +25,8 @@ namespace trainsim::workload {
 [[nodiscard]] bool output_layer_has_own_weights(const config::Scenario& scenario, std::int64_t pipeline_rank);
 
 /// Whether the rank holds one of the two copies of a tied word embedding whose gradients are
-/// all-reduced between the first and last stage (tied weights and p > 1).
+/// all-reduced between the first and last stage (tied weights and p > 1), or of the word embedding that
+/// the MTP depths use on the last stage (mtp_block.h).
 [[nodiscard]] bool holds_tied_embedding_copy(const config::Scenario& scenario, std::int64_t pipeline_rank);
 
 struct StageParameters {
@@ -34,10 +35,12 @@ struct StageParameters {
                                    // the output layer's weights on the last (untied, or a tied copy
                                    // when p > 1)
     std::int64_t final_layernorm = 0;
-    /// The routed experts' share of `transformer`: their gradients are reduced, and the distributed
+    /// The MTP depths' own weights on the last stage (mtp_block.h); their embedding copy is in `embedding`.
+    std::int64_t mtp = 0;
+    /// The routed experts' share of `transformer` and `mtp`: their gradients are reduced, and the distributed
     /// optimizer shards their state, over expert data parallelism instead of d·c (Megatron-Core).
     std::int64_t expert = 0;
-    [[nodiscard]] std::int64_t total() const { return transformer + embedding + final_layernorm; }
+    [[nodiscard]] std::int64_t total() const { return transformer + embedding + final_layernorm + mtp; }
 };
 
 /// Parameters on one TP rank of pipeline rank `pipeline_rank` (all of its virtual chunks).

@@ -1,5 +1,6 @@
 #include "sim/workload/tp_replicated_gradients.h"
 
+#include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_layers.h"
 
@@ -45,6 +46,13 @@ TpReplicatedParameters tp_replicated_parameters(const config::Scenario& sc, std:
     }
     if (sc.parallelism.sequence_parallel && sc.holds_last_stage(pipeline_rank)) {
         out.final_norm = norm_parameters(layer_shape_of(sc));
+    }
+    if (sc.model.mtp_num_layers > 0 && sc.holds_last_stage(pipeline_rank)) {
+        // Each MTP depth's layer, and with SP its enorm, hnorm and final norm (mtp_block.h).
+        const LayerShape mtp = mtp_layer_shape(sc);
+        const std::int64_t norms = sc.parallelism.sequence_parallel ? 3 * norm_parameters(mtp) : 0;
+        out.layers +=
+            sc.model.mtp_num_layers * (tp_replicated_layer_parameters(mtp, sc.model.qk_layernorm) + norms);
     }
     return out;
 }

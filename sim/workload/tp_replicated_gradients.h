@@ -23,7 +23,7 @@ namespace trainsim::workload {
 [[nodiscard]] std::int64_t tp_replicated_layer_parameters(const LayerShape& shape, bool qk_layernorm);
 
 struct TpReplicatedParameters {
-    std::int64_t layers = 0;      // the rank's transformer layers, all chunks
+    std::int64_t layers = 0;      // the rank's transformer layers, all chunks, and its MTP depths
     std::int64_t final_norm = 0;  // the final norm, on the rank holding the last stage, with SP
     [[nodiscard]] std::int64_t total() const { return layers + final_norm; }
 };
