@@ -71,6 +71,15 @@ TEST(MoeLayerFreq, ListPutsDenseLayersFirstLikeDeepSeekV3) {
     EXPECT_EQ(workload::stage_parameters(sc, 1).expert, 2 * kExperts);
 }
 
+TEST(MoeLayerFreq, OnlyAFrequencyThatLeavesDenseLayersMixesKinds) {
+    // The planner's bound and the program's op lists both ask this: 1 (every layer MoE) and a list of
+    // ones have no dense layer; 2 and a list with zeros do.
+    EXPECT_FALSE(workload::mixes_dense_and_moe_layers(scenario("1", 1)));
+    EXPECT_FALSE(workload::mixes_dense_and_moe_layers(scenario("[1, 1, 1, 1]", 1)));
+    EXPECT_TRUE(workload::mixes_dense_and_moe_layers(scenario("2", 1)));
+    EXPECT_TRUE(workload::mixes_dense_and_moe_layers(scenario("[0, 0, 1, 1]", 2)));
+}
+
 TEST(MoeLayerFreq, VShapedPlacementFollowsTheMirroredChunk) {
     // ZB-V, PP 2, two chunks of one layer: rank 0 holds stages 0 and 3, rank 1 stages 1 and 2.
     const config::Scenario sc = scenario("[0, 1, 1, 0]", 2, R"(, "virtual_pipeline_model_parallel_size": 2)",

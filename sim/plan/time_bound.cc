@@ -144,7 +144,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
 
     // Each kind of layer (dense, MoE: moe_layer_freq mixes them) priced once, if the model has it.
     LayerCompute kinds[2];
-    const bool mixed = shape.moe() && sc.model.moe->num_moe_layers() < sc.model.num_layers;
+    const bool mixed = workload::mixes_dense_and_moe_layers(sc);
     if (!shape.moe() || mixed) {
         kinds[0] = layer_compute(sc, price, shape.with_dense_mlp());
     }

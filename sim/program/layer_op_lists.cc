@@ -19,7 +19,7 @@ LayerOpLists::LayerOpLists(const config::Scenario& scenario, OpListStore& store)
     parameters_of_[0] = workload::layer_parameters_per_rank(shape);
     kinds_[1] = kinds_[0];
     parameters_of_[1] = parameters_of_[0];
-    if (shape.moe() && sc_.model.moe->num_moe_layers() < sc_.model.num_layers) {
+    if (workload::mixes_dense_and_moe_layers(sc_)) {
         const workload::LayerShape dense = shape.with_dense_mlp();
         kinds_[0] = build(dense);
         parameters_of_[0] = workload::layer_parameters_per_rank(dense);
