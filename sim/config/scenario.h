@@ -140,6 +140,12 @@ struct ParallelConfig {
     /// Megatron's batch_p2p_sync: torch.cuda.synchronize() after each batch_isend_irecv (same file),
     /// so the CPU stops running ahead and the GPU idles while it launches the next step's kernels.
     bool batch_p2p_sync = false;
+    /// DualPipe's overlapped F&B chunk pairs (dualpipe.py calls the module's overlapped_forward_backward,
+    /// which DeepSeek-V3 §3.2.1 describes): the forward's and the backward's layers are cut at their
+    /// expert all-to-alls and interleaved, so each chunk's dispatch and combine run beside the other's
+    /// compute (sim/program/overlapped_pair.h). Only with schedule dualpipe or dualpipev; unset means on,
+    /// as DeepSeek trains; false runs each pair's forward then its backward.
+    std::optional<bool> dualpipe_overlapped_forward_backward;
     DataParallelSharding data_parallel_sharding_strategy = DataParallelSharding::NoShard;
     /// Megatron-Core's uneven splits; the reader turns them into layers_per_pipeline_stage
     /// (resolve_pipeline_split) and keeps them here only to report what was asked.
@@ -313,6 +319,9 @@ struct Scenario {
     /// model's stages, chunk 0 stage r (micro-batches entering at rank 0) and chunk 1 stage p − 1 − r
     /// (micro-batches entering at rank p − 1), so ranks 0 and p − 1 both hold the first and last stage.
     [[nodiscard]] bool bidirectional_placement() const;
+    /// Whether DualPipe's (or DualPipeV's) F&B chunk pairs run overlapped
+    /// (parallelism.dualpipe_overlapped_forward_backward, on unless set false).
+    [[nodiscard]] bool dualpipe_overlaps_pairs() const;
     /// The model stage that chunk `chunk` of pipeline rank `pipeline_rank` holds, as the schedules place
     /// it (their stage_of, without building a schedule): c·p + r; in a V chunk 1 is 2p − 1 − r; under
     /// DualPipe chunk 1 is stage p − 1 − r of the model's second copy.

@@ -61,6 +61,11 @@ bool Scenario::v_shaped_placement() const {
     return schedule == ScheduleKind::ZbV || schedule == ScheduleKind::DualPipeV;
 }
 
+bool Scenario::dualpipe_overlaps_pairs() const {
+    return (schedule == ScheduleKind::DualPipe || schedule == ScheduleKind::DualPipeV) &&
+           parallelism.dualpipe_overlapped_forward_backward.value_or(true);
+}
+
 bool Scenario::bidirectional_placement() const {
     return schedule == ScheduleKind::DualPipe;
 }

@@ -109,6 +109,9 @@ ParallelConfig read_parallelism(const Json& document) {
     p.layers_per_pipeline_stage = r.positive_integer_list("layers_per_pipeline_stage");
     p.overlap_p2p_comm = r.boolean("overlap_p2p_comm", ParallelConfig{}.overlap_p2p_comm);
     p.batch_p2p_sync = r.boolean("batch_p2p_sync", ParallelConfig{}.batch_p2p_sync);
+    if (r.has("dualpipe_overlapped_forward_backward")) {
+        p.dualpipe_overlapped_forward_backward = r.boolean("dualpipe_overlapped_forward_backward", true);
+    }
     p.decoder_first_pipeline_num_layers = r.nullable_positive_integer("decoder_first_pipeline_num_layers");
     p.decoder_last_pipeline_num_layers = r.nullable_positive_integer("decoder_last_pipeline_num_layers");
     p.account_for_embedding_in_pipeline_split = r.boolean("account_for_embedding_in_pipeline_split", false);

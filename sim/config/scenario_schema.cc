@@ -85,6 +85,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "layers_per_pipeline_stage",
           "overlap_p2p_comm",
           "batch_p2p_sync",
+          "dualpipe_overlapped_forward_backward",
           "data_parallel_sharding_strategy",
           "decoder_first_pipeline_num_layers",
           "decoder_last_pipeline_num_layers",

@@ -386,6 +386,11 @@ void check_schedule(const Scenario& s) {
              "for "
              "schedule=\"breadth_first\", which Megatron-LM does not have");
     }
+    if (s.parallelism.dualpipe_overlapped_forward_backward &&
+        s.resolved_schedule() != ScheduleKind::DualPipe && s.resolved_schedule() != ScheduleKind::DualPipeV) {
+        fail("parallelism.dualpipe_overlapped_forward_backward is only used by schedule=\"dualpipe\" and "
+             "schedule=\"dualpipev\" (their F&B chunk pairs)");
+    }
     if (s.parallelism.microbatch_group_size_per_vp_stage &&
         s.resolved_schedule() != ScheduleKind::Interleaved) {
         fail("parallelism.microbatch_group_size_per_vp_stage is only used by the interleaved schedule");

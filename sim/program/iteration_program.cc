@@ -10,6 +10,7 @@
 #include "sim/program/backward_split.h"
 #include "sim/program/layer_op_lists.h"
 #include "sim/program/op_lowering.h"
+#include "sim/program/overlapped_pair.h"
 #include "sim/program/stage_op_lists.h"
 #include "sim/program/variability.h"
 #include "sim/schedule/schedule.h"
@@ -69,6 +70,14 @@ public:
         sched_ = schedule::make_schedule(
             sc_.schedule,
             {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
+        if (plan_ != nullptr && sc_.dualpipe_overlaps_pairs() &&
+            sc_.parallelism.expert_model_parallel_size > 1) {
+            out_.warnings.push_back(
+                "parallelism.dualpipe_overlapped_forward_backward: with a recompute plan "
+                "(recompute_granularity "
+                "overlapped) each F&B pair runs its forward, then its backward, its expert all-to-alls not "
+                "overlapped");
+        }
         split_ = sched_->splits_backward();
         out_.weight_passes = split_;
         if (split_ && fsdp_) {
@@ -224,6 +233,14 @@ private:
             return (steady_forward[k] != 0 || steps[k].paired) && k + 1 < steps.size() &&
                    steps[k + 1].pass == schedule::Pass::Backward;
         };
+        // DualPipe's F&B pairs overlapped (overlapped_pair.h): lowered as two chains, interleaved. Under a
+        // recompute plan the pair runs forward then backward: the plan's background recomputation and its
+        // markers are placed against that order.
+        const bool overlap_pairs = plan_ == nullptr && sc_.dualpipe_overlaps_pairs();
+        auto overlapped = [&](std::size_t k) {
+            return overlap_pairs && steps[k].paired && pairs_with_next(k);
+        };
+        bool in_pair = false;  // lowering an overlapped pair's chains
         // The (micro-batch, chunk)s whose backward the schedule splits: it lists their W.
         std::set<std::pair<std::int32_t, std::int32_t>> split_backwards;
         for (const schedule::Step& step : steps) {
@@ -273,6 +290,10 @@ private:
                 if (pairs_with_next(k)) {
                     receive_for(k + 1);
                 }
+                if (overlapped(k)) {
+                    low.begin_overlap(PairChain::Forward);
+                    in_pair = true;
+                }
                 if (first) {
                     low.lower(layers_.embedding_forward(), ctx);
                 }
@@ -316,6 +337,9 @@ private:
                 ctx.phase = Phase::Backward;
                 bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
                 defer_weights_ = split_backwards.contains({step.microbatch, step.chunk});
+                if (in_pair) {
+                    low.set_chain(PairChain::Backward);
+                }
                 if (last) {
                     lower_backward(low, layers_.output_backward(), ctx, output_layer_parameters(at));
                     lower_mtp_backwards(low, ctx, at);
@@ -329,6 +353,10 @@ private:
                 ctx.layer = -1;
                 if (first) {
                     lower_backward(low, layers_.embedding_backward(), ctx, embedding_parameters());
+                }
+                if (in_pair) {
+                    low.end_overlap();
+                    in_pair = false;
                 }
                 if (deferred) {
                     low.send(Direction::Forward, deferred->to, p2p_bytes_, deferred->ctx, deferred->kept);

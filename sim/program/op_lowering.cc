@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <utility>
 
 #include "sim/program/host_overhead.h"
@@ -197,10 +198,80 @@ TaskCategory category_of(const Op& op) {
 
 void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
     const std::int32_t index = priced_launch(ops);
+    if (overlapping_) {
+        chains_[static_cast<std::size_t>(chain_)].lists.push_back(
+            {&ops, ctx, index, false, std::vector<engine::TaskId>(ops.size(), -1)});
+        return;
+    }
     if (sync_host_ != nullptr) {
         add_host_gap(ops, index, ctx);
     }
-    lower_on(foreground_, ops, ctx, index);
+    ids_.assign(ops.size(), -1);
+    lower_on(foreground_, ops, ctx, index, 0, ops.size(), ids_);
+}
+
+void OpLowering::begin_overlap(PairChain chain) {
+    overlapping_ = true;
+    chain_ = chain;
+    for (PairChainState& c : chains_) {
+        c.lists.clear();
+        c.last_compute = foreground_.last_compute;
+        c.pending = foreground_.pending;
+    }
+    foreground_.pending.clear();
+}
+
+void OpLowering::end_overlap() {
+    overlapping_ = false;
+    std::array<std::vector<const OpList*>, 2> lists;
+    for (std::size_t c = 0; c < 2; ++c) {
+        for (const QueuedList& q : chains_[c].lists) {
+            lists[c].push_back(q.ops);
+        }
+    }
+    const auto forward = static_cast<std::size_t>(PairChain::Forward);
+    const auto backward = static_cast<std::size_t>(PairChain::Backward);
+    // The lane is the chain's while its span is lowered: its collectives consume the chain's last compute
+    // and its compute waits for the chain's own blocking collectives; the stream orders the rest.
+    engine::TaskId last = foreground_.last_compute;
+    // The exchange just issued and the other chain's compute that runs beside it: its kernels take their
+    // share of the GPU (compute_share_while_overlapped), as price() charges an asynchronous collective.
+    Beside beside;
+    for (const PairSpan& span : overlapped_pair_order(lists[forward], lists[backward])) {
+        PairChainState& chain = chains_[static_cast<std::size_t>(span.chain)];
+        QueuedList& q = chain.lists[span.item];
+        if (span.chain == beside.chain) {
+            beside.left = 0;  // its own chain waits for it: nothing more runs beside it
+        }
+        if (beside.left > 0) {
+            slow_beside(q, span.begin, span.end, beside);
+        }
+        foreground_.last_compute = chain.last_compute;
+        std::swap(foreground_.pending, chain.pending);
+        if (span.begin == 0 && sync_host_ != nullptr) {
+            add_host_gap(*q.ops, q.priced, q.ctx);
+        }
+        lower_on(foreground_, *q.ops, q.ctx, q.priced, span.begin, span.end, q.ids);
+        if (foreground_.last_compute != chain.last_compute) {
+            last = foreground_.last_compute;
+        }
+        chain.last_compute = foreground_.last_compute;
+        std::swap(foreground_.pending, chain.pending);
+        // A piece ends with its exchanges: they run beside the next piece of the other chain.
+        const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(q.priced)].durations;
+        if (span.end > span.begin && is_expert_exchange((*q.ops)[span.end - 1])) {
+            beside = Beside{span.chain, 0, pricing_.compute_slowdown_beside((*q.ops)[span.end - 1], at_)};
+            for (std::size_t i = span.end; i > span.begin && is_expert_exchange((*q.ops)[i - 1]); --i) {
+                beside.left += d[i - 1];
+            }
+        }
+    }
+    foreground_.last_compute = last;
+    for (PairChainState& c : chains_) {
+        foreground_.pending.insert(foreground_.pending.end(), c.pending.begin(), c.pending.end());
+        c.pending.clear();
+        c.lists.clear();
+    }
 }
 
 void OpLowering::add_host_gap(const OpList& ops, std::int32_t priced_index, const StepContext& ctx) {
@@ -229,9 +300,32 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
         background_.index = 1;
         out_.gpus[static_cast<std::size_t>(gpu_)].recompute_stream = background_.compute;
     }
+    if (overlapping_) {
+        throw std::logic_error("OpLowering: recomputation on the background lane inside an overlapped pair");
+    }
     background_.pending = std::move(start_after);
-    lower_on(background_, ops, ctx, priced_launch(ops));
+    ids_.assign(ops.size(), -1);
+    lower_on(background_, ops, ctx, priced_launch(ops), 0, ops.size(), ids_);
     return background_.last_compute;
+}
+
+void OpLowering::slow_beside(QueuedList& q, std::size_t begin, std::size_t end, Beside& beside) {
+    // The list's own copy of its durations (a pair's pieces are priced apart from the shared list).
+    if (!q.own_prices) {
+        out_.priced.push_back(out_.priced[static_cast<std::size_t>(q.priced)]);
+        q.priced = static_cast<std::int32_t>(out_.priced.size() - 1);
+        q.own_prices = true;
+    }
+    std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(q.priced)].durations;
+    for (std::size_t i = begin; i < end && beside.left > 0; ++i) {
+        if ((*q.ops)[i].kind == OpKind::Collective) {
+            continue;
+        }
+        // price()'s rule: t' = t + overlap · (slowdown − 1), the overlap what is left of the exchange.
+        const SimTime overlap = std::min(d[i], beside.left);
+        d[i] += static_cast<SimTime>(std::llround(static_cast<double>(overlap) * (beside.slowdown - 1.0)));
+        beside.left = std::max<SimTime>(0, beside.left - d[i]);
+    }
 }
 
 engine::StreamId OpLowering::stream_of(OpStream stream, const Lane& lane) {
@@ -249,10 +343,9 @@ engine::StreamId OpLowering::stream_of(OpStream stream, const Lane& lane) {
     }
 }
 
-void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx, std::int32_t priced_index) {
+void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx, std::int32_t priced_index,
+                          std::size_t begin, std::size_t end, std::vector<engine::TaskId>& ids) {
     const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(priced_index)].durations;
-    std::vector<engine::TaskId>& ids = ids_;  // the task that holds op i
-    ids.assign(ops.size(), -1);
     TaskInfo base{gpu_, TaskCategory::Compute, ctx.phase, ctx.microbatch, ctx.chunk, ctx.layer, priced_index};
 
     // Consecutive compute ops with nothing new to wait for become one engine task (a segment): the
@@ -276,7 +369,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
         segment.count = 0;
     };
 
-    for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (std::size_t i = begin; i < end; ++i) {
         const Op& op = ops[i];
         std::vector<engine::TaskId>& deps = deps_;
         deps.clear();
@@ -362,6 +455,9 @@ engine::StreamId OpLowering::transfer_stream(std::size_t direction, std::int64_t
 
 void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes,
                           const StepContext& ctx, bool send, Bytes kept) {
+    if (overlapping_) {
+        throw std::logic_error("OpLowering: a pipeline transfer inside an overlapped pair");
+    }
     const auto di = static_cast<std::size_t>(dir);
     const std::int64_t peer_rank = pricing_.layout().global_rank(peer);
     const std::array<std::int64_t, 3> channel{send ? 1 : 0, static_cast<std::int64_t>(di), peer_rank};

@@ -13,6 +13,7 @@
 #include "sim/program/iteration_program.h"
 #include "sim/program/network_flows.h"
 #include "sim/program/op_pricing.h"
+#include "sim/program/overlapped_pair.h"
 #include "sim/program/rendezvous_table.h"
 #include "sim/program/task_info.h"
 #include "sim/workload/op.h"
@@ -81,6 +82,15 @@ public:
 
     void lower(const workload::OpList& ops, const StepContext& ctx);
 
+    /// DualPipe's overlapped F&B pair (overlapped_pair.h): the lists lowered from here to end_overlap()
+    /// are queued under the chain `chain` names (set_chain switches it), then lowered interleaved at
+    /// their expert all-to-alls, each chain waiting only for its own collectives. Both chains start after
+    /// what the compute stream waits for now (the pair's two receives); the next compute after the pair
+    /// waits for both. Sends, receives and the recompute lane are not available meanwhile.
+    void begin_overlap(PairChain chain);
+    void set_chain(PairChain chain) { chain_ = chain; }
+    void end_overlap();
+
     /// Lowers recomputation onto the low-priority lane (a background compute stream that runs only while
     /// the compute stream waits, and its own tensor-parallel stream). Its first op waits for
     /// `start_after`. Returns the task whose completion means the recomputation is done.
@@ -118,7 +128,9 @@ private:
         std::int32_t index = 0;  // 0 the compute stream's lane, 1 the recompute stream's
     };
 
-    void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx, std::int32_t priced_index);
+    /// Lowers ops [begin, end) of `ops`; `ids` (ops.size() long) holds the task of each op lowered so far.
+    void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx, std::int32_t priced_index,
+                  std::size_t begin, std::size_t end, std::vector<engine::TaskId>& ids);
     [[nodiscard]] engine::StreamId stream_of(workload::OpStream stream, const Lane& lane);
     engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
                             std::span<const engine::TaskId> deps, TaskInfo info);
@@ -183,6 +195,30 @@ private:
     // Pipeline transfer times already priced: (bytes, peer on the same node?) → duration.
     std::vector<std::pair<std::pair<std::int64_t, bool>, SimTime>> transfer_time_;
     std::vector<std::pair<const workload::OpList*, std::int32_t>> priced_;  // list → out.priced index
+    // An overlapped pair being queued (begin_overlap): each chain's lists and what its compute waits for.
+    struct QueuedList {
+        const workload::OpList* ops = nullptr;
+        StepContext ctx;
+        std::int32_t priced = 0;
+        bool own_prices = false;  // `priced` is this lowering's copy (slow_beside)
+        std::vector<engine::TaskId> ids;
+    };
+    // An expert exchange of an overlapped pair and how much of it is left to run beside the other chain.
+    struct Beside {
+        PairChain chain = PairChain::Forward;
+        SimTime left = 0;
+        double slowdown = 1.0;
+    };
+    /// Stretches the compute ops of q's [begin, end) that run beside `beside`'s exchange, consuming it.
+    void slow_beside(QueuedList& q, std::size_t begin, std::size_t end, Beside& beside);
+    struct PairChainState {
+        std::vector<QueuedList> lists;
+        engine::TaskId last_compute = -1;
+        std::vector<engine::TaskId> pending;
+    };
+    bool overlapping_ = false;
+    PairChain chain_ = PairChain::Forward;
+    std::array<PairChainState, 2> chains_;  // by PairChain
     // Scratch for lower_on, kept between calls so that lowering allocates nothing per op.
     std::vector<engine::TaskId> ids_, deps_, segment_deps_;
 };
