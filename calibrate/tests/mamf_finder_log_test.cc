@@ -256,5 +256,26 @@ TEST(MamfFinderLog, Gh200LogsFitAnH100ClassProfileThatReproducesThem) {
     }
 }
 
+TEST(MamfFinderLog, TwoLogsImportIntoOneFileThatFitReads) {
+    // Both logs have a record "line 31": the measurement file qualifies repeated ids with their source. The
+    // peak is the log's author's: 57.344 BF16 TFLOP/s for gfx1151 at 2.8 GHz (SOURCE.md).
+    const testing::TempDir dir;
+    for (const char* name : {"a.txt", "b.txt"}) {
+        testing::write_file(dir.path(name), read(kStrixHalo));
+    }
+    const std::string measurements = dir.path("ab.json");
+    const testing::CommandResult imported = testing::calibrate(
+        "import " + dir.path("a.txt") + " " + dir.path("b.txt") + " --output " + measurements);
+    ASSERT_EQ(imported.status, 0) << imported.err;
+    const MeasurementSet back = read_measurement_file(measurements);
+    ASSERT_EQ(back.gemms.size(), 4U);
+    EXPECT_EQ(back.gemms[0].origin.record, "S-DATA-A line 31");
+    EXPECT_EQ(back.gemms[2].origin.record, "S-DATA-B line 31");
+    const testing::CommandResult fit =
+        testing::calibrate("fit --base a100-80gb-selene --peak-tflops 57.344 " + measurements + " --output " +
+                           dir.path("fit.json"));
+    EXPECT_EQ(fit.status, 0) << fit.err;
+}
+
 }  // namespace
 }  // namespace trainsim::calibrate
