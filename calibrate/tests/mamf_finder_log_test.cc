@@ -277,5 +277,25 @@ TEST(MamfFinderLog, TwoLogsImportIntoOneFileThatFitReads) {
     EXPECT_EQ(fit.status, 0) << fit.err;
 }
 
+TEST(MamfFinderLog, Fp8RecordsNeedABaseWithAnFp8Peak) {
+    const testing::TempDir dir;
+    std::string fp8 =
+        kHeader + "     1 | 1200.0(mean) 1210.0(median) 1220.0(max) @ 8192x8192x8192 | best: x\n";
+    fp8.replace(fp8.find("bfloat16"), 8, "float8_e4m3fn");
+    const std::string log = dir.path("fp8.txt");
+    testing::write_file(log, fp8);
+    const testing::CommandResult a100 =
+        testing::calibrate("fit --base a100-80gb-selene " + log + " --output " + dir.path("a.json"));
+    EXPECT_EQ(a100.status, 2);
+    EXPECT_NE(a100.err.find("FP8 GEMM records (S-DATA-FP8: line 10, 8192x8192x8192 (MxNxK) at 1200.0 TFLOPS "
+                            "(mean)) but the base profile has no gpu.fp8_peak_tflops"),
+              std::string::npos)
+        << a100.err;
+    EXPECT_FALSE(std::filesystem::exists(dir.path("a.json")));
+    const testing::CommandResult h100 =
+        testing::calibrate("fit --base h100-80gb-dgx " + log + " --output " + dir.path("h.json"));
+    EXPECT_EQ(h100.status, 0) << h100.err;
+}
+
 }  // namespace
 }  // namespace trainsim::calibrate
