@@ -177,6 +177,13 @@ TEST(MamfFinderLog, TakesTheDtypeFromTheHeader) {
     EXPECT_EQ(parse_mamf_finder_log(fp16, "fp16.txt").gemms.at(0).dtype, "fp16");
 }
 
+// `import INPUTS --output OUT`; whether it succeeded (its stderr is shown when not).
+[[nodiscard]] bool import_ok(const std::string& inputs, const std::string& out) {
+    const testing::CommandResult r = testing::calibrate("import " + inputs + " --output " + out);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0;
+}
+
 void expect_error(const std::string& text, const std::string& message) {
     try {
         (void)parse_mamf_finder_log(text, "bad.txt");
@@ -230,9 +237,7 @@ TEST(MamfFinderLog, Gh200LogsFitAnH100ClassProfileThatReproducesThem) {
     // H100 profile's 16-bit curve from them, and price the measured shapes with the fitted profile.
     const testing::TempDir dir;
     const std::string measurements = dir.path("gh200.json");
-    const testing::CommandResult imported =
-        testing::calibrate("import " + kGh200Issue + " " + kGh200Pr + " --output " + measurements);
-    ASSERT_EQ(imported.status, 0) << imported.err;
+    ASSERT_TRUE(import_ok(kGh200Issue + " " + kGh200Pr, measurements));
     const std::string out = dir.path("gh200-fit.json");
     const testing::CommandResult fit =
         testing::calibrate("fit --base h100-80gb-dgx " + measurements + " --output " + out);
@@ -264,9 +269,7 @@ TEST(MamfFinderLog, TwoLogsImportIntoOneFileThatFitReads) {
         testing::write_file(dir.path(name), read(kStrixHalo));
     }
     const std::string measurements = dir.path("ab.json");
-    const testing::CommandResult imported = testing::calibrate(
-        "import " + dir.path("a.txt") + " " + dir.path("b.txt") + " --output " + measurements);
-    ASSERT_EQ(imported.status, 0) << imported.err;
+    ASSERT_TRUE(import_ok(dir.path("a.txt") + " " + dir.path("b.txt"), measurements));
     const MeasurementSet back = read_measurement_file(measurements);
     ASSERT_EQ(back.gemms.size(), 4U);
     EXPECT_EQ(back.gemms[0].origin.record, "S-DATA-A line 31");
