@@ -115,7 +115,7 @@ std::string parse_result(const std::string& values, std::string_view after_at, R
     const auto first = after_at.find_first_not_of(' ');
     const std::string_view rest =
         first == std::string_view::npos ? std::string_view{} : after_at.substr(first);
-    const std::string_view shape = rest.substr(0, rest.find_first_of(" \t"));
+    const std::string_view shape = rest.substr(0, rest.find_first_of(" \t|"));
     if (!parse_shape(shape, out)) {
         return "'" + std::string(shape) + "' is not a shape MxNxK of positive integers";
     }

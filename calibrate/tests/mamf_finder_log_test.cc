@@ -165,6 +165,11 @@ TEST(MamfFinderLog, ReadsEveryLineLayoutItHasPrinted) {
     ASSERT_EQ(v4.gemms.size(), 1U);
     EXPECT_EQ(v4.gemms[0].shape.n, 2048);
     EXPECT_EQ(v4.gemms[0].shape.k, 4096);
+    // A shape as wide as the 20-column field leaves no blank before the bar.
+    const MeasurementSet wide = parse_mamf_finder_log(
+        kHeader + " 99999 |  700.1(mean)  701.0(median)  710.2(max) @ 20480x20480x20480000| best: x\n",
+        "w.txt");
+    EXPECT_EQ(wide.gemms.at(0).shape.k, 20480000);
 }
 
 TEST(MamfFinderLog, TakesTheDtypeFromTheHeader) {
