@@ -43,9 +43,9 @@ int import_command(const std::vector<std::string>& args) {
         return 0;
     }
     if (inputs.empty()) {
-        throw InputError(
-            "needs at least one INPUT (an nccl-tests log, a run's JSON, a PyTorch profiler trace or a "
-            "measurement file)");
+        throw InputError("needs at least one INPUT (an nccl-tests log, a run's JSON, a GEMM benchmark table, "
+                         "a PyTorch profiler "
+                         "trace or a measurement file)");
     }
     if (output.empty()) {
         throw InputError("--output is required (the measurement file to write)");

@@ -8,6 +8,7 @@
 #include "calibrate/fit/datasheet_peaks.h"
 #include "calibrate/fit/gemm_fit.h"
 #include "calibrate/fit/profile_fitter.h"
+#include "sim/core/input_error.h"
 
 namespace trainsim::calibrate {
 
@@ -76,6 +77,17 @@ std::string section_of(const std::string& path) {
 std::vector<std::string> add_base_directives(OrderedJson& base, const MeasurementSet& m,
                                              const FitOptions& options) {
     const auto& device = m.device;
+    // FP8 rates are fractions of the FP8 peak; a base without one would leave them out of every curve
+    // silently (the 16-bit curve takes none of them), so the user would fit less than was measured.
+    if (const auto fp8 = std::find_if(m.gemms.begin(), m.gemms.end(), is_fp8_gemm);
+        fp8 != m.gemms.end() && at(base, "gpu.fp8_peak_tflops") == nullptr) {
+        const std::string first = fp8->origin.source.empty()
+                                      ? fp8->origin.source_id + " " + fp8->origin.record
+                                      : fp8->origin.source;
+        throw InputError("the inputs have FP8 GEMM records (" + first +
+                         ") but the base profile has no gpu.fp8_peak_tflops to fit them against; use a base "
+                         "with FP8 tensor cores (h100-80gb-dgx, h200-141gb-dgx, b200-dgx) or leave them out");
+    }
     const auto intra_ar = collectives(m, cost::Scope::IntraNode, {cost::CollectiveKind::AllReduce});
     const auto intra_all = collectives(m, cost::Scope::IntraNode,
                                        {cost::CollectiveKind::AllReduce, cost::CollectiveKind::AllGather,

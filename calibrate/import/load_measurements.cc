@@ -2,6 +2,7 @@
 
 #include "calibrate/import/benchmark_json.h"
 #include "calibrate/import/blas_bench_table.h"
+#include "calibrate/import/mamf_finder_log.h"
 #include "calibrate/measure/measurement_file.h"
 #include "calibrate/measure/source_id.h"
 #include "calibrate/measure/strict_json.h"
@@ -12,7 +13,10 @@ namespace trainsim::calibrate {
 InputFormat detect_input_format(const std::string& text, const std::string& path) {
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first == std::string::npos || text[first] != '{') {
-        return looks_like_blas_bench_table(text) ? InputFormat::BlasBenchTable : InputFormat::NcclTestsLog;
+        if (looks_like_blas_bench_table(text)) {
+            return InputFormat::BlasBenchTable;
+        }
+        return looks_like_mamf_finder_log(text) ? InputFormat::MamfFinderLog : InputFormat::NcclTestsLog;
     }
     const OrderedJson root = StrictJson(path).parse(text);
     if (root.contains("schema")) {
@@ -41,7 +45,9 @@ MeasurementSet load_measurements(const std::vector<InputSpec>& inputs) {
         const bool log_options = input.nccl.op || input.nccl.ranks || input.nccl.nodes;
         if (format != InputFormat::NcclTestsLog && log_options) {
             throw InputError(input.path + ": op, ranks and nodes are for nccl-tests logs; this file is " +
-                             (format == InputFormat::BlasBenchTable ? "a GEMM benchmark table" : "JSON"));
+                             (format == InputFormat::BlasBenchTable  ? "a GEMM benchmark table"
+                              : format == InputFormat::MamfFinderLog ? "a mamf-finder log"
+                                                                     : "JSON"));
         }
         switch (format) {
         case InputFormat::MeasurementFile:
@@ -55,6 +61,9 @@ MeasurementSet load_measurements(const std::vector<InputSpec>& inputs) {
             break;
         case InputFormat::BlasBenchTable:
             all.append(parse_blas_bench_table(text, input.path));
+            break;
+        case InputFormat::MamfFinderLog:
+            all.append(parse_mamf_finder_log(text, input.path));
             break;
         }
     }

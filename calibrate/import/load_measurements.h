@@ -1,4 +1,5 @@
-// One entry point for every input format: a measurement file, a benchmark run's JSON, an nccl-tests log.
+// One entry point for every input format: a measurement file, a benchmark run's JSON, an nccl-tests log,
+// a GEMM benchmark table (hipblaslt-bench, mamf-finder).
 #pragma once
 
 #include <string>
@@ -10,7 +11,7 @@
 
 namespace trainsim::calibrate {
 
-enum class InputFormat { MeasurementFile, BenchmarkJson, NcclTestsLog, BlasBenchTable };
+enum class InputFormat { MeasurementFile, BenchmarkJson, NcclTestsLog, BlasBenchTable, MamfFinderLog };
 
 struct InputSpec {
     std::string path;
@@ -19,7 +20,8 @@ struct InputSpec {
 };
 
 /// A JSON document with "schema": "trainsim-measurements/1" is a measurement file, one with "benchmarks"
-/// a benchmark run; anything else is read as an nccl-tests log. Throws InputError for JSON of neither kind.
+/// a benchmark run; text with a BLAS-bench header a GEMM table, text with mamf-finder result lines a
+/// mamf-finder log; anything else is read as an nccl-tests log. Throws InputError for JSON of neither kind.
 [[nodiscard]] InputFormat detect_input_format(const std::string& text, const std::string& path);
 
 /// Reads every input and merges them (MeasurementSet::append's rules). A PyTorch profiler trace

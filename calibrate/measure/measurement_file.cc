@@ -1,6 +1,7 @@
 #include "calibrate/measure/measurement_file.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "calibrate/measure/measurement_schema.h"
@@ -327,6 +328,22 @@ MeasurementSet read_measurement_file(const std::string& path) {
     return parse_measurement_file(read_text_file(path), path);
 }
 
+namespace {
+
+template <typename F> void for_each_origin(const MeasurementSet& set, F&& f) {
+    for (const GemmMeasurement& g : set.gemms) {
+        f(g.origin);
+    }
+    for (const KernelMeasurement& k : set.kernels) {
+        f(k.origin);
+    }
+    for (const CollectiveMeasurement& c : set.collectives) {
+        f(c.origin);
+    }
+}
+
+}  // namespace
+
 OrderedJson to_measurement_json(const MeasurementSet& set, const std::string& description) {
     OrderedJson root;
     root["schema"] = kMeasurementSchema;
@@ -365,11 +382,18 @@ OrderedJson to_measurement_json(const MeasurementSet& set, const std::string& de
         }
         root["device"] = device;
     }
+    // Ids are unique within one input ("line 31") but not across inputs of one format; the reader wants
+    // them unique in the file, so a repeated one is qualified with its input's source id.
+    std::map<std::string, int> id_count;
+    for_each_origin(set, [&](const Origin& o) { ++id_count[o.record]; });
+    const auto record_id = [&](const Origin& o) {
+        return id_count.at(o.record) > 1 ? o.source_id + " " + o.record : o.record;
+    };
     if (!set.gemms.empty()) {
         OrderedJson list = OrderedJson::array();
         for (const GemmMeasurement& g : set.gemms) {
             OrderedJson r;
-            r["id"] = g.origin.record;
+            r["id"] = record_id(g.origin);
             r["m"] = g.shape.m;
             r["n"] = g.shape.n;
             r["k"] = g.shape.k;
@@ -395,7 +419,7 @@ OrderedJson to_measurement_json(const MeasurementSet& set, const std::string& de
         OrderedJson list = OrderedJson::array();
         for (const KernelMeasurement& k : set.kernels) {
             OrderedJson r;
-            r["id"] = k.origin.record;
+            r["id"] = record_id(k.origin);
             r["kernel"] = to_string(k.kind);
             r["bytes_moved"] = k.bytes_moved;
             if (k.GBps) {
@@ -415,7 +439,7 @@ OrderedJson to_measurement_json(const MeasurementSet& set, const std::string& de
         OrderedJson list = OrderedJson::array();
         for (const CollectiveMeasurement& c : set.collectives) {
             OrderedJson r;
-            r["id"] = c.origin.record;
+            r["id"] = record_id(c.origin);
             r["op"] = cost::to_string(c.op);
             r["ranks"] = c.ranks;
             r["nodes"] = c.nodes;
