@@ -171,6 +171,35 @@ TEST(HostOverhead, SmallKernelsAfterASynchronizeWaitForTheCpu) {
     EXPECT_EQ(program::host_bound_idle(blocking, std::vector<SimTime>{50'000, 1000}, host).idle, 29'000);
 }
 
+TEST(HostOverhead, TheMoeDispatchersWaitDrainsTheCpusLeadMidList) {
+    // A CPU far ahead (no synchronize yet) issues a 100 µs GEMM and a 20 µs permute, then waits for the
+    // GEMM's device-to-host copy before it issues the all-to-all (Megatron-Core's before_ep_alltoall):
+    // it resumes at 100 µs, spends 25 µs on the collective call, which starts 4 µs later at 129 µs; the
+    // GPU, done with the permute at 120 µs, idles 9 µs. The 200 µs GEMM after it is issued at 135 µs,
+    // before the all-to-all ends at 179 µs: no more idle, and the CPU ends 379 − 135 = 244 µs ahead.
+    const cost::HostCosts host{4.0, 10.0, 25.0};
+    workload::Op all_to_all;
+    all_to_all.kind = workload::OpKind::Collective;
+    all_to_all.blocking = true;
+    all_to_all.host_waits_for = 0;
+    const workload::OpList ops{kernel(), kernel(), all_to_all, kernel()};
+    const std::vector<SimTime> d{100'000, 20'000, 50'000, 200'000};
+    const program::HostBound bound = program::host_bound_idle(ops, d, host, program::kUnboundedLead);
+    EXPECT_EQ(bound.idle, 9'000);
+    EXPECT_EQ(bound.lead_after, 244'000);
+    // Waiting for the permute instead (the CUDA-graphed dispatcher's dtoh point): the CPU resumes at
+    // 120 µs and the collective starts at 149 µs, 29 µs after the GPU went idle.
+    workload::OpList later = ops;
+    later[2].host_waits_for = 1;
+    EXPECT_EQ(program::host_bound_idle(later, d, host, program::kUnboundedLead).idle, 29'000);
+    // Without the wait the CPU stays unboundedly ahead: nothing idles.
+    workload::OpList unsynced = ops;
+    unsynced[2].host_waits_for = -1;
+    const program::HostBound ahead = program::host_bound_idle(unsynced, d, host, program::kUnboundedLead);
+    EXPECT_EQ(ahead.idle, 0);
+    EXPECT_EQ(ahead.lead_after, program::kUnboundedLead);
+}
+
 TEST(HostOverhead, SynchronizedTransfersAddHostTasksThatTheBreakdownReports) {
     const config::Scenario sc =
         pipeline({{"parallelism.overlap_p2p_comm", "false"}, {"parallelism.batch_p2p_sync", "true"}});

@@ -99,6 +99,7 @@ TEST(Fp8Experts, ForwardOpsByHand) {
     const std::vector<const Op*> ops = between(fwd, "router", "moe.shared_add");
     EXPECT_EQ(names(ops), (std::vector<std::string>{"router",
                                                     "router.softmax_topk",
+                                                    "moe.dispatch.tokens_per_expert.allgather",
                                                     "moe.permute",
                                                     "moe.dispatch.alltoall",
                                                     "experts.fp8_padding",
@@ -228,9 +229,14 @@ TEST(Fp8Experts, GroupedGemmTakesItsFp8CostInTheEngine) {
     const engine::RunResult run = program::simulate(prog);
     const auto spans = testing::layer_zero_spans(prog, run, program::Phase::Forward);
     const program::OpSpan& fc1 = spans.at("experts.fc1");
-    // Four experts of 272 padded rows: {272, 2048, 1024} × 4 at the H100's FP8 curve.
+    // Four experts of 272 padded rows, each its own {272, 2048, 1024} GEMM at the H100's FP8 curve: at
+    // 1.1e9 FLOPs each is launch-bound, the 5 µs kernel floor, 20 µs in all.
+    const cost::GroupedGemm experts{cost::TokenDim::M, {{rows16, L}}};
     const SimTime expected =
-        to_sim_time(cost.gemm({rows16, 2 * f, h, L}, cost::GemmClass::Dense, GemmPrecision::Fp8));
+        to_sim_time(cost.grouped_gemm({rows16, 2 * f, h, L}, experts, GemmPrecision::Fp8));
+    EXPECT_EQ(expected,
+              4 * to_sim_time(cost.gemm({rows16, 2 * f, h}, cost::GemmClass::Dense, GemmPrecision::Fp8)));
+    EXPECT_EQ(expected, 20'000);
     EXPECT_EQ(fc1.end - fc1.start, expected);
     // Its input's cast runs just before it on the compute stream, for its own streaming time.
     const program::OpSpan& cast = spans.at("fp8.experts.fc1.cast_transpose");
@@ -238,7 +244,7 @@ TEST(Fp8Experts, GroupedGemmTakesItsFp8CostInTheEngine) {
     EXPECT_EQ(cast.end - cast.start,
               to_sim_time(cost.memory_bound(Bytes{R_pad16 * h * 4}, cost::MemoryBoundKind::Generic)));
     // And FP8 is faster than the same GEMM in BF16 on this profile.
-    EXPECT_LT(expected, to_sim_time(cost.gemm({rows16, 2 * f, h, L})));
+    EXPECT_LT(expected, to_sim_time(cost.grouped_gemm({rows16, 2 * f, h, L}, experts)));
 }
 
 TEST(Fp8Experts, WeightCopiesCoverTheExpertsButNotTheRouter) {

@@ -92,8 +92,10 @@ void expect_forward_by_hand(std::int64_t tp, std::int64_t dp) {
     EXPECT_EQ(ops[3]->collective_bytes.value, G * E * 2);
     EXPECT_EQ(ops[4]->collective, cost::CollectiveKind::AllGather);
     EXPECT_EQ(ops[4]->collective_bytes.value, G * h * 2);
-    // Permute: read the R routed rows of the G gathered ones (R < G here), write R copies.
+    // Permute: read the R routed rows of the G gathered ones (R < G here), write R copies. The CPU
+    // first reads tokens_per_expert (.cpu()), which needs the gathered map: it waits for the gathers.
     EXPECT_EQ(ops[5]->bytes_moved.value, (R + R) * h * 2);
+    EXPECT_EQ(&fwd[static_cast<std::size_t>(ops[5]->host_waits_for)], ops[4]);
     // Two local experts of R/2 rows each.
     EXPECT_EQ(ops[6]->gemm.m, R / 2);
     EXPECT_EQ(ops[6]->gemm.n, 2 * f);

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -75,29 +76,38 @@ TEST(MoeLayer, ForwardOpsByHand) {
     for (const Op* op : ops) {
         names.push_back(op->name);
     }
-    EXPECT_EQ(names, (std::vector<std::string>{"router", "router.softmax_topk", "moe.permute",
+    EXPECT_EQ(names, (std::vector<std::string>{"router", "router.softmax_topk",
+                                               "moe.dispatch.tokens_per_expert.allgather", "moe.permute",
                                                "moe.dispatch.alltoall", "experts.fc1", "experts.swiglu",
                                                "experts.fc2", "moe.combine.alltoall", "moe.unpermute"}));
     auto shape = [](const Op* op) {
         return std::vector<std::int64_t>{op->gemm.m, op->gemm.n, op->gemm.k, op->gemm.batch};
     };
     EXPECT_EQ(shape(ops[0]), (std::vector<std::int64_t>{T, n, h, 1}));
-    EXPECT_EQ(ops[2]->bytes_moved.value, (T + R) * h * 2);
-    EXPECT_EQ(ops[3]->collective, cost::CollectiveKind::AllToAll);
-    EXPECT_EQ(ops[3]->group, workload::CommGroup::Expert);
-    EXPECT_EQ(ops[3]->collective_bytes.value, R * h * 2);
-    EXPECT_TRUE(ops[3]->blocking);
-    EXPECT_EQ(shape(ops[4]), (std::vector<std::int64_t>{R / 4, 2 * f, h, 4}));
-    EXPECT_EQ(ops[4]->saved_bytes.value, R * h * 2);
-    EXPECT_EQ(ops[5]->bytes_moved.value, R * 3 * f * 2);
-    EXPECT_EQ(shape(ops[6]), (std::vector<std::int64_t>{R / 4, h, f, 4}));
-    EXPECT_EQ(ops[7]->collective_bytes.value, R * h * 2);
-    EXPECT_EQ(ops[8]->bytes_moved.value, (R + T) * h * 2);
+    // The ranks' tokens per expert (n int64 each) gathered over the EP group of 4.
+    EXPECT_EQ(ops[2]->collective, cost::CollectiveKind::AllGather);
+    EXPECT_EQ(ops[2]->group, workload::CommGroup::Expert);
+    EXPECT_EQ(ops[2]->collective_bytes.value, 4 * n * 8);
+    EXPECT_EQ(ops[3]->bytes_moved.value, (T + R) * h * 2);
+    EXPECT_EQ(ops[4]->collective, cost::CollectiveKind::AllToAll);
+    EXPECT_EQ(ops[4]->group, workload::CommGroup::Expert);
+    EXPECT_EQ(ops[4]->collective_bytes.value, R * h * 2);
+    EXPECT_TRUE(ops[4]->blocking);
+    // The CPU reads the splits, copied after the gather, before it issues the all-to-all.
+    EXPECT_EQ(&fwd[static_cast<std::size_t>(ops[4]->host_waits_for)], ops[2]);
+    EXPECT_EQ(shape(ops[5]), (std::vector<std::int64_t>{R / 4, 2 * f, h, 4}));
+    EXPECT_EQ(ops[5]->grouped, (cost::GroupedGemm{cost::TokenDim::M, {{R / 4, 4}}}));
+    EXPECT_EQ(ops[5]->saved_bytes.value, R * h * 2);
+    EXPECT_EQ(ops[6]->bytes_moved.value, R * 3 * f * 2);
+    EXPECT_EQ(shape(ops[7]), (std::vector<std::int64_t>{R / 4, h, f, 4}));
+    EXPECT_EQ(ops[8]->collective_bytes.value, R * h * 2);
+    EXPECT_EQ(ops[9]->bytes_moved.value, (R + T) * h * 2);
     // The experts do k/N of a dense MLP of N·f per token: 2·T·k·3hf FLOPs, whatever EP is.
-    EXPECT_DOUBLE_EQ(ops[4]->flops().value + ops[6]->flops().value, 2.0 * T * 2 * 3 * h * f);
-    // No tensor-parallel collective around the MoE MLP, and no dense fc1/fc2 left.
+    EXPECT_DOUBLE_EQ(ops[5]->flops().value + ops[7]->flops().value, 2.0 * T * 2 * 3 * h * f);
+    // No tensor-parallel collective around the MoE MLP, and no dense fc1/fc2 left; no other host wait.
     for (const Op& op : fwd) {
         EXPECT_FALSE(op.name == "fc1" || op.name == "fc2") << op.name;
+        EXPECT_TRUE(op.host_waits_for < 0 || &op == ops[4]) << op.name;
     }
 }
 
@@ -368,6 +378,114 @@ TEST(MoeLayer, ExpertOptimizerStateShardedOverExpertDataParallelism) {
     const double dense = static_cast<double>(stage.total() - stage.expert) * (6.0 + 12.0 / 8);
     const double experts = static_cast<double>(stage.expert) * (6.0 + 12.0 / 2);
     EXPECT_EQ(memory::static_bytes(sc, 1).value, static_cast<std::int64_t>(std::ceil(dense + experts)));
+}
+
+// --- Grouped GEMMs per expert and the dispatcher's host synchronisation --------------------------------
+
+const Op& forward_op(const std::string& extra, std::int64_t ep, const std::string& name) {
+    static std::map<std::string, workload::OpList> lists;  // the ops outlive the call
+    const std::string key = extra + "/" + std::to_string(ep);
+    auto [it, added] = lists.try_emplace(key);
+    if (added) {
+        it->second = workload::layer_forward(workload::layer_shape_of(scenario(ep, 4, extra)),
+                                             RecomputeGranularity::None);
+    }
+    for (const Op& op : it->second) {
+        if (op.name == name) {
+            return op;
+        }
+    }
+    throw std::logic_error("no op " + name);
+}
+
+TEST(MoeLayer, GroupedGemmsRunEachExpertOnItsOwnRows) {
+    using cost::TokenDim;
+    // EP 4, 2× skew: the busiest expert takes 2·R/4 = 1024 of its rank's 2560 rows, the other three
+    // 512 each; the weight gradients carry the rows in k.
+    const std::string skew = R"(, "moe_load_skew": 2)";
+    const std::vector<cost::ExpertGemms> rows{{1024, 1}, {512, 3}};
+    EXPECT_EQ(forward_op(skew, 4, "experts.fc1").grouped, (cost::GroupedGemm{TokenDim::M, rows}));
+    EXPECT_EQ(forward_op(skew, 4, "experts.fc2").grouped, (cost::GroupedGemm{TokenDim::M, rows}));
+    const workload::OpList bwd =
+        workload::layer_backward(workload::layer_shape_of(scenario(4, 4, skew)), RecomputeGranularity::None);
+    for (const Op& op : bwd) {
+        if (op.name.starts_with("experts.fc")) {
+            EXPECT_EQ(op.grouped.tokens_in, op.name.ends_with("wgrad") ? TokenDim::K : TokenDim::M)
+                << op.name;
+            EXPECT_EQ(op.grouped.experts, rows) << op.name;
+        }
+    }
+    // Its price is the sum of the four experts' GEMMs: {1024, 2048, 1024} once, {512, 2048, 1024} three
+    // times (fc1: h 1024 in, 2f = 2048 out).
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const config::Scenario sc = scenario(4, 4, skew);
+    const parallel::Layout layout(sc);
+    const program::OpPricing pricing(cost, layout);
+    EXPECT_DOUBLE_EQ(pricing.duration(forward_op(skew, 4, "experts.fc1"), {0, 0, 0}).value,
+                     cost.gemm({1024, 2048, 1024}).value + 3 * cost.gemm({512, 2048, 1024}).value);
+}
+
+TEST(MoeHostSync, TheAllToAllDispatchersSyncPointFollowsMegatron) {
+    const auto waits_for = [](const std::string& extra, std::int64_t ep, const std::string& name) {
+        const Op& op = forward_op(extra, ep, name);
+        return op.host_waits_for;
+    };
+    // EP 4, dropless: before the all-to-all, for the gathered tokens per expert (ForwardOpsByHand).
+    EXPECT_GE(waits_for("", 4, "moe.dispatch.alltoall"), 0);
+    EXPECT_LT(waits_for("", 4, "moe.permute"), 0);
+    // Dropping (a capacity factor): before permutation 1, for num_out_tokens.
+    const std::string drop = R"(, "moe_expert_capacity_factor": 1.0)";
+    EXPECT_GE(waits_for(drop, 4, "moe.permute"), 0);
+    EXPECT_LT(waits_for(drop, 4, "moe.dispatch.alltoall"), 0);
+    // Drop and pad: every split is the capacity, known on the host: no wait anywhere.
+    const std::string pad =
+        R"(, "moe_expert_capacity_factor": 1.0, "moe_pad_expert_input_to_capacity": true)";
+    for (const Op& op :
+         workload::layer_forward(workload::layer_shape_of(scenario(4, 4, pad)), RecomputeGranularity::None)) {
+        EXPECT_LT(op.host_waits_for, 0) << op.name;
+    }
+    // No EP: before the experts, for tokens_per_expert; the copy follows the router's top-k.
+    const workload::OpList no_ep =
+        workload::layer_forward(workload::layer_shape_of(scenario(1, 4)), RecomputeGranularity::None);
+    const Op& fc1 = forward_op("", 1, "experts.fc1");
+    EXPECT_EQ(no_ep[static_cast<std::size_t>(fc1.host_waits_for)].name, "router.softmax_topk");
+}
+
+SimTime host_time(const config::Scenario& sc, const cost::CostModel& cost) {
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    SimTime host = 0;
+    for (std::size_t t = 0; t < prog.program.size(); ++t) {
+        if (prog.info.category(t) == program::TaskCategory::Host && prog.info[t].gpu == 0) {
+            host += run.timings[t].end - run.timings[t].start;
+        }
+    }
+    return host;
+}
+
+TEST(MoeHostSync, TheGpuIdlesAfterEachSyncUnlessTheSplitsAreKnown) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    // EP 8 inside a node: each MoE layer's forward leaves the GPU idle after the sync (here the
+    // all-to-all follows the permute, which is shorter than the CPU's 6.7 + 25 µs to launch it).
+    EXPECT_GT(host_time(scenario(8, 16), cost), 0);
+    // Drop and pad synchronises nothing: no host task.
+    EXPECT_EQ(host_time(scenario(8, 16, R"(, "moe_expert_capacity_factor": 1.0,
+        "moe_pad_expert_input_to_capacity": true)"),
+                        cost),
+              0);
+    // A profile without host costs cannot price the sync: one line naming the key and the section.
+    cost::HardwareProfile bare = cost.profile();
+    bare.host.reset();
+    try {
+        (void)program::build_iteration(scenario(8, 16), cost::CostModel(bare));
+        ADD_FAILURE() << "a syncing dispatcher ran without host costs";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("model.moe_token_dispatcher_type=\"alltoall\" synchronises the "
+                                             "host with the GPU in every MoE layer, which needs the host "
+                                             "section of profile"),
+                  std::string::npos)
+            << e.what();
+    }
 }
 
 }  // namespace

@@ -233,6 +233,16 @@ Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls, GemmPrecision pre
     return Seconds{std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond, flops / rate)};
 }
 
+Seconds CostModel::grouped_gemm(const GemmShape& like, const GroupedGemm& grouped,
+                                GemmPrecision precision) const {
+    double total = 0.0;
+    for (const ExpertGemms& e : grouped.experts) {
+        total += static_cast<double>(e.count) *
+                 gemm(grouped.expert_shape(like, e.tokens), GemmClass::Dense, precision).value;
+    }
+    return Seconds{total};
+}
+
 Seconds CostModel::flash_attention(const GemmShape& shape, bool backward) const {
     const Curve& curve = backward ? profile_.flash_backward_efficiency_vs_seq_length
                                   : profile_.flash_forward_efficiency_vs_seq_length;

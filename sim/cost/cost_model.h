@@ -24,6 +24,45 @@ struct GemmShape {
         return Flops{2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) *
                      static_cast<double>(batch)};
     }
+    friend bool operator==(const GemmShape&, const GemmShape&) = default;
+};
+
+/// Which dimension of a grouped GEMM's per-expert shape carries the expert's tokens: m in the forward
+/// and the data gradient, k in the weight gradient.
+enum class TokenDim : std::uint8_t { M, K };
+
+/// `count` experts of a grouped GEMM that each run `tokens` rows.
+struct ExpertGemms {
+    std::int64_t tokens = 0;
+    std::int64_t count = 0;
+    friend bool operator==(const ExpertGemms&, const ExpertGemms&) = default;
+};
+
+/// A grouped GEMM (Transformer Engine's GroupedLinear under Megatron's moe_grouped_gemm): one GEMM per
+/// local expert, each on its own tokens. TE's general_grouped_gemm launches one cuBLAS GEMM per expert
+/// (transformer_engine/common/gemm/cublaslt_gemm.cu, multi_stream_cublas_gemm; the CUTLASS grouped
+/// kernel is Hopper-only and opt-in, NVTE_USE_CUTLASS_GROUPED_GEMM), so each expert's GEMM reads the
+/// efficiency of its own FLOPs. Empty `experts`: not a grouped GEMM.
+struct GroupedGemm {
+    TokenDim tokens_in = TokenDim::M;
+    std::vector<ExpertGemms> experts;
+    [[nodiscard]] bool empty() const { return experts.empty(); }
+    /// `like` (one expert's shape; its batch ignored) with `tokens` in the token dimension.
+    [[nodiscard]] GemmShape expert_shape(const GemmShape& like, std::int64_t tokens) const {
+        GemmShape s = like;
+        (tokens_in == TokenDim::M ? s.m : s.k) = tokens;
+        s.batch = 1;
+        return s;
+    }
+    /// The FLOPs of every expert's GEMM together.
+    [[nodiscard]] Flops flops(const GemmShape& like) const {
+        double total = 0.0;
+        for (const ExpertGemms& e : experts) {
+            total += static_cast<double>(e.count) * expert_shape(like, e.tokens).flops().value;
+        }
+        return Flops{total};
+    }
+    friend bool operator==(const GroupedGemm&, const GroupedGemm&) = default;
 };
 
 /// Which efficiency curve a GEMM reads: dense projections, or core attention's batched GEMMs
@@ -79,6 +118,12 @@ public:
     /// must have FP8, HardwareProfile::has_fp8).
     [[nodiscard]] Seconds gemm(const GemmShape& shape, GemmClass cls = GemmClass::Dense,
                                GemmPrecision precision = GemmPrecision::Bf16) const;
+
+    /// Time of a grouped GEMM: the sum of its experts' GEMMs, each priced by gemm() on its own shape
+    /// (`like` with the expert's tokens), so each reads the curve at its FLOPs, its own wave quantization
+    /// and the kernel floor; an expert without tokens launches nothing.
+    [[nodiscard]] Seconds grouped_gemm(const GemmShape& like, const GroupedGemm& grouped,
+                                       GemmPrecision precision = GemmPrecision::Bf16) const;
 
     /// Time of a causal FlashAttention kernel (GemmClass::FlashForward/FlashBackward). Throws InputError
     /// when the profile has no FlashAttention curve.

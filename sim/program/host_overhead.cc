@@ -1,6 +1,7 @@
 #include "sim/program/host_overhead.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "sim/core/units.h"
 
@@ -14,17 +15,30 @@ HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> 
     SimTime cpu = -lead;   // when the CPU has issued the ops so far
     SimTime gpu_free = 0;  // when the compute stream is next free
     SimTime idle = 0;
+    // When each op finished on the GPU, kept only for lists whose CPU waits for one.
+    const bool waits =
+        std::any_of(ops.begin(), ops.end(), [](const workload::Op& op) { return op.host_waits_for >= 0; });
+    std::vector<SimTime> end(waits ? ops.size() : 0, 0);
     for (std::size_t i = 0; i < ops.size(); ++i) {
+        if (ops[i].host_waits_for >= 0) {
+            cpu = std::max(cpu, end[static_cast<std::size_t>(ops[i].host_waits_for)]);
+        }
         const bool collective = ops[i].kind == workload::OpKind::Collective;
         cpu += collective ? collective_cpu : op_cpu;
         if (collective && !ops[i].blocking) {
+            if (waits) {
+                end[i] = gpu_free;  // not modelled on the compute stream: as far as it has got
+            }
             continue;
         }
         const SimTime start = std::max(gpu_free, cpu + launch);
         idle += start - gpu_free;
         gpu_free = start + durations[i];
+        if (waits) {
+            end[i] = gpu_free;
+        }
     }
-    return {idle, std::max<SimTime>(0, gpu_free - cpu)};
+    return {idle, std::clamp<SimTime>(gpu_free - cpu, 0, kUnboundedLead)};
 }
 
 }  // namespace trainsim::program

@@ -203,8 +203,8 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
             {&ops, ctx, index, false, std::vector<engine::TaskId>(ops.size(), -1)});
         return;
     }
-    if (sync_host_ != nullptr) {
-        add_host_gap(ops, index, ctx);
+    if (const cost::HostCosts* host = host_costs_for(ops)) {
+        add_host_gap(ops, index, ctx, *host);
     }
     ids_.assign(ops.size(), -1);
     lower_on(foreground_, ops, ctx, index, 0, ops.size(), ids_);
@@ -248,8 +248,10 @@ void OpLowering::end_overlap() {
         }
         foreground_.last_compute = chain.last_compute;
         std::swap(foreground_.pending, chain.pending);
-        if (span.begin == 0 && sync_host_ != nullptr) {
-            add_host_gap(*q.ops, q.priced, q.ctx);
+        if (span.begin == 0) {
+            if (const cost::HostCosts* host = host_costs_for(*q.ops)) {
+                add_host_gap(*q.ops, q.priced, q.ctx, *host);
+            }
         }
         lower_on(foreground_, *q.ops, q.ctx, q.priced, span.begin, span.end, q.ids);
         if (foreground_.last_compute != chain.last_compute) {
@@ -274,13 +276,30 @@ void OpLowering::end_overlap() {
     }
 }
 
-void OpLowering::add_host_gap(const OpList& ops, std::int32_t priced_index, const StepContext& ctx) {
+const cost::HostCosts* OpLowering::host_costs_for(const OpList& ops) const {
+    if (sync_host_ != nullptr) {
+        return sync_host_;
+    }
+    if (cpu_lead_ >= kUnboundedLead &&
+        std::none_of(ops.begin(), ops.end(), [](const Op& op) { return op.host_waits_for >= 0; })) {
+        return nullptr;
+    }
+    const cost::HostCosts* host = pricing_.host();
+    if (host == nullptr) {
+        throw std::logic_error(
+            "OpLowering: a host wait on a profile without host costs (check_fits_profile)");
+    }
+    return host;
+}
+
+void OpLowering::add_host_gap(const OpList& ops, std::int32_t priced_index, const StepContext& ctx,
+                              const cost::HostCosts& host) {
     if (synchronized_) {
         synchronized_ = false;
         cpu_lead_ = 0;
     }
     const PricedOps& p = out_.priced[static_cast<std::size_t>(priced_index)];
-    const HostBound bound = host_bound_idle(ops, p.durations, *sync_host_, cpu_lead_);
+    const HostBound bound = host_bound_idle(ops, p.durations, host, cpu_lead_);
     cpu_lead_ = bound.lead_after;
     if (bound.idle <= 0) {
         return;

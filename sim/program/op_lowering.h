@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/engine/program.h"
+#include "sim/program/host_overhead.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/network_flows.h"
 #include "sim/program/op_pricing.h"
@@ -62,6 +63,7 @@ public:
     void set_megatron_p2p(bool wait_for_sends, const cost::HostCosts* sync_host) {
         wait_for_sends_ = wait_for_sends;
         sync_host_ = sync_host;
+        cpu_lead_ = sync_host != nullptr ? 0 : kUnboundedLead;
     }
 
     /// Every kernel of this GPU takes `factor` times its price (variability.mode). `shared` false keeps
@@ -149,7 +151,11 @@ private:
     [[nodiscard]] std::int64_t group_members(workload::CommGroup group) const;
     /// A host task before `ops` where the CPU, restarted by the last synchronising transfer, has not got
     /// far enough ahead of the compute stream to issue them in time (set_megatron_p2p).
-    void add_host_gap(const workload::OpList& ops, std::int32_t priced_index, const StepContext& ctx);
+    void add_host_gap(const workload::OpList& ops, std::int32_t priced_index, const StepContext& ctx,
+                      const cost::HostCosts& host);
+    /// The host costs `ops` is lowered with: batch_p2p_sync's, or the profile's once an op list makes the
+    /// CPU wait for the GPU (Op::host_waits_for); null while the CPU runs unboundedly ahead.
+    [[nodiscard]] const cost::HostCosts* host_costs_for(const workload::OpList& ops) const;
     void transfer(Direction dir, const parallel::Coordinates& peer, Bytes bytes, const StepContext& ctx,
                   bool send, Bytes kept);
 
@@ -187,7 +193,9 @@ private:
     double jitter_stddev_ = 0.0;
     std::int64_t jitter_seed_ = 0;
     std::int64_t lists_lowered_ = 0;  // with kernel jitter: how many lists this GPU lowered so far
-    SimTime cpu_lead_ = 0;            // how far the CPU is ahead of the compute stream (batch_p2p_sync)
+    // How far the CPU is ahead of the compute stream: unbounded until something synchronises it
+    // (batch_p2p_sync's transfers, the MoE dispatcher's waits).
+    SimTime cpu_lead_ = kUnboundedLead;
     std::vector<engine::TaskId> unjoined_data_;  // asynchronous data-parallel collectives
     // Sends and receives so far per channel: (send?, direction, peer rank) → count. A GPU has a handful
     // of channels, so a flat list beats a map.

@@ -28,6 +28,13 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
                          "; pass --set hardware.gpus_per_node=" + std::to_string(profile.gpus_per_node) +
                          " to simulate nodes of that size");
     }
+    if (moe_dispatcher_synchronizes(scenario) && !profile.host) {
+        throw InputError("model.moe_token_dispatcher_type=\"" +
+                         std::string(config::to_string(scenario.model.moe->token_dispatcher)) +
+                         "\" synchronises the host with the GPU in every MoE layer, which needs the host "
+                         "section of profile " +
+                         profile.name + " (kernel_launch_us, op_dispatch_us, collective_dispatch_us)");
+    }
     const std::optional<config::Fp8Recipe> fp8 = scenario.training.fp8();
     if (fp8 && !profile.has_fp8()) {
         throw InputError("training.fp8_format=\"" +
@@ -45,6 +52,16 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
             (profile.compute_capability > 0.0 ? format_capability(profile.compute_capability)
                                               : std::string("no compute_capability")));
     }
+}
+
+bool moe_dispatcher_synchronizes(const config::Scenario& scenario) {
+    if (!scenario.model.moe || scenario.model.moe->num_moe_layers() == 0) {
+        return false;
+    }
+    // Only the alltoall dispatcher's drop-and-pad mode knows every split on the host (token_dispatcher.py).
+    const config::MoeConfig& moe = *scenario.model.moe;
+    return !(moe.token_dispatcher == config::MoeTokenDispatcher::AllToAll &&
+             moe.pad_expert_input_to_capacity);
 }
 
 parallel::GroupSpan OpPricing::group_span(workload::CommGroup group, const parallel::Coordinates& at) const {
@@ -107,7 +124,8 @@ std::pair<std::int32_t, bool> OpPricing::shared_index(const workload::OpList& op
 Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates& at) const {
     switch (op.kind) {
     case workload::OpKind::Gemm:
-        return cost_.gemm(op.gemm, op.gemm_class, op.gemm_precision);
+        return op.grouped.empty() ? cost_.gemm(op.gemm, op.gemm_class, op.gemm_precision)
+                                  : cost_.grouped_gemm(op.gemm, op.grouped, op.gemm_precision);
     case workload::OpKind::MemoryBound:
         return cost_.memory_bound(op.bytes_moved, op.memory_kind);
     case workload::OpKind::Collective: {

@@ -15,7 +15,13 @@
 
 namespace trainsim::program {
 
-/// Throws InputError when the scenario asks for a node the profile does not describe.
+/// Whether the scenario's MoE token dispatcher synchronises the host with the GPU in each MoE layer's
+/// forward (every dispatcher but alltoall with moe_pad_expert_input_to_capacity).
+[[nodiscard]] bool moe_dispatcher_synchronizes(const config::Scenario& scenario);
+
+/// Throws InputError when the scenario asks for a node the profile does not describe, or for a
+/// dispatcher that synchronises the host on a profile without host costs.
+
 void check_fits_profile(const config::Scenario& scenario, const cost::HardwareProfile& profile);
 
 class OpPricing {
@@ -42,6 +48,10 @@ public:
     [[nodiscard]] Seconds p2p(Bytes bytes, const parallel::Coordinates& from,
                               const parallel::Coordinates& to) const;
     [[nodiscard]] const parallel::Layout& layout() const { return layout_; }
+    /// The profile's host costs; null when it has no host section.
+    [[nodiscard]] const cost::HostCosts* host() const {
+        return cost_.profile().host ? &*cost_.profile().host : nullptr;
+    }
     /// The expert layers' rank order; null for a model without experts.
     [[nodiscard]] const parallel::ExpertLayout* experts() const { return experts_ ? &*experts_ : nullptr; }
 

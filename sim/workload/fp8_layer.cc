@@ -129,9 +129,17 @@ public:
         for (std::size_t i = 0; i < in_.size(); ++i) {
             Op op = in_[i];
             remap(op.after);
+            if (op.host_waits_for >= 0) {
+                op.host_waits_for = index_[static_cast<std::size_t>(op.host_waits_for)];
+            }
             const auto [gemm, pass] = fp8_gemm_of(op);
             if (pass != GemmPass::None) {
+                const std::size_t first = out_.size();
                 insert_kernels_before(op, *gemm, pass);
+                if (out_.size() > first) {
+                    // The CPU waits before it issues the GEMM's first quantize kernel.
+                    std::swap(out_[first].host_waits_for, op.host_waits_for);
+                }
                 op.gemm_precision = cost::GemmPrecision::Fp8;
                 if (pass == GemmPass::Forward) {
                     op.saved_bytes = Bytes{op.saved_bytes.value / 2};  // the wgrad's input, kept in FP8

@@ -15,6 +15,7 @@ namespace {
 using cost::CollectiveKind;
 using cost::GemmClass;
 using cost::MemoryBoundKind;
+using cost::TokenDim;
 
 std::string activation_name(const LayerShape& x) {
     return x.swiglu ? "experts.swiglu" : "experts.gelu";
@@ -82,17 +83,23 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     ops.gemm("router", {z.T, z.n, z.h}, saved(z.T * z.h * kActivationBytes));
     ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kActivationBytes,
                saved(z.T * z.n * kActivationBytes));
-    moe_dispatch_forward(ops, x, z);
+    const std::int32_t host_wait = moe_dispatch_forward(ops, x, z);
+    const std::int32_t first_expert_op = ops.next_index();
     if (z.R_pad != z.R_max) {
         // Fp8Padding (TE's fused_multi_row_padding): read the R_max rows, write them and the zero rows.
         ops.memory("experts.fp8_padding", MemoryBoundKind::Generic,
                    (z.R_max + z.R_pad) * z.h * kActivationBytes);
     }
-    // GroupedMLP: the L local experts' GEMMs as one batched GEMM of ⌈R_max/L⌉ rows each (padded under FP8).
-    ops.gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, saved(z.R_pad * z.h * kActivationBytes));
+    // TEGroupedMLP: one GEMM per local expert on its own rows (cost::GroupedGemm), padded under FP8.
+    ops.grouped_gemm("experts.fc1", {z.rows, z.f_in, z.h, z.L}, expert_gemms(z, TokenDim::M),
+                     saved(z.R_pad * z.h * kActivationBytes));
+    if (host_wait >= 0) {
+        ops.set_host_wait(first_expert_op, host_wait);  // the CPU reads tokens_per_expert before the experts
+    }
     ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_pad * (z.f_in + z.f) * kActivationBytes,
                saved(z.R_pad * z.f_in * kActivationBytes));
-    ops.gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, saved(z.R_pad * z.f * kActivationBytes));
+    ops.grouped_gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, expert_gemms(z, TokenDim::M),
+                     saved(z.R_pad * z.f * kActivationBytes));
     if (z.R_pad != z.R_max) {
         // Fp8Unpadding: copy each expert's R_max real rows out of the padded output (read and write them).
         ops.memory("experts.fp8_unpadding", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);
@@ -114,12 +121,12 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
         ops.memory("experts.fp8_unpadding.bwd", MemoryBoundKind::Generic,
                    (z.R_max + z.R_pad) * z.h * kActivationBytes);
     }
-    ops.gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L});
-    ops.gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L});
+    ops.grouped_gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L}, expert_gemms(z, TokenDim::M));
+    ops.grouped_gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L}, expert_gemms(z, TokenDim::K));
     ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
                z.R_pad * (z.f + 2 * z.f_in) * kActivationBytes);
-    ops.gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L});
-    ops.gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L});
+    ops.grouped_gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L}, expert_gemms(z, TokenDim::M));
+    ops.grouped_gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L}, expert_gemms(z, TokenDim::K));
     if (z.R_pad != z.R_max) {
         // Fp8Padding's backward drops the padding rows' gradient (read and write the R_max real rows).
         ops.memory("experts.fp8_padding.bwd", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);

@@ -12,6 +12,10 @@ std::int64_t fp8_row_alignment(const LayerShape& x) {
     return *x.fp8 == config::Fp8Recipe::Mxfp8 ? 32 : 16;
 }
 
+cost::GroupedGemm expert_gemms(const MoeSizes& z, cost::TokenDim tokens_in) {
+    return cost::GroupedGemm{tokens_in, z.expert_rows};
+}
+
 MoeSizes moe_sizes(const LayerShape& x) {
     MoeSizes z{};
     z.h = x.hidden;
@@ -37,12 +41,33 @@ MoeSizes moe_sizes(const LayerShape& x) {
     }
     z.R_max =
         static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * ((l - 1.0) * others + busiest) / l));
-    const std::int64_t rows = (z.R_max + z.L - 1) / z.L;
     // TEGroupedMLP pads each expert's rows under FP8 (moe/experts.py, TE's Fp8Padding, which copies
     // nothing when they are aligned already); the padding rows run through both GEMMs and the activation.
     const std::int64_t align = fp8_row_alignment(x);
-    z.rows = (rows + align - 1) / align * align;
-    z.R_pad = z.R_max + z.L * (z.rows - rows);
+    const auto padded = [align](std::int64_t rows) { return (rows + align - 1) / align * align; };
+    z.rows = padded((z.R_max + z.L - 1) / z.L);
+    // Per expert: the busiest expert's share (never more than the rank's R_max), the rest spread evenly.
+    const std::int64_t top =
+        std::min(z.R_max, static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * busiest / l)));
+    const std::int64_t rest = z.R_max - top;
+    const std::int64_t other_count = z.L - 1;
+    const std::int64_t base = other_count > 0 ? rest / other_count : 0;
+    const std::int64_t more = other_count > 0 ? rest % other_count : 0;  // experts with one row more
+    z.expert_rows.clear();
+    z.R_pad = 0;
+    for (const cost::ExpertGemms e :
+         {cost::ExpertGemms{padded(top), 1}, cost::ExpertGemms{padded(base + 1), more},
+          cost::ExpertGemms{padded(base), other_count - more}}) {
+        if (e.count == 0) {
+            continue;
+        }
+        z.R_pad += e.tokens * e.count;
+        if (!z.expert_rows.empty() && z.expert_rows.back().tokens == e.tokens) {
+            z.expert_rows.back().count += e.count;  // balanced: one group of L experts
+        } else {
+            z.expert_rows.push_back(e);
+        }
+    }
     // MoEAllGatherTokenDispatcher gathers [(S/TP)·B, H] from every rank of the tp_ep group (Megatron-Core's
     // expert tensor × expert model parallel group, etp·ep ranks; etp is 1 here): EP·T tokens. Its
     // local experts then receive the same R_max copies as under the all-to-all (L/E of EP·T·k).

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
+#include "sim/cost/cost_model.h"
 #include "sim/workload/layer_shape.h"
 
 namespace trainsim::workload {
@@ -14,9 +16,12 @@ struct MoeSizes {
     std::int64_t R;      // routed token copies this rank sends: T·k
     std::int64_t R_max;  // copies the busiest rank receives: R with balanced load, more with a skew
     std::int64_t L;      // local experts: num_experts / EP
-    std::int64_t rows;   // the grouped GEMM's m: ⌈R_max/L⌉ (dropless: every rank waits for the busiest),
-                         // under FP8 rounded up to fp8_row_alignment (TE's Fp8Padding)
+    std::int64_t rows;   // the grouped GEMM's batched-equivalent m: ⌈R_max/L⌉ (dropless: every rank waits
+                         // for the busiest), under FP8 rounded up to fp8_row_alignment (TE's Fp8Padding)
     std::int64_t R_pad;  // rows the experts' GEMMs and activation run on: R_max, plus the FP8 padding
+    // Each local expert's rows on the busiest rank (padded under FP8), for the grouped GEMMs: the busiest
+    // expert's share, the rest of R_max spread over the other L−1 as evenly as whole rows allow.
+    std::vector<cost::ExpertGemms> expert_rows;
     std::int64_t gathered;  // the allgather dispatcher's tokens after its gather over the tp_ep group: EP·T
     std::int64_t h;         // hidden size
     std::int64_t n;         // num_experts (the router's output width)
@@ -27,6 +32,9 @@ struct MoeSizes {
 /// The rows each expert's FP8 GEMM input is padded to a multiple of (Megatron-Core's
 /// get_fp8_align_size, megatron/core/fp8_utils.py: 32 for MXFP8, 16 for the other recipes); 1 in BF16.
 [[nodiscard]] std::int64_t fp8_row_alignment(const LayerShape& x);
+
+/// The routed experts' grouped GEMM over `z.expert_rows`, their tokens in dimension `tokens_in`.
+[[nodiscard]] cost::GroupedGemm expert_gemms(const MoeSizes& z, cost::TokenDim tokens_in);
 
 /// The sizes of `x`'s MoE MLP (x.moe() must hold).
 [[nodiscard]] MoeSizes moe_sizes(const LayerShape& x);

@@ -13,6 +13,7 @@ using cost::MemoryBoundKind;
 
 constexpr std::int64_t kProb = 2;   // the router's probs: type_as(logits), bf16 without moe_router_dtype
 constexpr std::int64_t kRoute = 1;  // the routing map: torch.bool
+constexpr std::int64_t kCount = 8;  // tokens per expert: routing_map.sum(dim=0).long(), int64
 
 bool all_to_all(const LayerShape& x) {
     return x.moe_dispatcher == MoeTokenDispatcher::AllToAll;
@@ -26,11 +27,13 @@ bool exchanges(const LayerShape& x) {
 
 // The all-to-all: S is the busiest rank's R_max routed tokens of h elements (nccl-tests' alltoall S; R
 // for every rank with balanced routing): it ends when that rank has received them.
-void expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
-    if (exchanges(x)) {
-        ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kActivationBytes,
-                            CommGroup::Expert);
+// Returns its index, or -1 when there is no exchange.
+std::int32_t expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
+    if (!exchanges(x)) {
+        return -1;
     }
+    return ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kActivationBytes,
+                               CommGroup::Expert);
 }
 
 // Distinct gathered rows the allgather dispatcher's permute reads (and its backward's gather of the
@@ -41,12 +44,33 @@ std::int64_t gathered_rows_read(const MoeSizes& z) {
 
 }  // namespace
 
-void moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
+        // MoEAlltoAllTokenDispatcher.preprocess: with EP the ranks exchange their tokens per expert
+        // (gather_from_sequence_parallel_region over tp_ep of [num_experts] int64) for the splits.
+        if (exchanges(x)) {
+            ops.sync_collective("moe.dispatch.tokens_per_expert.allgather", CollectiveKind::AllGather,
+                                x.ep * z.n * kCount, CommGroup::Expert);
+        }
+        // The splits' device-to-host copy is queued before permutation 1 (cuda_dtoh_point): it waits for
+        // the GPU's work so far, and the CPU reads it at the dispatcher's cuda_sync_point.
+        const std::int32_t dtoh = ops.next_index() - 1;
         // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
-        ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes);
-        expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
-        return;
+        const std::int32_t permute =
+            ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes);
+        const std::int32_t dispatch = expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
+        if (x.pad_to_capacity) {
+            return -1;  // drop_and_pad: every split is the capacity, known on the host; no sync
+        }
+        if (x.capacity_factor > 0.0) {
+            ops.set_host_wait(permute, dtoh);  // dropping: num_out_tokens, "before_permutation_1"
+            return -1;
+        }
+        if (dispatch >= 0) {
+            ops.set_host_wait(dispatch, dtoh);  // input/output splits, "before_ep_alltoall"
+            return -1;
+        }
+        return dtoh;  // no EP: tokens_per_expert, "before_permutation_2" or "before_finish"
     }
     if (exchanges(x)) {
         // gather_from_sequence_parallel_region over tp_ep, in token_dispatch's order: the routing map
@@ -59,10 +83,15 @@ void moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSize
         ops.sync_collective("moe.dispatch.allgather", CollectiveKind::AllGather,
                             z.gathered * z.h * kActivationBytes, CommGroup::Expert);
     }
+    // dispatch_postprocess reads tokens_per_expert = local_map.sum(0).long().cpu(): the CPU waits for
+    // the GPU's work so far before it issues the permute.
+    const std::int32_t dtoh = ops.next_index() - 1;
     // Permute by the local experts' columns of the map: read the gathered rows routed here, write the
     // R_max copies grouped by expert.
-    ops.memory("moe.permute", MemoryBoundKind::Generic,
-               (gathered_rows_read(z) + z.R_max) * z.h * kActivationBytes);
+    const std::int32_t permute = ops.memory("moe.permute", MemoryBoundKind::Generic,
+                                            (gathered_rows_read(z) + z.R_max) * z.h * kActivationBytes);
+    ops.set_host_wait(permute, dtoh);
+    return -1;
 }
 
 void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep) {

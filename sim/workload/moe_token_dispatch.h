@@ -20,8 +20,13 @@
 
 namespace trainsim::workload {
 
-/// From the router's output to the local experts' input: permute and dispatch.
-void moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+/// From the router's output to the local experts' input: permute and dispatch, with the dispatcher's
+/// host synchronisation (Op::host_waits_for): the alltoall dispatcher's CPU reads the split sizes at its
+/// cuda_sync_point (token_dispatcher.py, _maybe_dtoh_and_synchronize: before permutation 1 when tokens
+/// are dropped, else before the all-to-all with EP, else before the experts; never under
+/// drop-and-pad), the allgather dispatcher's before its permute (tokens_per_expert .cpu()). Returns the
+/// op the CPU still waits for before it issues the experts' first op, or -1.
+[[nodiscard]] std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
 
 /// From the local experts' output to this rank's tokens: combine and unpermute; `keep` false under
 /// full recompute (nothing saved).

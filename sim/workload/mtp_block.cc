@@ -28,6 +28,9 @@ void append(OpList& to, OpList from, bool recompute = false, bool keep_saved = t
         for (std::int32_t& a : op.after) {
             a += offset;
         }
+        if (op.host_waits_for >= 0) {
+            op.host_waits_for += offset;
+        }
         if (recompute) {
             op.is_recompute = true;
         }

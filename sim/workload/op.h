@@ -47,6 +47,10 @@ struct Op {
     cost::GemmShape gemm;
     cost::GemmClass gemm_class = cost::GemmClass::Dense;
     cost::GemmPrecision gemm_precision = cost::GemmPrecision::Bf16;  // FP8: sim/workload/fp8_layer.h
+    /// A grouped GEMM (the routed experts'): each expert's GEMM on its own tokens, priced one by one;
+    /// `gemm` is then their batched equivalent {⌈rows/experts⌉, n, k, batch = experts} (the rows that
+    /// FP8's quantize kernels read). Empty: a plain GEMM.
+    cost::GroupedGemm grouped;
     // MemoryBound: bytes read plus bytes written
     Bytes bytes_moved{0};
     cost::MemoryBoundKind memory_kind = cost::MemoryBoundKind::Generic;
@@ -66,6 +70,12 @@ struct Op {
     /// program order of its own stream (e.g. the GEMM that waits for an async all-gather).
     std::vector<std::int32_t> after;
 
+    /// The CPU waits, before it issues this op, until op `host_waits_for` of the same list has finished
+    /// on the GPU (a device-to-host copy read on the host: Megatron-Core's token dispatchers read the
+    /// tokens per expert with .cpu()/.tolist() or an event synchronize); -1: it does not wait. The GPU
+    /// then idles until the CPU has issued the ops after it (sim/program/host_overhead.h).
+    std::int32_t host_waits_for = -1;
+
     /// Re-executed forward work (activation recomputation), counted as recompute time and HFU FLOPs.
     bool is_recompute = false;
 
@@ -73,7 +83,12 @@ struct Op {
     /// 1-byte dropout masks, small buffers ignored).
     Bytes saved_bytes{0};
 
-    [[nodiscard]] Flops flops() const { return kind == OpKind::Gemm ? gemm.flops() : Flops{0.0}; }
+    [[nodiscard]] Flops flops() const {
+        if (kind != OpKind::Gemm) {
+            return Flops{0.0};
+        }
+        return grouped.empty() ? gemm.flops() : grouped.flops(gemm);
+    }
 };
 
 using OpList = std::vector<Op>;

@@ -55,6 +55,13 @@ std::int32_t OpListBuilder::gemm(std::string name, cost::GemmShape shape, Bytes 
     return push_compute(std::move(op));
 }
 
+std::int32_t OpListBuilder::grouped_gemm(std::string name, cost::GemmShape shape, cost::GroupedGemm grouped,
+                                         Bytes saved) {
+    const std::int32_t index = gemm(std::move(name), shape, saved);
+    ops_[static_cast<std::size_t>(index)].grouped = std::move(grouped);
+    return index;
+}
+
 std::int32_t OpListBuilder::memory(std::string name, cost::MemoryBoundKind kind, std::int64_t bytes_moved,
                                    Bytes saved) {
     Op op;

@@ -15,6 +15,10 @@ public:
     /// A GEMM on the compute stream. Waits for the last synchronous collective, if one is pending.
     std::int32_t gemm(std::string name, cost::GemmShape shape, Bytes saved = Bytes{0},
                       cost::GemmClass cls = cost::GemmClass::Dense);
+    /// A grouped GEMM (cost::GroupedGemm): `shape` is the experts' batched equivalent, `grouped` their
+    /// own tokens.
+    std::int32_t grouped_gemm(std::string name, cost::GemmShape shape, cost::GroupedGemm grouped,
+                              Bytes saved = Bytes{0});
     /// A memory-bound kernel on the compute stream moving `bytes_moved` bytes.
     std::int32_t memory(std::string name, cost::MemoryBoundKind kind, std::int64_t bytes_moved,
                         Bytes saved = Bytes{0});
@@ -37,6 +41,15 @@ public:
     void set_saved(std::int32_t index, Bytes bytes) {
         ops_[static_cast<std::size_t>(index)].saved_bytes = bytes;
     }
+
+    /// The CPU waits for op `waits_for` to finish on the GPU before it issues op `index`
+    /// (Op::host_waits_for).
+    void set_host_wait(std::int32_t index, std::int32_t waits_for) {
+        ops_[static_cast<std::size_t>(index)].host_waits_for = waits_for;
+    }
+
+    /// The index the next op added will have.
+    [[nodiscard]] std::int32_t next_index() const { return static_cast<std::int32_t>(ops_.size()); }
 
     [[nodiscard]] OpList take() { return std::move(ops_); }
     [[nodiscard]] const OpList& ops() const { return ops_; }

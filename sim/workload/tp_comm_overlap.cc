@@ -81,6 +81,9 @@ public:
             }
             Op op = in_[i];
             remap(op.after);
+            if (op.host_waits_for >= 0) {  // the MoE dispatcher's wait (TP overlap is refused with MoE)
+                op.host_waits_for = index_[static_cast<std::size_t>(op.host_waits_for)];
+            }
             push(i, std::move(op));
         }
         return std::move(out_);
