@@ -13,8 +13,9 @@ constexpr const char* kKey = "parallelism.pipeline_model_parallel_layout";
 // More layers than any model has: a bigger unrolled layout is a typo (and would take the memory).
 constexpr std::size_t kMaxUnrolled = std::size_t{1} << 20;
 
+// `rule` starts with "=value ..." or with a space.
 [[noreturn]] void fail(const std::string& rule) {
-    throw InputError(std::string(kKey) + " " + rule);
+    throw InputError(std::string(kKey) + rule);
 }
 
 // The repeat count after `*` at `at` (digits, as Megatron's `\d+`); npos when there is none.
@@ -30,7 +31,7 @@ std::size_t repeat_count(const std::string& s, std::size_t at, std::size_t& end)
 
 std::string repeated(const std::string& unit, std::size_t n, std::size_t already) {
     if (!unit.empty() && (n > kMaxUnrolled || already + unit.size() * n > kMaxUnrolled)) {
-        fail("unrolls to more than " + std::to_string(kMaxUnrolled) + " symbols");
+        fail(" unrolls to more than " + std::to_string(kMaxUnrolled) + " symbols");
     }
     std::string out;
     for (std::size_t i = 0; i < n; ++i) {
@@ -102,7 +103,7 @@ PipelineLayout parse_string(const std::string& text) {
 PipelineLayout parse_list(const Json& value) {
     PipelineLayout layout{value.dump(), {}};
     if (value.empty()) {
-        fail("is an empty list (one list of layer names per virtual pipeline stage)");
+        fail(" is an empty list (one list of layer names per virtual pipeline stage)");
     }
     for (std::size_t i = 0; i < value.size(); ++i) {
         const Json& stage = value[i];
