@@ -70,12 +70,31 @@ TEST(MegatronPipelineSplit, CombinationsMegatronOrTrainsimDoNotAllow) {
                  16),
         "parallelism.decoder_first/last_pipeline_num_layers cannot be combined with "
         "account_for_embedding/loss_in_pipeline_split (Megatron)");
-    EXPECT_EQ(error_of(R"(, "account_for_embedding_in_pipeline_split": true,
+    // With interleaving each rank's (126 + 2) / 8 = 16 slots must divide among its chunks.
+    EXPECT_EQ(
+        error_of(R"(, "account_for_embedding_in_pipeline_split": true,
                          "account_for_loss_in_pipeline_split": true)",
-                       8, 8),
-              "parallelism.account_for_embedding_in_pipeline_split with "
-              "parallelism.virtual_pipeline_model_parallel_size > 1 is not modelled (its first or last model "
-              "chunk would be shorter than the rank's others)");
+                 8, 3),
+        "model.num_layers=126 plus the 2 layer(s) accounted for the embedding and loss must be divisible "
+        "by parallelism.pipeline_model_parallel_size=8 and each rank's share by "
+        "parallelism.virtual_pipeline_model_parallel_size=3 (Megatron)");
+}
+
+TEST(MegatronPipelineSplit, WithInterleavingOnlyTheFirstAndLastVirtualStagesGiveUpASlot) {
+    // 16 slots per rank, 2 per chunk (v = 8): virtual stage 0 builds 1 layer, stage 63 builds 1.
+    const Scenario s = with(R"(, "account_for_embedding_in_pipeline_split": true,
+                               "account_for_loss_in_pipeline_split": true)",
+                            8, 8);
+    std::vector<std::int64_t> chunks(64, 2);
+    chunks.front() = 1;
+    chunks.back() = 1;
+    EXPECT_EQ(s.parallelism.layers_per_virtual_stage, chunks);
+    EXPECT_EQ(s.pipeline_split(), (std::vector<std::int64_t>{15, 16, 16, 16, 16, 16, 16, 15}));
+    EXPECT_EQ(s.chunk_num_layers(0, 0), 1);
+    EXPECT_EQ(s.chunk_num_layers(0, 1), 2);
+    EXPECT_EQ(s.chunk_num_layers(7, 7), 1);
+    EXPECT_EQ(s.first_layer_of_virtual_stage(1), 1);
+    EXPECT_EQ(s.first_layer_of_virtual_stage(63), 125);
 }
 
 }  // namespace

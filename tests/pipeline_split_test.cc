@@ -49,8 +49,8 @@ TEST(PipelineSplit, VirtualStagesStartAfterTheChunksBeforeThem) {
                             {"parallelism.layers_per_pipeline_stage", "[2,4,6]"},
                             {"training.micro_batch_size", "1"},
                             {"training.global_batch_size", "6"}});
-    EXPECT_EQ(sc.chunk_num_layers(0), 1);
-    EXPECT_EQ(sc.chunk_num_layers(2), 3);
+    EXPECT_EQ(sc.chunk_num_layers(0, 0), 1);
+    EXPECT_EQ(sc.chunk_num_layers(2, 1), 3);
     const std::vector<std::int64_t> first{0, 1, 3, 6, 7, 9};
     for (std::int64_t vs = 0; vs < 6; ++vs) {
         EXPECT_EQ(sc.first_layer_of_virtual_stage(vs), first[static_cast<std::size_t>(vs)]) << vs;

@@ -2,7 +2,9 @@
 // decoder_first/last_pipeline_num_layers fix the first and last stage and divide the rest evenly;
 // account_for_embedding/loss_in_pipeline_split count the embedding and the loss as one layer each, so
 // that L + 1 (+ 1) divide evenly over p and the first (last) stage builds one transformer layer fewer.
-// Both become parallelism.layers_per_pipeline_stage, which the rest of the simulator reads.
+// Both become parallelism.layers_per_pipeline_stage (account_for_* with interleaving, whose first and last
+// chunks differ from the rest, and pipeline_model_parallel_layout become layers_per_virtual_stage), which
+// the rest of the simulator reads.
 #include <string>
 
 #include "sim/config/scenario_reader.h"
@@ -54,26 +56,25 @@ std::vector<std::int64_t> decoder_first_last_split(const Scenario& s) {
 std::vector<std::int64_t> account_for_split(const Scenario& s) {
     const ParallelConfig& par = s.parallelism;
     const std::int64_t p = par.pipeline_model_parallel_size;
-    if (par.virtual_pipeline_model_parallel_size > 1) {
-        // Megatron takes the slot from the first (last) model chunk only, which leaves that chunk
-        // shorter than the rank's others; trainsim's chunks of one rank are equal.
-        throw InputError(
-            std::string("parallelism.account_for_") +
-            (par.account_for_embedding_in_pipeline_split ? "embedding" : "loss") +
-            "_in_pipeline_split with parallelism.virtual_pipeline_model_parallel_size > 1 is not "
-            "modelled (its first or last model chunk would be shorter than the rank's others)");
-    }
+    const std::int64_t v = par.virtual_pipeline_model_parallel_size;
     const std::int64_t extra = (par.account_for_embedding_in_pipeline_split ? 1 : 0) +
                                (par.account_for_loss_in_pipeline_split ? 1 : 0);
     const std::int64_t slots = s.model.num_layers + extra;
-    if (slots % p != 0 || slots / p < 2) {
-        throw InputError("model.num_layers=" + std::to_string(s.model.num_layers) + " plus the " +
-                         std::to_string(extra) +
-                         " layer(s) accounted for the embedding and loss must be divisible by "
-                         "parallelism.pipeline_model_parallel_size=" +
+    const std::string accounted = "model.num_layers=" + std::to_string(s.model.num_layers) + " plus the " +
+                                  std::to_string(extra) + " layer(s) accounted for the embedding and loss";
+    if (v == 1 && (slots % p != 0 || slots / p < 2)) {
+        throw InputError(accounted + " must be divisible by parallelism.pipeline_model_parallel_size=" +
                          std::to_string(p) + " with at least 2 per stage (Megatron)");
     }
-    std::vector<std::int64_t> split(static_cast<std::size_t>(p), slots / p);
+    // With interleaving Megatron divides each rank's slots among its chunks and takes the embedding's
+    // (loss's) slot from the first (last) virtual stage only, which may leave it no transformer layer.
+    if (slots % p != 0 || slots / p % v != 0) {
+        throw InputError(accounted + " must be divisible by parallelism.pipeline_model_parallel_size=" +
+                         std::to_string(p) + " and each rank's share by " +
+                         "parallelism.virtual_pipeline_model_parallel_size=" + std::to_string(v) +
+                         " (Megatron)");
+    }
+    std::vector<std::int64_t> split(static_cast<std::size_t>(p * v), slots / p / v);
     if (par.account_for_embedding_in_pipeline_split) {
         --split.front();
     }
@@ -90,6 +91,22 @@ void resolve_pipeline_split(Scenario& s) {
     const bool first_last = par.decoder_first_pipeline_num_layers || par.decoder_last_pipeline_num_layers;
     const bool account =
         par.account_for_embedding_in_pipeline_split || par.account_for_loss_in_pipeline_split;
+    if (par.pipeline_model_parallel_layout) {
+        if (first_last || account) {
+            throw InputError(
+                "parallelism.pipeline_model_parallel_layout cannot be combined with "
+                "decoder_first/last_pipeline_num_layers or account_for_embedding/loss_in_pipeline_"
+                "split (Megatron)");
+        }
+        if (!par.layers_per_pipeline_stage.empty()) {
+            throw InputError("parallelism.layers_per_pipeline_stage cannot be combined with "
+                             "parallelism.pipeline_model_parallel_layout");
+        }
+        par.layers_per_virtual_stage = layout_layers_per_virtual_stage(
+            *par.pipeline_model_parallel_layout, par.pipeline_model_parallel_size, s.model.num_layers,
+            s.model.mtp_num_layers);
+        return;
+    }
     if (!first_last && !account) {
         return;
     }
@@ -105,7 +122,13 @@ void resolve_pipeline_split(Scenario& s) {
         throw InputError(
             "Megatron's uneven pipeline split needs parallelism.pipeline_model_parallel_size > 1");
     }
-    par.layers_per_pipeline_stage = first_last ? decoder_first_last_split(s) : account_for_split(s);
+    if (first_last) {
+        par.layers_per_pipeline_stage = decoder_first_last_split(s);
+    } else if (par.virtual_pipeline_model_parallel_size > 1) {
+        par.layers_per_virtual_stage = account_for_split(s);
+    } else {
+        par.layers_per_pipeline_stage = account_for_split(s);
+    }
 }
 
 }  // namespace trainsim::config

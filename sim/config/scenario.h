@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/config/pipeline_layout.h"
+
 namespace trainsim::config {
 
 enum class Normalization { LayerNorm, RMSNorm };
@@ -153,6 +155,13 @@ struct ParallelConfig {
     std::optional<std::int64_t> decoder_last_pipeline_num_layers;
     bool account_for_embedding_in_pipeline_split = false;
     bool account_for_loss_in_pipeline_split = false;
+    /// Megatron-Core's pipeline_model_parallel_layout as written (sim/config/pipeline_layout.h); the reader
+    /// turns it into layers_per_virtual_stage (layers_per_pipeline_stage when it fixes v = 1).
+    std::optional<PipelineLayout> pipeline_model_parallel_layout;
+    /// Transformer layers of each virtual stage, chunk c of rank r at c·p + r, when a rank's chunks differ
+    /// (from the layout, or account_for_*_in_pipeline_split with v > 1); empty: each rank's layers are
+    /// split evenly among its chunks.
+    std::vector<std::int64_t> layers_per_virtual_stage;
     /// Expert parallelism: each MoE layer's experts split over this many ranks (num_experts / ep each).
     std::int64_t expert_model_parallel_size = 1;
     /// Tensor parallelism inside each expert; absent means tensor_model_parallel_size (Megatron's default).
@@ -337,8 +346,15 @@ struct Scenario {
     /// Transformer layers on pipeline rank `pipeline_rank` (all its chunks together; DualPipe's two
     /// copies of an L/p-layer stage count twice: 2L/p).
     [[nodiscard]] std::int64_t stage_num_layers(std::int64_t pipeline_rank) const;
-    /// Transformer layers in each model chunk of pipeline rank `pipeline_rank`: stage_num_layers / v.
-    [[nodiscard]] std::int64_t chunk_num_layers(std::int64_t pipeline_rank) const;
+    /// Transformer layers in model chunk `chunk` of pipeline rank `pipeline_rank`: stage_num_layers / v, or
+    /// the virtual stage's own count (layers_per_virtual_stage); 0 for a chunk of only the embedding or loss.
+    [[nodiscard]] std::int64_t chunk_num_layers(std::int64_t pipeline_rank, std::int64_t chunk) const;
+    /// Layers of pipeline rank `pipeline_rank` in its chunks before `chunk`: where the chunk's layers start
+    /// in the rank's list (stage_layers, a recompute plan's entries).
+    [[nodiscard]] std::int64_t layers_before_chunk(std::int64_t pipeline_rank, std::int64_t chunk) const;
+    /// Whether the split is not the uniform L / (p·v) per chunk (layers_per_pipeline_stage or
+    /// layers_per_virtual_stage given or derived from Megatron's uneven-split keys).
+    [[nodiscard]] bool uneven_split() const;
     /// Index in the model of the first layer of virtual stage `virtual_stage` (chunk · p + rank).
     [[nodiscard]] std::int64_t first_layer_of_virtual_stage(std::int64_t virtual_stage) const;
     /// The layers of every pipeline rank (layers_per_pipeline_stage, or the uniform split).

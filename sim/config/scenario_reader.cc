@@ -116,6 +116,24 @@ ParallelConfig read_parallelism(const Json& document) {
     p.decoder_last_pipeline_num_layers = r.nullable_positive_integer("decoder_last_pipeline_num_layers");
     p.account_for_embedding_in_pipeline_split = r.boolean("account_for_embedding_in_pipeline_split", false);
     p.account_for_loss_in_pipeline_split = r.boolean("account_for_loss_in_pipeline_split", false);
+    if (const Json* layout = r.value("pipeline_model_parallel_layout");
+        layout != nullptr && !layout->is_null()) {
+        // Megatron derives v from the layout's stage count and refuses a v given beside it that differs.
+        p.pipeline_model_parallel_layout = parse_pipeline_layout(*layout);
+        const std::int64_t v =
+            layout_virtual_size(*p.pipeline_model_parallel_layout, p.pipeline_model_parallel_size);
+        if (const Json* given = r.value("virtual_pipeline_model_parallel_size");
+            given != nullptr && !given->is_null() && p.virtual_pipeline_model_parallel_size != v) {
+            throw InputError("parallelism.virtual_pipeline_model_parallel_size=" +
+                             std::to_string(p.virtual_pipeline_model_parallel_size) +
+                             " conflicts with parallelism.pipeline_model_parallel_layout, whose " +
+                             std::to_string(p.pipeline_model_parallel_layout->stages.size()) +
+                             " stages over parallelism.pipeline_model_parallel_size=" +
+                             std::to_string(p.pipeline_model_parallel_size) + " give " + std::to_string(v) +
+                             " (Megatron)");
+        }
+        p.virtual_pipeline_model_parallel_size = v;
+    }
     p.expert_model_parallel_size = r.positive_integer("expert_model_parallel_size").value_or(1);
     p.expert_tensor_parallel_size = r.nullable_positive_integer("expert_tensor_parallel_size");
     p.data_parallel_sharding_strategy =

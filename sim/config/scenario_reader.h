@@ -10,7 +10,8 @@
 namespace trainsim::config {
 
 /// Turns Megatron-Core's uneven-split keys (decoder_first/last_pipeline_num_layers,
-/// account_for_embedding/loss_in_pipeline_split) into parallelism.layers_per_pipeline_stage, with
+/// account_for_embedding/loss_in_pipeline_split, pipeline_model_parallel_layout) into
+/// parallelism.layers_per_pipeline_stage or, where a rank's chunks differ, layers_per_virtual_stage, with
 /// Megatron's rules. Throws InputError naming the keys and the rule.
 void resolve_pipeline_split(Scenario& scenario);
 

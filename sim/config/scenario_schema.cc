@@ -91,6 +91,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "decoder_last_pipeline_num_layers",
           "account_for_embedding_in_pipeline_split",
           "account_for_loss_in_pipeline_split",
+          "pipeline_model_parallel_layout",
           "expert_model_parallel_size",
           "expert_tensor_parallel_size"}},
         {"training",

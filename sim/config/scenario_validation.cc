@@ -264,6 +264,22 @@ void check_context_parallel(const Scenario& s) {
 }
 
 void check_pipeline(const Scenario& s) {
+    const std::vector<std::int64_t>& chunks = s.parallelism.layers_per_virtual_stage;
+    if (!chunks.empty()) {
+        // Resolved from Megatron's layout or account_for_* keys, whose rules were checked there; a scenario
+        // edited since must still give every virtual stage a count and every layer a stage.
+        std::int64_t total = 0;
+        for (const std::int64_t layers : chunks) {
+            total += layers;
+        }
+        if (static_cast<std::int64_t>(chunks.size()) != pipeline_size(s).value * virtual_size(s).value ||
+            total != s.model.num_layers) {
+            fail("the per-chunk split " + split_text(chunks) + " needs one count per virtual stage (" +
+                 times_text(pipeline_size(s), virtual_size(s)) + ") adding up to " +
+                 show("model.num_layers", s.model.num_layers));
+        }
+        return;
+    }
     const std::vector<std::int64_t>& split = s.parallelism.layers_per_pipeline_stage;
     if (split.empty() && s.bidirectional_placement()) {
         // DualPipe's two chunks per rank are copies of one p-stage model's stages.
@@ -330,9 +346,10 @@ void check_schedule(const Scenario& s) {
             fail("schedule=\"dualpipe\" requires an even " +
                  show("parallelism.pipeline_model_parallel_size", p) + " (DualPipe: num_ranks % 2 == 0)");
         }
-        if (!s.parallelism.layers_per_pipeline_stage.empty()) {
-            fail("schedule=\"dualpipe\" needs the uniform split: parallelism.layers_per_pipeline_stage is "
-                 "not modelled with DualPipe's two copies of each stage");
+        if (s.uneven_split()) {
+            fail("schedule=\"dualpipe\" needs the uniform split: parallelism.layers_per_pipeline_stage (and "
+                 "Megatron's uneven-split keys and pipeline_model_parallel_layout) are not modelled with "
+                 "DualPipe's two copies of each stage");
         }
         if (s.num_microbatches() % 2 != 0 || s.num_microbatches() < 2 * p) {
             fail(show("training.global_batch_size", s.training.global_batch_size) + " gives " +
@@ -347,11 +364,10 @@ void check_schedule(const Scenario& s) {
              " requires parallelism.virtual_pipeline_model_parallel_size=2, got " + std::to_string(v) +
              " (two model chunks per rank, placed in a V)");
     }
-    if (s.v_shaped_placement() && !s.parallelism.layers_per_pipeline_stage.empty()) {
+    if (s.v_shaped_placement() && s.uneven_split()) {
         fail("schedule=" + quoted(to_string(s.schedule)) +
-             " needs the uniform split: parallelism.layers_per_pipeline_stage (and Megatron's uneven "
-             "first/last "
-             "stage keys) are not modelled with the V-shaped placement");
+             " needs the uniform split: parallelism.layers_per_pipeline_stage (and Megatron's uneven-split "
+             "keys and pipeline_model_parallel_layout) are not modelled with the V-shaped placement");
     }
     if (s.schedule == ScheduleKind::DualPipeV && s.num_microbatches() < 2 * p) {
         fail(show("training.global_batch_size", s.training.global_batch_size) + " gives " +
@@ -462,24 +478,32 @@ void check_recompute(const Scenario& s) {
     const std::int64_t n = *t.recompute_num_layers;
     const bool interleaved = virtual_size(s).value > 1;
     const bool uneven = !s.parallelism.layers_per_pipeline_stage.empty();
+    const bool per_chunk = !s.parallelism.layers_per_virtual_stage.empty();
     // Megatron's block recomputes the first n layers of each (virtual) stage; uniform splits the stage
     // into groups of n layers and checkpoints each group's input. Every rank's chunk must allow it.
     for (std::int64_t rank = 0; rank < pipeline_size(s).value; ++rank) {
-        const std::int64_t chunk = s.chunk_num_layers(rank);
-        const bool block = *t.recompute_method == RecomputeMethod::Block;
-        if (block ? n <= chunk : chunk % n == 0) {
-            continue;
+        for (std::int64_t c = 0; c < virtual_size(s).value; ++c) {
+            const std::int64_t chunk = s.chunk_num_layers(rank, c);
+            const bool block = *t.recompute_method == RecomputeMethod::Block;
+            // A chunk of only the embedding or the loss (a layout's) has no layer to recompute.
+            if (chunk == 0 || (block ? n <= chunk : chunk % n == 0)) {
+                continue;
+            }
+            const std::string where =
+                per_chunk
+                    ? "pipeline rank " + std::to_string(rank) + ", chunk " + std::to_string(c) +
+                          " of the per-chunk split " + split_text(s.parallelism.layers_per_virtual_stage)
+                : uneven
+                    ? "pipeline rank " + std::to_string(rank) + " of parallelism.layers_per_pipeline_stage=" +
+                          split_text(s.parallelism.layers_per_pipeline_stage)
+                    : show("model.num_layers", s.model.num_layers) + " divided among " +
+                          (interleaved ? show({pipeline_size(s), virtual_size(s)}) + " chunks"
+                                       : show(pipeline_size(s)) + " stages");
+            fail(show("training.recompute_num_layers", n) +
+                 (block ? " must be at most the " : " must divide the ") + std::to_string(chunk) +
+                 " layers per pipeline " + (interleaved ? "chunk" : "stage") + " (" + where +
+                 ") with training.recompute_method=" + method);
         }
-        const std::string where =
-            uneven ? "pipeline rank " + std::to_string(rank) + " of parallelism.layers_per_pipeline_stage=" +
-                         split_text(s.parallelism.layers_per_pipeline_stage)
-                   : show("model.num_layers", s.model.num_layers) + " divided among " +
-                         (interleaved ? show({pipeline_size(s), virtual_size(s)}) + " chunks"
-                                      : show(pipeline_size(s)) + " stages");
-        fail(show("training.recompute_num_layers", n) +
-             (block ? " must be at most the " : " must divide the ") + std::to_string(chunk) +
-             " layers per pipeline " + (interleaved ? "chunk" : "stage") + " (" + where +
-             ") with training.recompute_method=" + method);
     }
 }
 

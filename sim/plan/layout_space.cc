@@ -196,6 +196,8 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                     }
                                     par.microbatch_group_size_per_vp_stage.reset();
                                     par.layers_per_pipeline_stage.clear();  // the split is per layout
+                                    par.layers_per_virtual_stage.clear();
+                                    par.pipeline_model_parallel_layout.reset();
                                     par.decoder_first_pipeline_num_layers.reset();
                                     par.decoder_last_pipeline_num_layers.reset();
                                     par.account_for_embedding_in_pipeline_split = split.uneven;

@@ -48,7 +48,7 @@ Bytes layers_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::int
     // computed once per kind and variant present (each builds the layer's op list).
     std::int64_t count[2][2] = {{0, 0}, {0, 0}};
     const std::int64_t first = workload::first_layer_of_chunk(sc, rank, chunk);
-    for (std::int64_t j = 0; j < sc.chunk_num_layers(rank); ++j) {
+    for (std::int64_t j = 0; j < sc.chunk_num_layers(rank, chunk); ++j) {
         const bool moe = moe_shape.moe() && workload::is_moe_layer(sc, first + j);
         ++count[moe ? 1 : 0][j < recomputed_in_chunk ? 0 : 1];
     }
@@ -87,7 +87,8 @@ Bytes forward_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::in
                 saved_by(workload::mtp_forward(workload::mtp_layer_shape(sc), workload::mtp_recompute(sc)));
             bytes += Bytes{mtp.value * sc.model.mtp_num_layers};
         }
-    } else if (!sc.training.deallocate_pipeline_outputs) {
+    } else if (!sc.training.deallocate_pipeline_outputs && sc.chunk_num_layers(rank, chunk) > 0) {
+        // (A chunk without layers passes on the tensor it received: it keeps nothing of its own.)
         bytes += Bytes{shape.sequence_sharded_elements() * 2};
     }
     return bytes;

@@ -182,7 +182,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
             const std::int64_t vs = sc.model_stage_of_chunk(r, c);
             SimTime f = 0, b = 0;
             const std::int64_t first = workload::first_layer_of_chunk(sc, r, c);
-            for (std::int64_t j = 0; j < sc.chunk_num_layers(r); ++j) {
+            for (std::int64_t j = 0; j < sc.chunk_num_layers(r, c); ++j) {
                 const LayerCompute& layer =
                     kinds[shape.moe() && workload::is_moe_layer(sc, first + j) ? 1 : 0];
                 f += layer.forward;

@@ -1,5 +1,6 @@
 #include "sim/program/iteration_program.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <memory>
@@ -205,8 +206,11 @@ private:
         std::vector<engine::TaskId> markers(steps.size(), -1);
         std::map<std::array<std::int32_t, 3>, engine::TaskId> forward_done;  // (micro-batch, chunk, layer)
         // The last task of each layer's backward in the most recent backward step (lookahead 0).
-        const std::int64_t chunk_layers = sc_.chunk_num_layers(at.pp);
-        std::vector<engine::TaskId> layer_freed(static_cast<std::size_t>(chunk_layers), -1);
+        std::int64_t most_chunk_layers = 0;
+        for (std::int64_t c = 0; c < v_; ++c) {
+            most_chunk_layers = std::max(most_chunk_layers, sc_.chunk_num_layers(at.pp, c));
+        }
+        std::vector<engine::TaskId> layer_freed(static_cast<std::size_t>(most_chunk_layers), -1);
         // Megatron's interleaved schedule without overlap_p2p_comm communicates once per forward-backward
         // pair in its steady state: F_k, B_k, then one batch_isend_irecv with F_k's output, B_k's gradient
         // and the receives of the next pair (schedules.py, send_forward_backward_recv_forward_backward).
@@ -283,6 +287,7 @@ private:
             const bool first = vs == 0;
             const bool last = vs == virtual_stages - 1;
             const std::int64_t first_layer = sc_.first_layer_of_virtual_stage(vs);
+            const std::int64_t chunk_layers = sc_.chunk_num_layers(at.pp, step.chunk);
             StepContext ctx{step.microbatch, step.chunk, -1};
             receive_for(k);
             if (step.pass == schedule::Pass::Forward) {
@@ -316,11 +321,14 @@ private:
                     low.lower(layers_.output_forward(), ctx);
                 }
                 if (!last && neighbour(at, vs + 1, step.chunk).pp != at.pp) {
-                    // A kept output belongs with the chunk's last layer: its backward is when it goes.
+                    // A kept output belongs with the chunk's last layer: its backward is when it goes. A
+                    // chunk without layers (a layout's "E" or empty stage) passes on what it received or
+                    // the embedding's output, which it does not keep.
                     StepContext output = ctx;
                     output.layer = static_cast<std::int32_t>(first_layer + chunk_layers - 1);
+                    const bool kept = !sc_.training.deallocate_pipeline_outputs && chunk_layers > 0;
                     const ForwardSend send{neighbour(at, vs + 1, step.chunk), output,
-                                           sc_.training.deallocate_pipeline_outputs ? Bytes{0} : p2p_bytes_};
+                                           kept ? p2p_bytes_ : Bytes{0}};
                     if (pairs_with_next(k)) {
                         deferred = send;
                     } else {
@@ -381,7 +389,7 @@ private:
     // checkpoints each of the first N layers on its own).
     void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, std::int64_t pipeline_rank,
                                StepContext ctx) {
-        std::int64_t j = sc_.chunk_num_layers(pipeline_rank) - 1;
+        std::int64_t j = sc_.chunk_num_layers(pipeline_rank, ctx.chunk) - 1;
         engine::TaskId gathered = fsdp_gather(low, ctx);
         while (j >= 0) {
             if (fsdp_) {
@@ -434,7 +442,7 @@ private:
             return j % checkpoint_block() == 0 ? *layers_.at(layer).forward_checkpointed
                                                : *layers_.at(layer).forward_unsaved;
         }
-        const recompute::LayerRecompute r = plan_->at(pp, chunk * sc_.chunk_num_layers(pp) + j);
+        const recompute::LayerRecompute r = plan_->at(pp, sc_.layers_before_chunk(pp, chunk) + j);
         if (recompute::is_full(r)) {
             return *layers_.at(layer).forward_checkpointed;
         }
@@ -451,8 +459,9 @@ private:
                                  const std::vector<engine::TaskId>& markers,
                                  const std::map<std::array<std::int32_t, 3>, engine::TaskId>& forward_done,
                                  std::vector<engine::TaskId>& layer_freed) {
-        const std::int64_t lc = sc_.chunk_num_layers(pp);
-        auto plan_of = [&](std::int64_t j) { return plan_->at(pp, ctx.chunk * lc + j); };
+        const std::int64_t lc = sc_.chunk_num_layers(pp, ctx.chunk);
+        const std::int64_t before = sc_.layers_before_chunk(pp, ctx.chunk);
+        auto plan_of = [&](std::int64_t j) { return plan_->at(pp, before + j); };
         std::vector<engine::TaskId> ready(static_cast<std::size_t>(lc), -1);
         std::vector<engine::TaskId> start_after;
         const auto lookahead = static_cast<std::size_t>(plan_->lookahead);

@@ -38,6 +38,7 @@ PartitionResult partition_stages(const config::Scenario& scenario, const cost::C
     auto evaluate = [&](const std::vector<std::int64_t>& split) {
         config::Scenario at = sc;
         at.parallelism.layers_per_pipeline_stage = split;
+        at.parallelism.layers_per_virtual_stage.clear();  // the partition moves whole ranks' layers
         SplitOutcome outcome{split, heuristic_schedule(at, cost, options.search)};
         ++result.splits_evaluated;
         result.simulations += outcome.search.evaluations;

@@ -21,10 +21,9 @@ std::int64_t first_layer_of_chunk(const config::Scenario& sc, std::int64_t pipel
 
 std::vector<std::int64_t> stage_layers(const config::Scenario& sc, std::int64_t pipeline_rank) {
     std::vector<std::int64_t> layers;
-    const std::int64_t per_chunk = sc.chunk_num_layers(pipeline_rank);
     for (std::int64_t c = 0; c < sc.parallelism.virtual_pipeline_model_parallel_size; ++c) {
         const std::int64_t first = first_layer_of_chunk(sc, pipeline_rank, c);
-        for (std::int64_t j = 0; j < per_chunk; ++j) {
+        for (std::int64_t j = 0; j < sc.chunk_num_layers(pipeline_rank, c); ++j) {
             layers.push_back(first + j);
         }
     }
