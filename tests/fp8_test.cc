@@ -131,7 +131,8 @@ TEST(Fp8Layer, DelayedScalingBackwardCastsGradientsAndTransposesGatheredInputs) 
     const OpList fp8 = workload::layer_backward(tiny(Fp8Recipe::Delayed), RecomputeGranularity::None);
     for (const char* gemm : {"qkv.dgrad", "qkv.wgrad", "proj.dgrad", "proj.wgrad", "fc1.dgrad", "fc1.wgrad",
                              "fc2.dgrad", "fc2.wgrad"}) {
-        EXPECT_EQ(op_named(fp8, gemm).gemm_precision, cost::GemmPrecision::Fp8) << gemm;
+        // TE promotes dgrad's and wgrad's partial sums to FP32 (_2X_ACC_DGRAD, _2X_ACC_WGRAD).
+        EXPECT_EQ(op_named(fp8, gemm).gemm_precision, cost::GemmPrecision::Fp8SplitAccumulator) << gemm;
     }
     // Output gradients: fc2's and proj's [8, h = 8], fc1's [8, 16], qkv's [8, 3h/t = 12]; 4 bytes each.
     EXPECT_EQ(op_named(fp8, "fp8.fc2.grad_cast_transpose").bytes_moved.value, 8 * 8 * 4);
