@@ -3,10 +3,10 @@
 // accumulation off, which the profile's fast-accumulation FP8 curve does not see. Exact times by hand.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <vector>
 
 #include "sim/core/input_error.h"
 #include "sim/core/strict_json.h"
@@ -14,15 +14,12 @@
 #include "sim/cost/hardware_profile.h"
 #include "sim/program/iteration_program.h"
 #include "sim/report/iteration_report.h"
-#include "sim/workload/transformer_layer.h"
 #include "tests/support/layer_op_spans.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
 namespace {
 
-using config::Fp8Recipe;
-using config::RecomputeGranularity;
 using cost::GemmPrecision;
 
 cost::HardwareProfile h100() {
@@ -73,67 +70,16 @@ TEST(Fp8SplitAccumulatorCost, ASpeedUpIsRefusedNamingTheKey) {
     }
 }
 
-workload::LayerShape layer(Fp8Recipe recipe, bool split) {
-    workload::LayerShape x;
-    x.seq = 4;
-    x.micro_batch = 2;
-    x.hidden = 8;
-    x.heads = 2;
-    x.ffn = 32;
-    x.vocab = 64;
-    x.fp8 = recipe;
-    x.fp8_split_accumulator = split;
-    return x;
-}
-
-GemmPrecision precision_of(const workload::OpList& ops, const std::string& name) {
-    const auto it =
-        std::find_if(ops.begin(), ops.end(), [&](const workload::Op& op) { return op.name == name; });
-    EXPECT_NE(it, ops.end()) << name;
-    return it == ops.end() ? GemmPrecision::Bf16 : it->gemm_precision;
-}
-
-TEST(Fp8SplitAccumulatorLayer, DgradAndWgradSplitTheForwardOnlyUnderBlockwise) {
-    for (const Fp8Recipe recipe : {Fp8Recipe::Delayed, Fp8Recipe::Tensorwise, Fp8Recipe::Blockwise}) {
-        const workload::OpList fwd = workload::layer_forward(layer(recipe, true), RecomputeGranularity::None);
-        const workload::OpList bwd =
-            workload::layer_backward(layer(recipe, true), RecomputeGranularity::None);
-        // TE's _2X_ACC_FPROP is False; Float8BlockScaling requires the split accumulator on all three.
-        const GemmPrecision forward =
-            recipe == Fp8Recipe::Blockwise ? GemmPrecision::Fp8SplitAccumulator : GemmPrecision::Fp8;
-        for (const char* gemm : {"qkv", "proj", "fc1", "fc2"}) {
-            EXPECT_EQ(precision_of(fwd, gemm), forward) << gemm;
-            EXPECT_EQ(precision_of(bwd, std::string(gemm) + ".dgrad"), GemmPrecision::Fp8SplitAccumulator)
-                << gemm;
-            EXPECT_EQ(precision_of(bwd, std::string(gemm) + ".wgrad"), GemmPrecision::Fp8SplitAccumulator)
-                << gemm;
-        }
-        EXPECT_EQ(precision_of(bwd, "attn.qk.dgrad_q"), GemmPrecision::Bf16);  // attention stays BF16
-    }
-}
-
-TEST(Fp8SplitAccumulatorLayer, OffRunsEveryFp8GemmFast) {
-    const workload::OpList bwd =
-        workload::layer_backward(layer(Fp8Recipe::Blockwise, false), RecomputeGranularity::None);
-    const workload::OpList fwd =
-        workload::layer_forward(layer(Fp8Recipe::Blockwise, false), RecomputeGranularity::None);
-    for (const char* gemm : {"qkv", "proj", "fc1", "fc2"}) {
-        EXPECT_EQ(precision_of(fwd, gemm), GemmPrecision::Fp8) << gemm;
-        EXPECT_EQ(precision_of(bwd, std::string(gemm) + ".dgrad"), GemmPrecision::Fp8) << gemm;
-        EXPECT_EQ(precision_of(bwd, std::string(gemm) + ".wgrad"), GemmPrecision::Fp8) << gemm;
-    }
-}
-
 // Two 175B layers on one H100 (nothing waits for another GPU): the simulated backward GEMMs take 1.15×
 // their fast price, the forward ones exactly that price, and the whole difference shows in the iteration
 // time and in the report's split-accumulator line.
 TEST(Fp8SplitAccumulatorRun, SimulatedGemmsAndTheReportLine) {
     const std::vector<config::Override> fp8 = {{"training.fp8_format", "hybrid"},
                                                {"hardware.profile", "h100-80gb-dgx"}};
-    std::vector<config::Override> off = fp8;
-    off.push_back({"training.fp8_split_accumulator", "false"});
+    std::vector<config::Override> no_split = fp8;
+    no_split.push_back({"training.fp8_split_accumulator", "false"});
     const config::Scenario on_sc = testing::one_gpu_175b_layers(fp8);
-    const config::Scenario off_sc = testing::one_gpu_175b_layers(off);
+    const config::Scenario off_sc = testing::one_gpu_175b_layers(no_split);
     const cost::CostModel cost(h100());
 
     const program::IterationProgram prog = program::build_iteration(on_sc, cost);

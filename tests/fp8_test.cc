@@ -169,6 +169,37 @@ TEST(Fp8Layer, BlockScaledRecipesQuantizeBothCopiesInTheForward) {
     }
 }
 
+// TE's split accumulator (training.fp8_split_accumulator; its cost in fp8_split_accumulator_test.cc):
+// dgrad and wgrad always, the forward only under blockwise (TE's _2X_ACC_FPROP is False;
+// Float8BlockScaling requires the split accumulator on all three).
+TEST(Fp8Layer, DgradAndWgradUseTheSplitAccumulatorTheForwardOnlyUnderBlockwise) {
+    for (const Fp8Recipe recipe : {Fp8Recipe::Delayed, Fp8Recipe::Tensorwise, Fp8Recipe::Blockwise}) {
+        const OpList fwd = workload::layer_forward(tiny(recipe), RecomputeGranularity::None);
+        const OpList bwd = workload::layer_backward(tiny(recipe), RecomputeGranularity::None);
+        const cost::GemmPrecision forward = recipe == Fp8Recipe::Blockwise
+                                                ? cost::GemmPrecision::Fp8SplitAccumulator
+                                                : cost::GemmPrecision::Fp8;
+        for (const std::string gemm : {"qkv", "proj", "fc1", "fc2"}) {
+            EXPECT_EQ(op_named(fwd, gemm).gemm_precision, forward) << gemm;
+            EXPECT_EQ(op_named(bwd, gemm + ".dgrad").gemm_precision, cost::GemmPrecision::Fp8SplitAccumulator)
+                << gemm;
+            EXPECT_EQ(op_named(bwd, gemm + ".wgrad").gemm_precision, cost::GemmPrecision::Fp8SplitAccumulator)
+                << gemm;
+        }
+        EXPECT_EQ(op_named(bwd, "attn.qk.dgrad_q").gemm_precision, cost::GemmPrecision::Bf16);
+    }
+    // Off: every FP8 GEMM at the fast rate, blockwise's forward too.
+    workload::LayerShape off = tiny(Fp8Recipe::Blockwise);
+    off.fp8_split_accumulator = false;
+    const OpList fwd = workload::layer_forward(off, RecomputeGranularity::None);
+    const OpList bwd = workload::layer_backward(off, RecomputeGranularity::None);
+    for (const std::string gemm : {"qkv", "proj", "fc1", "fc2"}) {
+        EXPECT_EQ(op_named(fwd, gemm).gemm_precision, cost::GemmPrecision::Fp8) << gemm;
+        EXPECT_EQ(op_named(bwd, gemm + ".dgrad").gemm_precision, cost::GemmPrecision::Fp8) << gemm;
+        EXPECT_EQ(op_named(bwd, gemm + ".wgrad").gemm_precision, cost::GemmPrecision::Fp8) << gemm;
+    }
+}
+
 TEST(Fp8Memory, WeightCopiesAddTwoBytesPerLayerParameter) {
     const config::Scenario bf16 = testing::shipped_scenario("korthikanti-22b");
     const config::Scenario fp8 = testing::shipped_scenario(
