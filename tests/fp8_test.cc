@@ -131,7 +131,8 @@ TEST(Fp8Layer, DelayedScalingBackwardCastsGradientsAndTransposesGatheredInputs) 
     const OpList fp8 = workload::layer_backward(tiny(Fp8Recipe::Delayed), RecomputeGranularity::None);
     for (const char* gemm : {"qkv.dgrad", "qkv.wgrad", "proj.dgrad", "proj.wgrad", "fc1.dgrad", "fc1.wgrad",
                              "fc2.dgrad", "fc2.wgrad"}) {
-        EXPECT_EQ(op_named(fp8, gemm).gemm_precision, cost::GemmPrecision::Fp8) << gemm;
+        // TE promotes dgrad's and wgrad's partial sums to FP32 (_2X_ACC_DGRAD, _2X_ACC_WGRAD).
+        EXPECT_EQ(op_named(fp8, gemm).gemm_precision, cost::GemmPrecision::Fp8SplitAccumulator) << gemm;
     }
     // Output gradients: fc2's and proj's [8, h = 8], fc1's [8, 16], qkv's [8, 3h/t = 12]; 4 bytes each.
     EXPECT_EQ(op_named(fp8, "fp8.fc2.grad_cast_transpose").bytes_moved.value, 8 * 8 * 4);
@@ -165,6 +166,37 @@ TEST(Fp8Layer, BlockScaledRecipesQuantizeBothCopiesInTheForward) {
         EXPECT_FALSE(has(fwd, "fp8.qkv.amax"));
         const OpList bwd = workload::layer_backward(tiny(recipe), RecomputeGranularity::None);
         EXPECT_FALSE(has(bwd, "fp8.qkv.input_transpose"));
+    }
+}
+
+// TE's split accumulator (training.fp8_split_accumulator; its cost in fp8_split_accumulator_test.cc):
+// dgrad and wgrad always, the forward only under blockwise (TE's _2X_ACC_FPROP is False;
+// Float8BlockScaling requires the split accumulator on all three).
+TEST(Fp8Layer, DgradAndWgradUseTheSplitAccumulatorTheForwardOnlyUnderBlockwise) {
+    for (const Fp8Recipe recipe : {Fp8Recipe::Delayed, Fp8Recipe::Tensorwise, Fp8Recipe::Blockwise}) {
+        const OpList fwd = workload::layer_forward(tiny(recipe), RecomputeGranularity::None);
+        const OpList bwd = workload::layer_backward(tiny(recipe), RecomputeGranularity::None);
+        const cost::GemmPrecision forward = recipe == Fp8Recipe::Blockwise
+                                                ? cost::GemmPrecision::Fp8SplitAccumulator
+                                                : cost::GemmPrecision::Fp8;
+        for (const std::string gemm : {"qkv", "proj", "fc1", "fc2"}) {
+            EXPECT_EQ(op_named(fwd, gemm).gemm_precision, forward) << gemm;
+            EXPECT_EQ(op_named(bwd, gemm + ".dgrad").gemm_precision, cost::GemmPrecision::Fp8SplitAccumulator)
+                << gemm;
+            EXPECT_EQ(op_named(bwd, gemm + ".wgrad").gemm_precision, cost::GemmPrecision::Fp8SplitAccumulator)
+                << gemm;
+        }
+        EXPECT_EQ(op_named(bwd, "attn.qk.dgrad_q").gemm_precision, cost::GemmPrecision::Bf16);
+    }
+    // Off: every FP8 GEMM at the fast rate, blockwise's forward too.
+    workload::LayerShape off = tiny(Fp8Recipe::Blockwise);
+    off.fp8_split_accumulator = false;
+    const OpList fwd = workload::layer_forward(off, RecomputeGranularity::None);
+    const OpList bwd = workload::layer_backward(off, RecomputeGranularity::None);
+    for (const std::string gemm : {"qkv", "proj", "fc1", "fc2"}) {
+        EXPECT_EQ(op_named(fwd, gemm).gemm_precision, cost::GemmPrecision::Fp8) << gemm;
+        EXPECT_EQ(op_named(bwd, gemm + ".dgrad").gemm_precision, cost::GemmPrecision::Fp8) << gemm;
+        EXPECT_EQ(op_named(bwd, gemm + ".wgrad").gemm_precision, cost::GemmPrecision::Fp8) << gemm;
     }
 }
 

@@ -242,6 +242,11 @@ struct TrainingConfig {
     std::optional<Fp8Format> fp8_format;
     /// Only with fp8_format; Megatron's default is delayed.
     std::optional<Fp8Recipe> fp8_recipe;
+    /// Only with fp8_format: the FP8 GEMMs Transformer Engine runs with its split accumulator (partial
+    /// sums promoted to FP32, cuBLASLt fast accumulation off) take the profile's
+    /// split_accumulator_slowdown: dgrad and wgrad (TE's _2X_ACC_DGRAD/_2X_ACC_WGRAD), and the forward
+    /// too under blockwise (Float8BlockScaling requires it). false: every FP8 GEMM at the fast rate.
+    bool fp8_split_accumulator = true;
 
     /// The recipe FP8 runs with, or nullopt for BF16 training.
     [[nodiscard]] std::optional<Fp8Recipe> fp8() const {

@@ -562,6 +562,10 @@ void check_fp8(const Scenario& s) {
         fail("training.fp8_recipe=" + quoted(to_string(*t.fp8_recipe)) +
              " requires training.fp8_format (\"e4m3\" or \"hybrid\"); without it training runs in BF16");
     }
+    if (!t.fp8_split_accumulator && !t.fp8_format) {
+        fail("training.fp8_split_accumulator=false requires training.fp8_format (\"e4m3\" or \"hybrid\"): it "
+             "chooses how FP8 GEMMs accumulate, and without it training runs in BF16");
+    }
 }
 
 // Per-kernel draws need a GPU of their own to land on: the expected mode has no draws.

@@ -189,7 +189,7 @@ Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls, GemmPrecision pre
     if (flops == 0.0) {
         return Seconds{0.0};  // no work, no kernel
     }
-    if (precision == GemmPrecision::Fp8) {
+    if (is_fp8(precision)) {
         if (cls != GemmClass::Dense || !profile_.has_fp8()) {
             throw std::invalid_argument("CostModel::gemm: FP8 is for dense GEMMs on a profile with FP8");
         }
@@ -203,7 +203,11 @@ Seconds CostModel::gemm(const GemmShape& shape, GemmClass cls, GemmPrecision pre
         }
         const double rate =
             profile_.fp8_peak_tflops * kFlopsPerTflop * eff.y * wave_factor(shape, flops, profile_);
-        return Seconds{std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond, flops / rate)};
+        const double fast = std::max(profile_.gemm_min_kernel_us * kSecondsPerMicrosecond, flops / rate);
+        // The whole kernel at the slower rate: the promotions run inside its main loop.
+        return Seconds{precision == GemmPrecision::Fp8SplitAccumulator
+                           ? fast * profile_.fp8_split_accumulator_slowdown
+                           : fast};
     }
     const double peak = profile_.peak_tflops * kFlopsPerTflop;
     double rate = 0.0;

@@ -74,8 +74,16 @@ struct GroupedGemm {
 enum class GemmClass { Dense, AttentionScore, AttentionOverValue, FlashForward, FlashBackward };
 
 /// The input precision of a dense GEMM: BF16/FP16, or FP8 (Transformer Engine, Hopper and later), which
-/// reads the profile's FP8 peak and curve.
-enum class GemmPrecision : std::uint8_t { Bf16, Fp8 };
+/// reads the profile's FP8 peak and curve. Fp8SplitAccumulator is an FP8 GEMM whose partial sums are
+/// promoted to FP32 at intervals (cuBLASLt CUBLASLT_MATMUL_DESC_FAST_ACCUM = 0, TE's
+/// use_split_accumulator): the profile's FP8 curve is fast accumulation's, and this takes
+/// compute.gemm_fp8.split_accumulator_slowdown times as long.
+enum class GemmPrecision : std::uint8_t { Bf16, Fp8, Fp8SplitAccumulator };
+
+/// True for both FP8 precisions.
+[[nodiscard]] constexpr bool is_fp8(GemmPrecision p) {
+    return p == GemmPrecision::Fp8 || p == GemmPrecision::Fp8SplitAccumulator;
+}
 
 /// Memory-bound kernels of a Megatron layer; each may have its own achieved-bandwidth factor.
 enum class MemoryBoundKind {

@@ -73,8 +73,20 @@ void read_gemm(const ProfileReader& r, const ProfileJson& compute, HardwareProfi
     if (fp8_curve) {
         const std::string f_path = "compute.gemm_fp8";
         const ProfileJson& fp8 = r.section(compute, "compute", "gemm_fp8");
-        r.expect_keys(fp8, f_path, {"efficiency_vs_flops"}, {"assumptions"});
+        r.expect_keys(fp8, f_path, {"efficiency_vs_flops"}, {"assumptions", "split_accumulator_slowdown"});
         p.fp8_gemm_efficiency_vs_flops = r.curve(fp8, f_path, "efficiency_vs_flops", YRule::Efficiency);
+        if (fp8.contains("split_accumulator_slowdown")) {
+            // A time factor: promoting partial sums adds work, so it cannot make the GEMM faster.
+            const double x = r.positive(fp8, f_path, "split_accumulator_slowdown");
+            if (x < 1.0) {
+                r.fail(
+                    f_path + ".split_accumulator_slowdown.value",
+                    "must be at least 1 (the time of a split-accumulator FP8 GEMM over the fast-accumulation "
+                    "curve's), got " +
+                        format_number(x));
+            }
+            p.fp8_split_accumulator_slowdown = x;
+        }
         r.assumptions(fp8, f_path);
     }
 

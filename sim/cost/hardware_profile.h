@@ -80,6 +80,10 @@ struct HardwareProfile {
     int tile_m = 0;
     int tile_n = 0;
     Curve fp8_gemm_efficiency_vs_flops;       // fraction of fp8_peak_tflops; read only when has_fp8()
+    // Time of an FP8 GEMM that promotes its accumulator to FP32 at intervals (fast accumulation off, as
+    // Transformer Engine runs dgrad and wgrad) over the curve's fast-accumulation time; 1: no difference
+    // (or not measured: the optional compute.gemm_fp8.split_accumulator_slowdown is absent).
+    double fp8_split_accumulator_slowdown = 1.0;
     double attention_score_efficiency = 0.0;  // QKᵀ batched GEMM, fraction of peak_tflops
     double attention_over_value_efficiency = 0.0;
     // Causal FlashAttention efficiency (fraction of peak_tflops on the causal FLOPs) against the sequence

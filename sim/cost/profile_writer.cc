@@ -132,6 +132,9 @@ Json compute_section(const Writer& w, const HardwareProfile& p) {
     if (p.has_fp8()) {
         Json fp8 = Json::object();
         w.curve(fp8, "compute.gemm_fp8", "efficiency_vs_flops", p.fp8_gemm_efficiency_vs_flops);
+        if (p.fp8_split_accumulator_slowdown != 1.0) {
+            w.value(fp8, "compute.gemm_fp8", "split_accumulator_slowdown", p.fp8_split_accumulator_slowdown);
+        }
         w.assumptions(fp8, "compute.gemm_fp8");
         w.note(fp8, "compute.gemm_fp8");
         compute["gemm_fp8"] = std::move(fp8);

@@ -4,8 +4,9 @@
 
 namespace trainsim::report {
 
-Fp8Time fp8_time(const program::IterationProgram& prog) {
+Fp8Time fp8_time(const program::IterationProgram& prog, double split_accumulator_slowdown) {
     Fp8Time t;
+    double split_extra = 0;  // seconds, summed before the mean over stages
     SimTime fp8 = 0;
     SimTime bf16 = 0;
     SimTime overhead = 0;
@@ -22,7 +23,10 @@ Fp8Time fp8_time(const program::IterationProgram& prog) {
             const workload::Op& op = (*priced.ops)[i];
             const SimTime d = priced.durations[i];
             if (op.kind == workload::OpKind::Gemm) {
-                (op.gemm_precision == cost::GemmPrecision::Fp8 ? fp8 : bf16) += d;
+                (cost::is_fp8(op.gemm_precision) ? fp8 : bf16) += d;
+                if (op.gemm_precision == cost::GemmPrecision::Fp8SplitAccumulator) {
+                    split_extra += to_seconds(d).value * (1.0 - 1.0 / split_accumulator_slowdown);
+                }
             } else if (std::string_view(op.name).starts_with("fp8.")) {
                 overhead += d;
             }
@@ -36,6 +40,7 @@ Fp8Time fp8_time(const program::IterationProgram& prog) {
     t.fp8_gemm = Seconds{to_seconds(fp8).value / n};
     t.bf16_gemm = Seconds{to_seconds(bf16).value / n};
     t.overhead = Seconds{to_seconds(overhead).value / n};
+    t.split_accumulator = Seconds{split_extra / n};
     return t;
 }
 

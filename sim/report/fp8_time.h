@@ -14,8 +14,13 @@ struct Fp8Time {
     Seconds fp8_gemm;   // the linear layers' GEMMs (forward, dgrad, wgrad)
     Seconds bf16_gemm;  // attention's batched GEMMs, the output layer
     Seconds overhead;   // TE's cast, transpose and amax kernels, weight casts included
+    // Of fp8_gemm: what the split-accumulator GEMMs (dgrad, wgrad) took beyond the fast-accumulation
+    // rate, d·(1 − 1/slowdown) each (cost::GemmPrecision::Fp8SplitAccumulator).
+    Seconds split_accumulator;
 };
 
-[[nodiscard]] Fp8Time fp8_time(const program::IterationProgram& program);
+/// `split_accumulator_slowdown` is the profile's (HardwareProfile::fp8_split_accumulator_slowdown), the
+/// factor the cost model priced those GEMMs with.
+[[nodiscard]] Fp8Time fp8_time(const program::IterationProgram& program, double split_accumulator_slowdown);
 
 }  // namespace trainsim::report

@@ -85,7 +85,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     if (const auto fp8 = sc.training.fp8()) {
         r.precision = std::string("fp8 (") + config::to_string(*sc.training.fp8_format) + ", " +
                       config::to_string(*fp8) + "; attention, norms, embedding and output layer in bf16)";
-        r.fp8_time = fp8_time(prog);
+        r.fp8_time = fp8_time(prog, cost.profile().fp8_split_accumulator_slowdown);
     }
     r.tokens_per_s =
         static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;

@@ -87,13 +87,18 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
     }
     j["stages"] = stages;
     if (r.fp8_time) {
-        j["fp8"] = {{"fp8_gemm_s", r.fp8_time->fp8_gemm.value},
-                    {"bf16_gemm_s", r.fp8_time->bf16_gemm.value},
-                    {"cast_transpose_amax_s", r.fp8_time->overhead.value},
-                    {"note",
-                     "busy time of one GPU per iteration, mean over stages, inside breakdown.compute_s and "
-                     "recompute_s: the linear layers' FP8 GEMMs, the GEMMs that stay BF16, and Transformer "
-                     "Engine's cast/transpose/amax kernels (ops named fp8.* in the trace)"}};
+        j["fp8"] = {
+            {"fp8_gemm_s", r.fp8_time->fp8_gemm.value},
+            {"bf16_gemm_s", r.fp8_time->bf16_gemm.value},
+            {"cast_transpose_amax_s", r.fp8_time->overhead.value},
+            {"split_accumulator_s", r.fp8_time->split_accumulator.value},
+            {"note",
+             "busy time of one GPU per iteration, mean over stages, inside breakdown.compute_s and "
+             "recompute_s: the linear layers' FP8 GEMMs, the GEMMs that stay BF16, and Transformer "
+             "Engine's cast/transpose/amax kernels (ops named fp8.* in the trace); split_accumulator_s "
+             "is the part of fp8_gemm_s the dgrad/wgrad GEMMs took beyond the fast-accumulation rate "
+             "(TE promotes their partial sums to FP32: the profile's "
+             "compute.gemm_fp8.split_accumulator_slowdown)"}};
     }
     if (!r.recompute_scheduler.empty()) {
         j["recompute_plan"] = {{"scheduler", r.recompute_scheduler},

@@ -112,7 +112,8 @@ void write_text(std::ostream& out, const IterationReport& r) {
             << ms(h.tensor_parallel) << "; DP reduction " << ms(h.data_parallel) << ")\n";
     }
     if (r.fp8_time) {
-        out << "    (of the compute: FP8 GEMMs " << ms(r.fp8_time->fp8_gemm) << ", BF16 GEMMs "
+        out << "    (of the compute: FP8 GEMMs " << ms(r.fp8_time->fp8_gemm)
+            << " (of which split accumulator " << ms(r.fp8_time->split_accumulator) << "), BF16 GEMMs "
             << ms(r.fp8_time->bf16_gemm) << ", FP8 cast/transpose/amax kernels " << ms(r.fp8_time->overhead)
             << ")\n";
     }

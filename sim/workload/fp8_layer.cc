@@ -140,7 +140,8 @@ public:
                     // The CPU waits before it issues the GEMM's first quantize kernel.
                     std::swap(out_[first].host_waits_for, op.host_waits_for);
                 }
-                op.gemm_precision = cost::GemmPrecision::Fp8;
+                op.gemm_precision = split_accumulator(pass) ? cost::GemmPrecision::Fp8SplitAccumulator
+                                                            : cost::GemmPrecision::Fp8;
                 if (pass == GemmPass::Forward) {
                     op.saved_bytes = Bytes{op.saved_bytes.value / 2};  // the wgrad's input, kept in FP8
                 }
@@ -155,6 +156,18 @@ public:
     }
 
 private:
+    // Which GEMMs TE runs with its split accumulator (partial sums promoted to FP32, cuBLASLt
+    // FAST_ACCUM off): dgrad and wgrad always (pytorch/module/base.py _2X_ACC_DGRAD = _2X_ACC_WGRAD =
+    // True, _2X_ACC_FPROP = False, TE v1.8 and today; Float8CurrentScaling's fp8_gemm_* MMParams say the
+    // same), the forward too under blockwise (common/recipe/__init__.py Float8BlockScaling asserts
+    // use_split_accumulator on all three).
+    [[nodiscard]] bool split_accumulator(GemmPass pass) const {
+        if (!shape_.fp8_split_accumulator) {
+            return false;
+        }
+        return pass != GemmPass::Forward || recipe_ == Fp8Recipe::Blockwise;
+    }
+
     void remap(std::vector<std::int32_t>& after) const {
         for (std::int32_t& a : after) {
             a = index_[static_cast<std::size_t>(a)];

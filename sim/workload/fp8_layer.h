@@ -18,7 +18,9 @@ namespace trainsim::workload {
 ///   qkv, proj, fc1, fc2; MLA's q_proj or q_down/up_proj and kv_down/up_proj; the shared expert's fc1
 ///   and fc2 and the routed experts' grouped GEMMs (one quantize kernel for all local experts, over all
 ///   their rows). Attention's batched GEMMs stay BF16 (TE's fused attention is BF16), as does the MoE
-///   router's GEMM (a torch matmul, not a TE module);
+///   router's GEMM (a torch matmul, not a TE module); with shape.fp8_split_accumulator the dgrad and
+///   wgrad GEMMs (and under blockwise the forward ones) are GemmPrecision::Fp8SplitAccumulator, as TE
+///   runs them with fast accumulation off;
 /// - before each forward GEMM, the cast of its input to FP8 with the transposed copy its wgrad needs
 ///   (read 2 bytes, write 1 + 1 per element). LayerNorm-fed inputs (qkv, fc1, MLA's up projections)
 ///   under delayed scaling are cast inside TE's fused LayerNorm; they and the other sequence-gathered

@@ -25,6 +25,7 @@ struct LayerShape {
     bool rope = false;                     // rotary embedding on Q and K instead of learned positions
     bool bias = true;                      // biases in the linear layers (Megatron's add_bias_linear)
     std::optional<config::Fp8Recipe> fp8;  // FP8 training (sim/workload/fp8_layer.h); unset: BF16
+    bool fp8_split_accumulator = true;     // TE's split accumulator on the GEMMs it uses it for
     bool flash_attention = false;          // one FlashAttention kernel per pass, no s×s tensors kept
     /// Context parallelism (flash attention only): c ranks share the sequence, each holding `seq`
     /// tokens (two of the 2·c chunks); attention reaches the other ranks' keys and values by `cp_comm`.

@@ -77,6 +77,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.sequence_parallel = sc.parallelism.sequence_parallel;
     x.tp_comm_overlap = sc.parallelism.tp_comm_overlap;
     x.fp8 = sc.training.fp8();
+    x.fp8_split_accumulator = sc.training.fp8_split_accumulator;
     x.query_groups = sc.model.query_groups();
     x.kv_channels = sc.model.head_dim();
     x.swiglu = sc.model.swiglu;
