@@ -13,6 +13,7 @@
 #include "sim/program/iteration_program.h"
 #include "sim/program/overlapped_pair.h"
 #include "sim/schedule/schedule.h"
+#include "sim/workload/moe_token_dispatch.h"
 #include "tests/test_support.h"
 
 namespace trainsim::program {
@@ -161,9 +162,15 @@ std::map<StepKey, StepRun> steps_on(const IterationProgram& prog, const engine::
         }
         const engine::TaskTiming& timing = run.timings[t];
         StepRun& s = out[{info.phase, info.microbatch, info.chunk}];
-        if (info.category == TaskCategory::ExpertComm) {
+        // The token-count gather runs in its own chunk's piece (Megatron-Core's attention node), which
+        // waits for it: it counts with the chunk's own work, not among the pair's overlapped exchanges.
+        const auto ops = op_spans(prog, static_cast<engine::TaskId>(t), timing);
+        const bool count_gather = info.category == TaskCategory::ExpertComm && !ops.empty() &&
+                                  ops.front().op != nullptr &&
+                                  ops.front().op->name == workload::kTokensPerExpertGather;
+        if (info.category == TaskCategory::ExpertComm && !count_gather) {
             s.exchanges.push_back({timing.start, timing.end});
-        } else if (!is_communication(info.category)) {
+        } else if (!is_communication(info.category) || count_gather) {
             s.busy += timing.end - timing.start;
             s.first = s.first < 0 ? timing.start : std::min(s.first, timing.start);
             s.last = std::max(s.last, timing.end);

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 
+#include "sim/workload/moe_token_dispatch.h"
+
 namespace trainsim::program {
 
 bool is_expert_exchange(const workload::Op& op) {
-    return op.kind == workload::OpKind::Collective && op.group == workload::CommGroup::Expert;
+    return op.kind == workload::OpKind::Collective && op.group == workload::CommGroup::Expert &&
+           op.name != workload::kTokensPerExpertGather;
 }
 
 namespace {

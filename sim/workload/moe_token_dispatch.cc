@@ -49,7 +49,7 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
         // MoEAlltoAllTokenDispatcher.preprocess: with EP the ranks exchange their tokens per expert
         // (gather_from_sequence_parallel_region over tp_ep of [num_experts] int64) for the splits.
         if (exchanges(x)) {
-            ops.sync_collective("moe.dispatch.tokens_per_expert.allgather", CollectiveKind::AllGather,
+            ops.sync_collective(std::string(kTokensPerExpertGather), CollectiveKind::AllGather,
                                 x.ep * z.n * kCount, CommGroup::Expert);
         }
         // The splits' device-to-host copy is queued before permutation 1 (cuda_dtoh_point): it waits for

@@ -14,11 +14,19 @@
 // gathered under no_grad).
 #pragma once
 
+#include <string_view>
+
 #include "sim/workload/layer_shape.h"
 #include "sim/workload/moe_sizes.h"
 #include "sim/workload/op_list_builder.h"
 
 namespace trainsim::workload {
+
+/// The alltoall dispatcher's exchange of per-expert token counts (MoEAlltoAllTokenDispatcher.preprocess):
+/// counts, not tokens, issued with the router's work on the compute stream, so DualPipe's overlapped
+/// pairs do not cut a chunk there (overlapped_pair.cc), as Megatron-Core's schedule plan keeps it in the
+/// attention node.
+inline constexpr std::string_view kTokensPerExpertGather = "moe.dispatch.tokens_per_expert.allgather";
 
 /// From the router's output to the local experts' input: permute and dispatch, with the dispatcher's
 /// host synchronisation (Op::host_waits_for): the alltoall dispatcher's CPU reads the split sizes at its
