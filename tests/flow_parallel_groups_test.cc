@@ -11,6 +11,7 @@
 #include <string>
 
 #include "sim/engine/simulator.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/network/collective_flows.h"
 #include "sim/network/topology.h"
 #include "sim/program/iteration_program.h"
@@ -81,6 +82,22 @@ TEST(FlowContextParallel, AnOversubscribedSpineSlowsACrossNodeRingStepByTheRatio
     std::string text = cp_scenario(2, seq, 1);
     text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
     expect_ring_steps(text, static_cast<double>(kv_bytes(seq, 2)), 23.5e9 / 4.0, 9.3e-6);
+}
+
+// The network report gives that ring's lost time its own line: each of the 16 exchanges a GPU takes
+// part in (2 layers × 2 micro-batches × the forward's one and the backward's K/V and two dK/dV steps) runs
+// at the spine's 5.875 GB/s instead of its NIC's 23.5 GB/s, at least 5711.39 − 1427.85 = 4283.54 µs more
+// than alone, and none of it lands in TP's or EP's line.
+TEST(FlowContextParallel, RingContentionHasItsOwnLineInTheNetworkReport) {
+    std::string text = cp_scenario(2, 16384, 1);
+    text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
+    const experiment::Simulation sim =
+        experiment::simulate_scenario(config::parse_scenario(text, "test"), testing::shipped_cost_model());
+    const report::NetworkReport& n = sim.report.network;
+    const double per_exchange = 33554432.0 / 5.875e9 - 33554432.0 / 23.5e9;
+    EXPECT_GE(n.contention_cp.value, 16 * per_exchange * (1 - 1e-9));
+    EXPECT_EQ(n.contention_tp.value, 0.0);
+    EXPECT_EQ(n.contention_ep.value, 0.0);
 }
 
 // Inside a node the same step runs over NVLink at the profile's point-to-point rate (the NVSwitch ports'
@@ -271,6 +288,22 @@ TEST(FlowExpertParallel, DispatchAndCombineAcrossTwoNodesTakeTheHalfOverOneNic) 
     // The experts wait for the dispatch and the combine for the experts, as in the analytical model.
     EXPECT_EQ(spans.at("experts.fc1").start, spans.at("moe.dispatch.alltoall").end);
     EXPECT_EQ(spans.at("moe.combine.alltoall").start, spans.at("experts.fc2").end);
+}
+
+// Behind a 4:1 oversubscribed spine the same dispatch and combine run at 5.875 GB/s instead of their
+// alone rate (23.5 GB/s at 0.521 efficiency): each of a GPU's 8 all-to-alls (2 layers, dispatch and
+// combine, forward and backward, one micro-batch) loses at least 5711.39 − 2740.59 = 2970.80 µs, and the
+// report counts it in the expert line, not TP's or CP's.
+TEST(FlowExpertParallel, AllToAllContentionHasItsOwnLineInTheNetworkReport) {
+    std::string text = moe_scenario(2, 2, 1);
+    text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
+    const experiment::Simulation sim =
+        experiment::simulate_scenario(config::parse_scenario(text, "test"), testing::shipped_cost_model());
+    const report::NetworkReport& n = sim.report.network;
+    const double per_alltoall = 33554432.0 / 5.875e9 - 33554432.0 / (23.5e9 * 0.521);
+    EXPECT_GE(n.contention_ep.value, 8 * per_alltoall * (1 - 1e-9));
+    EXPECT_EQ(n.contention_tp.value, 0.0);
+    EXPECT_EQ(n.contention_cp.value, 0.0);
 }
 
 // Each member's share of a collective (what it sends) adds up to the whole collective: the expert

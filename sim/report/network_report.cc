@@ -31,7 +31,7 @@ NetworkReport make_network_report(const program::IterationProgram& program, cons
     r.busiest_links = std::move(links);
 
     const engine::Program& p = program.program;
-    SimTime tp = 0, pp = 0, dp = 0;
+    SimTime tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;
     for (std::size_t t = 0; t < p.size(); ++t) {
         const auto task = static_cast<engine::TaskId>(t);
         const engine::RendezvousId rv = p.rendezvous_of(task);
@@ -42,9 +42,13 @@ NetworkReport make_network_report(const program::IterationProgram& program, cons
         const SimTime extra = std::max<SimTime>(0, timing.end - timing.start - p.rendezvous_duration(rv));
         switch (program.info.category(t)) {
         case program::TaskCategory::TensorComm:
-        case program::TaskCategory::ContextComm:  // model-parallel activations, counted with TP's
-        case program::TaskCategory::ExpertComm:
             tp += extra;
+            break;
+        case program::TaskCategory::ContextComm:
+            cp += extra;
+            break;
+        case program::TaskCategory::ExpertComm:
+            ep += extra;
             break;
         case program::TaskCategory::PipelineComm:
             pp += extra;
@@ -56,6 +60,8 @@ NetworkReport make_network_report(const program::IterationProgram& program, cons
     }
     const double gpus = static_cast<double>(program.gpus.size());
     r.contention_tp = Seconds{to_seconds(tp).value / gpus};
+    r.contention_cp = Seconds{to_seconds(cp).value / gpus};
+    r.contention_ep = Seconds{to_seconds(ep).value / gpus};
     r.contention_pp = Seconds{to_seconds(pp).value / gpus};
     r.contention_dp = Seconds{to_seconds(dp).value / gpus};
     return r;

@@ -24,8 +24,12 @@ struct NetworkReport {
     /// Communication time beyond each transfer's time alone on the network, summed per simulated GPU
     /// and averaged over them, by kind (it may be hidden behind compute; the breakdown says what was
     /// exposed).
-    Seconds contention_tp, contention_pp, contention_dp;
-    [[nodiscard]] Seconds contention() const { return contention_tp + contention_pp + contention_dp; }
+    /// CP's exchanges and the expert all-to-alls have their own lines: long-context and MoE runs lose
+    /// time there that TP's line would hide.
+    Seconds contention_tp, contention_cp, contention_ep, contention_pp, contention_dp;
+    [[nodiscard]] Seconds contention() const {
+        return contention_tp + contention_cp + contention_ep + contention_pp + contention_dp;
+    }
 };
 
 /// Null model "analytical" when the program has no topology.

@@ -115,6 +115,8 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
         j["network"] = {{"model", r.network.model},
                         {"contention_s", r.network.contention().value},
                         {"contention_tp_s", r.network.contention_tp.value},
+                        {"contention_cp_s", r.network.contention_cp.value},
+                        {"contention_ep_s", r.network.contention_ep.value},
                         {"contention_pp_s", r.network.contention_pp.value},
                         {"contention_dp_s", r.network.contention_dp.value},
                         {"contention_note",

@@ -120,8 +120,9 @@ void write_text(std::ostream& out, const IterationReport& r) {
     if (r.network.model == "flow") {
         const NetworkReport& n = r.network;
         out << "  network (flow model): contention added " << ms(n.contention())
-            << " of communication per GPU (TP " << ms(n.contention_tp) << ", PP " << ms(n.contention_pp)
-            << ", DP " << ms(n.contention_dp) << "; the exposed part is in the lines above)\n";
+            << " of communication per GPU (TP " << ms(n.contention_tp) << ", CP " << ms(n.contention_cp)
+            << ", EP " << ms(n.contention_ep) << ", PP " << ms(n.contention_pp) << ", DP "
+            << ms(n.contention_dp) << "; the exposed part is in the lines above)\n";
         for (std::size_t i = 0; i < std::min<std::size_t>(3, n.busiest_links.size()); ++i) {
             out << "    busiest link " << n.busiest_links[i].link << ": "
                 << fmt("%.1f %%", 100.0 * n.busiest_links[i].utilization) << " utilised\n";
