@@ -4,6 +4,7 @@
 //
 //   build-sweep/trainsim_bench --benchmark_filter='Simulate/mt-nlg'
 //   build-sweep/trainsim_bench --benchmark_filter='/fold-none' --benchmark_min_time=0.01
+//   build/trainsim_bench --benchmark_filter='Simulate/.*/flow'   (the flow network model's engine)
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -27,6 +28,7 @@ struct Case {
     std::string scenario;
     program::Fold fold;
     std::string label;
+    config::NetworkModel network = config::NetworkModel::Analytical;
 };
 
 const std::vector<Case>& cases() {
@@ -45,6 +47,10 @@ const std::vector<Case>& cases() {
         {"mt-nlg-530b-2240gpu", {false, true}, "mt-nlg-530b-2240gpu/fold-dp"},
         // 16,384 GPUs folded to 16 (one per stage); results/scaling.sh times its unfolded runs.
         {"llama3-405b-16384gpu", {}, "llama3-405b-16384gpu"},
+        // The flow network model (`--set hardware.network_model=flow`): the engine reshares link
+        // bandwidth at every flow start and end, and a folded collective's flow crosses every copy's links.
+        {"mt-nlg-530b-2240gpu", {}, "mt-nlg-530b-2240gpu/flow", config::NetworkModel::Flow},
+        {"korthikanti-530b", {}, "korthikanti-530b/flow", config::NetworkModel::Flow},
     };
     return all;
 }
@@ -56,6 +62,7 @@ struct Loaded {
 
 Loaded load(const Case& c) {
     config::Scenario sc = config::load_scenario(source_path("scenarios/" + c.scenario + ".json"));
+    sc.hardware.network_model = c.network;
     cost::CostModel cost(cost::load_hardware_profile(sc.hardware.profile, source_path("scenarios/hardware")));
     return {std::move(sc), std::move(cost)};
 }

@@ -8,20 +8,38 @@
 namespace trainsim::engine {
 
 ActiveFlows::ActiveFlows(const Program& program, std::span<const char> record)
-    : program_(program), on_resource_(program.resource_capacities().size()),
-      carried_(program.resource_capacities().size(), 0.0), record_(record.begin(), record.end()) {
-    if (!record_.empty()) {
-        record_.resize(program.resource_capacities().size(), 0);
+    : program_(program), classes_(program, record), on_resource_(classes_.size()),
+      carried_(classes_.size(), 0.0), record_resources_(record.begin(), record.end()) {
+    if (!record_resources_.empty()) {
+        record_resources_.resize(program.resource_capacities().size(), 0);
+        record_.assign(classes_.size(), 0);
+        for (std::size_t r = 0; r < record_resources_.size(); ++r) {
+            if (record_resources_[r]) {
+                record_[static_cast<std::size_t>(classes_.class_of(static_cast<ResourceId>(r)))] = 1;
+            }
+        }
         rates_.resize(record_.size());
         load_.assign(record_.size(), 0.0);
         dirty_.assign(record_.size(), 0);
     }
-    resource_seen_.assign(program.resource_capacities().size(), 0);
+    resource_seen_.assign(classes_.size(), 0);
+}
+
+std::vector<std::vector<RateSample>> ActiveFlows::take_rates() {
+    // A recorded resource is its class's only one.
+    std::vector<std::vector<RateSample>> out(record_resources_.size());
+    for (std::size_t r = 0; r < out.size(); ++r) {
+        if (record_resources_[r]) {
+            out[r] =
+                std::move(rates_[static_cast<std::size_t>(classes_.class_of(static_cast<ResourceId>(r)))]);
+        }
+    }
+    return out;
 }
 
 void ActiveFlows::set_rate(Flow& f, double rate) {
     if (!record_.empty()) {
-        for (const FlowUse& u : program_.flow_spec(f.spec).uses) {
+        for (const FlowUse& u : classes_.uses(f.spec)) {
             const auto ri = static_cast<std::size_t>(u.resource);
             if (record_[ri]) {
                 load_[ri] += (rate - f.rate) * u.weight;
@@ -56,7 +74,7 @@ void ActiveFlows::sample_changed(SimTime now) {
 void ActiveFlows::advance(Flow& f, SimTime now) {
     const double progress = f.rate * static_cast<double>(now - f.since) / kNanosecondsPerSecond;
     f.remaining = std::max(0.0, f.remaining - progress);
-    for (const FlowUse& u : program_.flow_spec(f.spec).uses) {
+    for (const FlowUse& u : classes_.uses(f.spec)) {
         carried_[static_cast<std::size_t>(u.resource)] += progress * u.weight;
     }
     f.since = now;
@@ -80,7 +98,7 @@ void ActiveFlows::start(RendezvousId r, SimTime now, std::vector<Reschedule>& ou
     f.rate = 0.0;
     f.since = now;
     ++f.version;
-    for (const FlowUse& u : spec.uses) {
+    for (const FlowUse& u : classes_.uses(f.spec)) {
         on_resource_[static_cast<std::size_t>(u.resource)].push_back(slot);
     }
     neighbours_.assign(1, slot);
@@ -97,7 +115,7 @@ RendezvousId ActiveFlows::finish(std::int32_t slot, SimTime now, std::vector<Res
     const RendezvousId r = f.rendezvous;
     std::vector<std::int32_t>& neighbours = neighbours_;
     neighbours.clear();
-    for (const FlowUse& u : program_.flow_spec(f.spec).uses) {
+    for (const FlowUse& u : classes_.uses(f.spec)) {
         auto& list = on_resource_[static_cast<std::size_t>(u.resource)];
         list.erase(std::find(list.begin(), list.end(), slot));
         if (!list.empty()) {
@@ -131,7 +149,7 @@ void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, s
     }
     for (std::size_t i = 0; i < component.size(); ++i) {
         const Flow& f = flows_[static_cast<std::size_t>(component[i])];
-        for (const FlowUse& u : program_.flow_spec(f.spec).uses) {
+        for (const FlowUse& u : classes_.uses(f.spec)) {
             const auto ri = static_cast<std::size_t>(u.resource);
             if (resource_seen_[ri]) {
                 continue;
@@ -154,10 +172,9 @@ void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, s
     for (const std::int32_t s : component) {
         Flow& f = flows_[static_cast<std::size_t>(s)];
         advance(f, now);
-        const FlowSpec& spec = program_.flow_spec(f.spec);
-        problem.push_back(SharedFlow{spec.max_rate, spec.uses});
+        problem.push_back(SharedFlow{program_.flow_spec(f.spec).max_rate, classes_.uses(f.spec)});
     }
-    const std::vector<double> rates = max_min_rates(problem, program_.resource_capacities());
+    const std::vector<double>& rates = sharing_.rates(problem, classes_.capacities());
     for (std::size_t i = 0; i < component.size(); ++i) {
         Flow& f = flows_[static_cast<std::size_t>(component[i])];
         const bool is_new = f.rate == 0.0;

@@ -1,7 +1,8 @@
 // The flows running now and their shares of the resources they cross. When a flow starts or ends, only
 // the flows connected to it through shared resources are reshared (SimGrid's LMM keeps a "modified
 // set" for the same reason): a data-parallel reduction on one rail does not reshare the NVLink
-// collectives of another node.
+// collectives of another node. The sharing works on classes of resources no flow can tell apart
+// (resource_classes.h), which a folded run's collectives cross by the thousand.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "sim/engine/flow.h"
 #include "sim/engine/max_min_sharing.h"
 #include "sim/engine/program.h"
+#include "sim/engine/resource_classes.h"
 
 namespace trainsim::engine {
 
@@ -37,9 +39,9 @@ public:
         return f.rendezvous >= 0 && f.version == version;
     }
     /// Units carried by each resource so far (rate × weight integrated over time).
-    [[nodiscard]] const std::vector<double>& carried() const { return carried_; }
+    [[nodiscard]] std::vector<double> carried() const { return classes_.per_resource(carried_); }
     /// Each resource's load over time so far (empty unless recording); taken once, at the end of a run.
-    [[nodiscard]] std::vector<std::vector<RateSample>> take_rates() { return std::move(rates_); }
+    [[nodiscard]] std::vector<std::vector<RateSample>> take_rates();
 
 private:
     struct Flow {
@@ -61,6 +63,8 @@ private:
     void sample_changed(SimTime now);
 
     const Program& program_;
+    // Below, a "resource" is a class of them (a recorded resource is a class of its own).
+    const ResourceClasses classes_;
     std::vector<Flow> flows_;
     std::vector<std::int32_t> free_slots_;
     std::vector<std::vector<std::int32_t>> on_resource_;  // active flow slots per resource
@@ -68,6 +72,7 @@ private:
     // Recording (all empty when not): which resources, their samples and load now (the sum over their
     // flows of rate × weight), and those whose load changed in the current start or finish.
     std::vector<char> record_;
+    std::vector<char> record_resources_;  // record_ per resource of the program
     std::vector<std::vector<RateSample>> rates_;
     std::vector<double> load_;
     std::vector<char> dirty_;
@@ -79,6 +84,7 @@ private:
     std::vector<std::int32_t> neighbours_, component_;
     std::vector<ResourceId> resources_;
     std::vector<SharedFlow> problem_;
+    MaxMinSharing sharing_;
 };
 
 }  // namespace trainsim::engine

@@ -3,12 +3,28 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
-#include <unordered_map>
 
 namespace trainsim::engine {
 
 std::vector<double> max_min_rates(std::span<const SharedFlow> flows, std::span<const double> capacity) {
+    MaxMinSharing sharing;
+    return sharing.rates(flows, capacity);
+}
+
+namespace {
+
+void check_use(const FlowUse& u, std::span<const double> capacity) {
+    if (u.resource < 0 || static_cast<std::size_t>(u.resource) >= capacity.size() || !(u.weight > 0.0)) {
+        throw std::invalid_argument("max_min_rates: a use names an unknown resource or a weight <= 0");
+    }
+}
+
+}  // namespace
+
+const std::vector<double>& MaxMinSharing::rates(std::span<const SharedFlow> flows,
+                                                std::span<const double> capacity) {
     const std::size_t n = flows.size();
+    rate_.assign(n, 0.0);
     if (n == 1) {
         // Alone: its cap or its tightest resource (uses name distinct resources, Program merges them).
         double r = flows[0].max_rate;
@@ -16,92 +32,103 @@ std::vector<double> max_min_rates(std::span<const SharedFlow> flows, std::span<c
             throw std::invalid_argument("max_min_rates: a flow needs a positive max_rate");
         }
         for (const FlowUse& u : flows[0].uses) {
-            if (u.resource < 0 || static_cast<std::size_t>(u.resource) >= capacity.size() ||
-                !(u.weight > 0.0)) {
-                throw std::invalid_argument(
-                    "max_min_rates: a use names an unknown resource or a weight <= 0");
-            }
+            check_use(u, capacity);
             r = std::min(r, capacity[static_cast<std::size_t>(u.resource)] / u.weight);
         }
-        return {r};
+        rate_[0] = r;
+        return rate_;
     }
-    std::vector<double> rate(n, 0.0);
-    std::vector<char> fixed(n, 0);
+    fixed_.assign(n, 0);
     // The resources this problem touches, indexed locally: a component touches few of the program's.
-    std::unordered_map<ResourceId, std::size_t> local;
-    std::vector<double> cap, remaining, unfixed_weight;
-    std::vector<std::int32_t> unfixed_count;  // integer, so that rounding cannot leave a ghost user
-    std::vector<std::vector<std::size_t>> local_uses(n);
+    if (local_of_.size() < capacity.size()) {
+        local_of_.resize(capacity.size(), -1);
+    }
+    touched_.clear();
+    cap_.clear();
+    remaining_.clear();
+    unfixed_weight_.clear();
+    unfixed_count_.clear();
+    use_offsets_.assign(1, 0);
+    local_uses_.clear();
+    // Leaves local_of_ all -1 again, whether the problem is solved or rejected.
+    struct Reset {
+        MaxMinSharing& s;
+        ~Reset() {
+            for (const ResourceId r : s.touched_) {
+                s.local_of_[static_cast<std::size_t>(r)] = -1;
+            }
+        }
+    } reset{*this};
     for (std::size_t i = 0; i < n; ++i) {
         if (!(flows[i].max_rate > 0.0)) {
             throw std::invalid_argument("max_min_rates: a flow needs a positive max_rate");
         }
         for (const FlowUse& u : flows[i].uses) {
-            if (u.resource < 0 || static_cast<std::size_t>(u.resource) >= capacity.size() ||
-                !(u.weight > 0.0)) {
-                throw std::invalid_argument(
-                    "max_min_rates: a use names an unknown resource or a weight <= 0");
+            check_use(u, capacity);
+            std::int32_t& local = local_of_[static_cast<std::size_t>(u.resource)];
+            if (local < 0) {
+                local = static_cast<std::int32_t>(cap_.size());
+                touched_.push_back(u.resource);
+                cap_.push_back(capacity[static_cast<std::size_t>(u.resource)]);
+                remaining_.push_back(cap_.back());
+                unfixed_weight_.push_back(0.0);
+                unfixed_count_.push_back(0);
             }
-            const auto [it, added] = local.try_emplace(u.resource, cap.size());
-            if (added) {
-                cap.push_back(capacity[static_cast<std::size_t>(u.resource)]);
-                remaining.push_back(cap.back());
-                unfixed_weight.push_back(0.0);
-                unfixed_count.push_back(0);
-            }
-            unfixed_weight[it->second] += u.weight;
-            ++unfixed_count[it->second];
-            local_uses[i].push_back(it->second);
+            const auto l = static_cast<std::size_t>(local);
+            unfixed_weight_[l] += u.weight;
+            ++unfixed_count_[l];
+            local_uses_.push_back(l);
         }
+        use_offsets_.push_back(local_uses_.size());
     }
-    const std::size_t m = cap.size();
-    std::vector<char> saturated(m, 0);
+    const std::size_t m = cap_.size();
+    saturated_.assign(m, 0);
     double level = 0.0;  // the common rate of every unfixed flow so far
     std::size_t left = n;
     while (left > 0) {
         // The next level at which a resource saturates or an unfixed flow reaches its cap.
         double next = std::numeric_limits<double>::infinity();
         for (std::size_t r = 0; r < m; ++r) {
-            if (unfixed_count[r] > 0) {
-                next = std::min(next, level + std::max(0.0, remaining[r]) / unfixed_weight[r]);
+            if (unfixed_count_[r] > 0) {
+                next = std::min(next, level + std::max(0.0, remaining_[r]) / unfixed_weight_[r]);
             }
         }
         for (std::size_t i = 0; i < n; ++i) {
-            if (!fixed[i]) {
+            if (!fixed_[i]) {
                 next = std::min(next, flows[i].max_rate);
             }
         }
         const double rise = next - level;
         for (std::size_t r = 0; r < m; ++r) {
-            if (unfixed_count[r] > 0) {
-                remaining[r] -= rise * unfixed_weight[r];
+            if (unfixed_count_[r] > 0) {
+                remaining_[r] -= rise * unfixed_weight_[r];
             }
         }
         level = next;
         // Saturated: no capacity left beyond rounding residue.
         for (std::size_t r = 0; r < m; ++r) {
-            saturated[r] = unfixed_count[r] > 0 && remaining[r] <= 1e-12 * cap[r];
+            saturated_[r] = unfixed_count_[r] > 0 && remaining_[r] <= 1e-12 * cap_[r];
         }
         std::size_t fixed_now = 0;
         for (std::size_t i = 0; i < n; ++i) {
-            if (fixed[i]) {
+            if (fixed_[i]) {
                 continue;
             }
             bool fix = flows[i].max_rate <= level;
-            for (const std::size_t r : local_uses[i]) {
-                fix = fix || saturated[r];
+            for (std::size_t k = use_offsets_[i]; k < use_offsets_[i + 1] && !fix; ++k) {
+                fix = saturated_[local_uses_[k]] != 0;
             }
             if (!fix) {
                 continue;
             }
-            fixed[i] = 1;
-            rate[i] = level;
+            fixed_[i] = 1;
+            rate_[i] = level;
             --left;
             ++fixed_now;
-            for (std::size_t k = 0; k < local_uses[i].size(); ++k) {
-                const std::size_t r = local_uses[i][k];
-                unfixed_weight[r] -= flows[i].uses[k].weight;
-                --unfixed_count[r];
+            for (std::size_t k = use_offsets_[i]; k < use_offsets_[i + 1]; ++k) {
+                const std::size_t r = local_uses_[k];
+                unfixed_weight_[r] -= flows[i].uses[k - use_offsets_[i]].weight;
+                --unfixed_count_[r];
             }
         }
         if (fixed_now == 0) {
@@ -110,7 +137,7 @@ std::vector<double> max_min_rates(std::span<const SharedFlow> flows, std::span<c
             throw std::logic_error("max_min_rates: progressive filling made no progress");
         }
     }
-    return rate;
+    return rate_;
 }
 
 }  // namespace trainsim::engine

@@ -5,6 +5,7 @@
 // lower rate losing.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -23,5 +24,25 @@ struct SharedFlow {
 /// Each flow gets at least 0 and at most its max_rate; weights scale a flow's load on a resource.
 [[nodiscard]] std::vector<double> max_min_rates(std::span<const SharedFlow> flows,
                                                 std::span<const double> capacity);
+
+/// max_min_rates for a caller that solves many problems (the engine reshares at every flow start and
+/// end): the same rates, bit for bit, with its working memory kept from one problem to the next.
+class MaxMinSharing {
+public:
+    /// The rates of `flows`, valid until the next call.
+    [[nodiscard]] const std::vector<double>& rates(std::span<const SharedFlow> flows,
+                                                   std::span<const double> capacity);
+
+private:
+    std::vector<double> rate_;
+    std::vector<char> fixed_;
+    std::vector<std::int32_t> local_of_;  // per resource of `capacity`: its local index, or -1
+    std::vector<ResourceId> touched_;     // the resources of this problem, by local index
+    std::vector<double> cap_, remaining_, unfixed_weight_;
+    std::vector<std::int32_t> unfixed_count_;  // integer, so that rounding cannot leave a ghost user
+    std::vector<char> saturated_;
+    std::vector<std::size_t> use_offsets_;  // flow i's local resources: local_uses_[offsets[i], [i+1])
+    std::vector<std::size_t> local_uses_;
+};
 
 }  // namespace trainsim::engine
