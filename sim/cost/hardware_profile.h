@@ -79,7 +79,7 @@ struct HardwareProfile {
     int num_sms = 0;  // for wave quantization
     int tile_m = 0;
     int tile_n = 0;
-    Curve fp8_gemm_efficiency_vs_flops;       // fraction of fp8_peak_tflops; read only when has_fp8()
+    Curve fp8_gemm_efficiency_vs_flops;  // fraction of fp8_peak_tflops; read only when has_fp8()
     // Time of an FP8 GEMM that promotes its accumulator to FP32 at intervals (fast accumulation off, as
     // Transformer Engine runs dgrad and wgrad) over the curve's fast-accumulation time; 1: no difference
     // (or not measured: the optional compute.gemm_fp8.split_accumulator_slowdown is absent).
