@@ -35,6 +35,19 @@ std::string cp_scenario(std::int64_t cp, std::int64_t seq, std::int64_t gpus_per
            std::to_string(gpus_per_node) + "}}";
 }
 
+// Scenario `text` (one GPU a node) with each node its own leaf behind a 4:1 oversubscribed spine: a
+// one-NIC leaf's uplink carries 23.5 / 4 = 5.875 GB/s.
+std::string behind_oversubscribed_spine(std::string text) {
+    text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
+    return text;
+}
+
+// The flow model's network report of scenario `text`.
+report::NetworkReport network_report(const std::string& text) {
+    return experiment::simulate_scenario(config::parse_scenario(text, "test"), testing::shipped_cost_model())
+        .report.network;
+}
+
 SimTime length(const program::OpSpan& s) {
     return s.end - s.start;
 }
@@ -79,8 +92,7 @@ TEST(FlowContextParallel, RingStepAcrossTwoNodesTakesTheBytesOverOneNicPlusLaten
 // model has no fabric: there the step stays 1437.15 µs.)
 TEST(FlowContextParallel, AnOversubscribedSpineSlowsACrossNodeRingStepByTheRatio) {
     const std::int64_t seq = 16384;
-    std::string text = cp_scenario(2, seq, 1);
-    text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
+    const std::string text = behind_oversubscribed_spine(cp_scenario(2, seq, 1));
     expect_ring_steps(text, static_cast<double>(kv_bytes(seq, 2)), 23.5e9 / 4.0, 9.3e-6);
 }
 
@@ -89,11 +101,7 @@ TEST(FlowContextParallel, AnOversubscribedSpineSlowsACrossNodeRingStepByTheRatio
 // at the spine's 5.875 GB/s instead of its NIC's 23.5 GB/s, at least 5711.39 − 1427.85 = 4283.54 µs more
 // than alone, and none of it lands in TP's or EP's line.
 TEST(FlowContextParallel, RingContentionHasItsOwnLineInTheNetworkReport) {
-    std::string text = cp_scenario(2, 16384, 1);
-    text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
-    const experiment::Simulation sim =
-        experiment::simulate_scenario(config::parse_scenario(text, "test"), testing::shipped_cost_model());
-    const report::NetworkReport& n = sim.report.network;
+    const report::NetworkReport n = network_report(behind_oversubscribed_spine(cp_scenario(2, 16384, 1)));
     const double per_exchange = 33554432.0 / 5.875e9 - 33554432.0 / 23.5e9;
     EXPECT_GE(n.contention_cp.value, 16 * per_exchange * (1 - 1e-9));
     EXPECT_EQ(n.contention_tp.value, 0.0);
@@ -295,11 +303,7 @@ TEST(FlowExpertParallel, DispatchAndCombineAcrossTwoNodesTakeTheHalfOverOneNic) 
 // combine, forward and backward, one micro-batch) loses at least 5711.39 − 2740.59 = 2970.80 µs, and the
 // report counts it in the expert line, not TP's or CP's.
 TEST(FlowExpertParallel, AllToAllContentionHasItsOwnLineInTheNetworkReport) {
-    std::string text = moe_scenario(2, 2, 1);
-    text.insert(text.rfind("}}"), R"(, "topology": {"nodes_per_leaf": 1, "oversubscription": 4})");
-    const experiment::Simulation sim =
-        experiment::simulate_scenario(config::parse_scenario(text, "test"), testing::shipped_cost_model());
-    const report::NetworkReport& n = sim.report.network;
+    const report::NetworkReport n = network_report(behind_oversubscribed_spine(moe_scenario(2, 2, 1)));
     const double per_alltoall = 33554432.0 / 5.875e9 - 33554432.0 / (23.5e9 * 0.521);
     EXPECT_GE(n.contention_ep.value, 8 * per_alltoall * (1 - 1e-9));
     EXPECT_EQ(n.contention_tp.value, 0.0);
