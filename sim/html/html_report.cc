@@ -85,7 +85,16 @@ void stacked_bars(std::ostream& out, const std::vector<std::pair<std::string, st
                   double scale_max, const char* unit_format, double unit) {
     constexpr double kLabel = 110, kPlot = 560, kRow = 18, kLegendRow = 18;
     const std::vector<Part>& first = rows.front().second;
-    const double legend_rows = static_cast<double>((first.size() + 4) / 5);
+    // Legend columns as wide as the longest name needs (about 6.5 px per character of the 11 px font),
+    // so that "weights, gradients, optimizer" does not run into the next entry; at most five per row.
+    std::size_t longest_name = 0;
+    for (const Part& p : first) {
+        longest_name = std::max(longest_name, std::string(p.name).size());
+    }
+    const double legend_column = std::max(120.0, 24.0 + 6.5 * static_cast<double>(longest_name));
+    const std::size_t per_row =
+        std::clamp<std::size_t>(static_cast<std::size_t>((kPlot + 90) / legend_column), 1, 5);
+    const double legend_rows = static_cast<double>((first.size() + per_row - 1) / per_row);
     const double height = kRow * static_cast<double>(rows.size()) + 24 + kLegendRow * legend_rows;
     out << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << kLabel + kPlot + 90 << "\" height=\""
         << height << "\" font-size=\"11\">\n";
@@ -109,9 +118,9 @@ void stacked_bars(std::ostream& out, const std::vector<std::pair<std::string, st
             << fmt(unit_format, total * unit) << "</text>\n";
     }
     for (std::size_t i = 0; i < first.size(); ++i) {
-        const double x = kLabel + static_cast<double>(i % 5) * 120;
+        const double x = kLabel + static_cast<double>(i % per_row) * legend_column;
         const double y =
-            kRow * static_cast<double>(rows.size()) + 10 + kLegendRow * static_cast<double>(i / 5);
+            kRow * static_cast<double>(rows.size()) + 10 + kLegendRow * static_cast<double>(i / per_row);
         out << "<rect x=\"" << x << "\" y=\"" << y << "\" width=\"10\" height=\"10\" fill=\""
             << first[i].color << "\"/><text x=\"" << x + 14 << "\" y=\"" << y + 9 << "\">"
             << escaped(first[i].name) << "</text>\n";
