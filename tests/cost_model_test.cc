@@ -207,6 +207,34 @@ TEST(CollectiveCost, AllToAllInsideANodeMovesWhatAnAllGatherMovesWithOneSendLate
                    7.2e-6 + 0.5 * (all_reduce - 15e-6));
 }
 
+TEST(CollectiveCost, AllToAllInsideANodeIsNeverFasterThanTheGpusNvlinkSends) {
+    // Each rank's 7/8 of S leaves over its own NVLinks: at most the profile's point-to-point rate. A100
+    // at 1 GiB (a curve point, all-reduce busbw 229.04): the all-gather rule alone would give
+    // (2^30·1.75/229.04e9 − 15 µs)/2 = 4.095 ms, the sends at 195.1 GB/s take 4.816 ms.
+    const Bytes s{1LL << 30};
+    expect_seconds(shipped_model().collective(CollectiveKind::AllToAll, s, 8, Scope::IntraNode),
+                   7.2e-6 + (1LL << 30) * 7.0 / 8 / 195.1e9);
+    // H100's NVLS all-reduce reads 466.35 GB/s busbw at 1 GiB, above the 18 × 20.6 = 370.8 GB/s its
+    // NVLinks carry (NCCL's figure): the all-to-all takes the NVLink rate.
+    const CostModel h100(load_hardware_profile("h100-80gb-dgx", kProfileDir));
+    expect_seconds(h100.collective(CollectiveKind::AllToAll, s, 8, Scope::IntraNode),
+                   7.2e-6 + (1LL << 30) * 7.0 / 8 / 370.8e9);
+    // Small messages stay on the curve (latency-bound there): 1 MiB on A100, 43.47 µs against the sends'
+    // 4.7 µs.
+    expect_seconds(shipped_model().collective(CollectiveKind::AllToAll, Bytes{1 << 20}, 8, Scope::IntraNode),
+                   7.2e-6 + ((1 << 20) * 1.75 / 18.0e9 - 15e-6) / 2);
+}
+
+TEST(CollectiveCost, AllToAllAcrossNodesSendsItsNodeLocalShareAtTheNvlinkRate) {
+    // With NICs far faster than NVLink, EP 16 over 2 nodes is bound by each rank's S·7/16 to its own
+    // node's 7 other ranks, at the A100's 195.1 GB/s (the all-gather rule would give 2.05 ms at 1 GiB).
+    HardwareProfile p = load_hardware_profile("a100-80gb-selene", kProfileDir);
+    p.inter_node.nic_GBps = 1e6;
+    const Bytes s{1LL << 30};
+    expect_seconds(CostModel(p).collective(CollectiveKind::AllToAll, s, 16, Scope::InterNode, 2),
+                   9.3e-6 + (1LL << 30) * 7.0 / 16 / 195.1e9);
+}
+
 TEST(CollectiveCost, AllToAllAcrossNodesIsBoundByTheNodesNics) {
     const CostModel model = shipped_model();
     const Bytes s{1 << 30};  // the 1 GiB point of the efficiency curve: 0.958

@@ -127,6 +127,27 @@ TEST(SingleStage, IterationIsLayersPlusEmbeddingOutputAndOptimizer) {
     EXPECT_LT(r.breakdown.bubble.value, 1e-3);
 }
 
+TEST(SingleLayer, ReportNamesTheHostBoundIdleBeforeAnMoeList) {
+    // Qwen3-30B-A3B at micro-batch 1 on the B200 profile: after the dispatcher's host sync the CPU is
+    // behind the GPU, so the layer's program holds host tasks, which have no op of their own. The report
+    // names them as the traces do, with no FLOPs (it crashed on them).
+    const config::Scenario sc = testing::shipped_scenario("megatron-bridge/qwen3-30b-a3b-8gpu-b200-mxfp8");
+    const cost::CostModel cost(
+        cost::load_hardware_profile("b200-dgx", testing::source_path("scenarios/hardware")));
+    const program::IterationProgram layer = program::build_single_layer(sc, cost);
+    const report::LayerReport lr = report::make_layer_report(sc, cost, layer, program::simulate(layer));
+    int host = 0;
+    for (const report::LayerOpTiming& op : lr.ops) {
+        if (op.category == "host") {
+            ++host;
+            EXPECT_FALSE(op.name.empty());
+            EXPECT_EQ(op.flops.value, 0.0);
+            EXPECT_GT(op.duration.value, 0.0);
+        }
+    }
+    EXPECT_GE(host, 1);
+}
+
 TEST(Bubble, OneFOneBBubbleShrinksWithMoreMicrobatches) {
     // Narayanan: bubble fraction (p − 1)/m. The simulated bubble includes communication waits, so
     // check the trend and the magnitude rather than the exact formula (tests/schedule_test.cc has

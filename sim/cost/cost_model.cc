@@ -88,6 +88,11 @@ int ring_steps(CollectiveKind kind, int n) {
     return kind == CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
 }
 
+// Seconds for one GPU to send `bytes` over its NVLinks at the profile's point-to-point rate.
+double nvlink_send_s(double bytes, const IntraNodeLinks& l) {
+    return bytes / (l.p2p_GBps * kBytesPerGB);
+}
+
 int ceil_log2(int v) {
     int levels = 0;
     while ((1 << levels) < v) {
@@ -349,7 +354,12 @@ Seconds CostModel::collective(CollectiveKind kind, Bytes bytes, int group_size, 
         // one group, so it pays one point-to-point latency rather than a ring of n−1 steps.
         const double latency_us =
             kind == CollectiveKind::AllToAll ? l.p2p_latency_us : l.ring_latency_us(ring_steps(kind, n));
-        const double bandwidth_s = bandwidth0 * factor / f0;
+        // An all-to-all's (n−1)/n of S leaves each rank over its own NVLinks (NCCL's grouped sends):
+        // never faster than the GPU's point-to-point rate. NVLS all-reduce curves (H100, B200) read
+        // above it, the switch reducing in-network: 478.9 GB/s busbw against 370.8 on H100.
+        const double bandwidth_s = kind == CollectiveKind::AllToAll
+                                       ? std::max(bandwidth0 * factor / f0, nvlink_send_s(s * factor, l))
+                                       : bandwidth0 * factor / f0;
         const double total_s = latency_us * kSecondsPerMicrosecond + bandwidth_s;
         if (busbw.range != CurveRange::Inside && matters(busbw.range, bandwidth_s, total_s)) {
             warn(warning_key("intra-node busbw", busbw.range),
@@ -416,8 +426,11 @@ double CostModel::inter_node_all_to_all_s(double s, int n, int nodes, double bus
                                             .value -
                                         profile_.intra_node.ring_latency_us(r - 1) * kSecondsPerMicrosecond
                                   : 0.0;
-    // The intra-node all-gather of S over r ranks moves (r−1)/r of S; the all-to-all moves (r−1)/n.
-    const double nvlink_part_s = nvlink_s * static_cast<double>(r) / n;
+    // The intra-node all-gather of S over r ranks moves (r−1)/r of S; the all-to-all moves (r−1)/n,
+    // bound as inside a node by the GPU's point-to-point NVLink rate.
+    const double nvlink_part_s =
+        std::max(nvlink_s * static_cast<double>(r) / n,
+                 nvlink_send_s(s * static_cast<double>(r - 1) / n, profile_.intra_node));
     const double bandwidth_s = std::max(network_s, nvlink_part_s);
     const double total_s = l.p2p_latency_us * kSecondsPerMicrosecond + bandwidth_s;
     if (eff.range != CurveRange::Inside && matters(eff.range, network_s, total_s)) {

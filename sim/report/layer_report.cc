@@ -29,9 +29,13 @@ LayerReport make_layer_report(const config::Scenario& sc, const cost::CostModel&
                 .streams()[static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)))]
                 .name;
         for (const program::OpSpan& span : program::op_spans(prog, static_cast<engine::TaskId>(t), timing)) {
-            r.ops.push_back(LayerOpTiming{span.op->name, stream, program::to_string(info.phase),
-                                          program::to_string(info.category), to_seconds(span.start),
-                                          to_seconds(span.end - span.start), span.op->flops()});
+            // A task without ops (the host-bound idle before a list, a pipeline transfer) is named
+            // by its description, as the traces name it.
+            const bool op = span.op != nullptr;
+            r.ops.push_back(LayerOpTiming{
+                op ? span.op->name : prog.describe(static_cast<engine::TaskId>(t)), stream,
+                program::to_string(info.phase), program::to_string(info.category), to_seconds(span.start),
+                to_seconds(span.end - span.start), op ? span.op->flops() : Flops{}});
         }
     }
     r.forward = to_seconds(end[0] - begin[0]);
