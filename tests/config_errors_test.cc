@@ -29,7 +29,7 @@ json base() {
 }
 
 // `base()` with `section.key` set to `value` (a null `value` removes the key).
-json with(const std::string &section, const std::string &key, const json &value, json doc = base()) {
+json with(const std::string& section, const std::string& key, const json& value, json doc = base()) {
     if (value.is_null()) {
         doc[section].erase(key);
     } else {
@@ -39,12 +39,12 @@ json with(const std::string &section, const std::string &key, const json &value,
 }
 
 // Asserts that parsing `text` throws InputError whose one-line message contains every one of `parts`.
-void expect_error(const std::string &text, std::initializer_list<std::string_view> parts,
-                  const std::vector<Override> &overrides = {}) {
+void expect_error(const std::string& text, std::initializer_list<std::string_view> parts,
+                  const std::vector<Override>& overrides = {}) {
     try {
         (void)parse_scenario(text, "scenario.json", overrides);
         ADD_FAILURE() << "no InputError for:\n" << text;
-    } catch (const InputError &e) {
+    } catch (const InputError& e) {
         const std::string message = e.what();
         EXPECT_EQ(message.find('\n'), std::string::npos) << "not one line: " << message;
         for (const auto part : parts) {
@@ -53,8 +53,8 @@ void expect_error(const std::string &text, std::initializer_list<std::string_vie
     }
 }
 
-void expect_error(const json &doc, std::initializer_list<std::string_view> parts,
-                  const std::vector<Override> &overrides = {}) {
+void expect_error(const json& doc, std::initializer_list<std::string_view> parts,
+                  const std::vector<Override>& overrides = {}) {
     expect_error(doc.dump(2), parts, overrides);
 }
 
@@ -119,7 +119,8 @@ TEST(ScenarioErrors, KeyInTheWrongSectionSuggestsItsSection) {
 
 TEST(ScenarioErrors, UnknownKeyWithNothingCloseListsTheKeys) {
     expect_error(with("hardware", "interconnect", "nvlink"),
-                 {"hardware.interconnect: unknown key (expected one of: profile, gpus_per_node, network_model, topology)"});
+                 {"hardware.interconnect: unknown key (expected one of: profile, gpus_per_node, "
+                  "network_model, topology)"});
 }
 
 // --- types ---
@@ -163,9 +164,10 @@ TEST(ScenarioErrors, EnumValueSuggestsTheClosest) {
                   "null, got \"ful\" (did you mean \"full\"?)"});
     json doc = base();
     doc["schedule"] = "1F1B";
-    expect_error(doc,
-                 {"schedule: expected one of \"auto\", \"gpipe\", \"1f1b\", \"interleaved\", \"breadth_first\", \"zb-h1\", \"zb-h2\", \"zb-v\", \"dualpipe\", \"dualpipev\", got \"1F1B\" "
-                  "(did you mean \"1f1b\"?)"});
+    expect_error(
+        doc, {"schedule: expected one of \"auto\", \"gpipe\", \"1f1b\", \"interleaved\", \"breadth_first\", "
+              "\"zb-h1\", \"zb-h2\", \"zb-v\", \"dualpipe\", \"dualpipev\", got \"1F1B\" "
+              "(did you mean \"1f1b\"?)"});
     expect_error(with("training", "recompute_method", 2),
                  {"training.recompute_method: expected one of", "got 2"});
 }
@@ -381,7 +383,7 @@ TEST(ScenarioErrors, UniformRecomputeMustDivideTheLayersPerStage) {
     doc["training"]["recompute_num_layers"] = 4;
     expect_error(doc, {"training.recompute_num_layers=4 must divide the 6 layers per pipeline stage",
                        "recompute_method=\"uniform\""});
-    doc["training"].erase("recompute_method"); // uniform is also the default with full
+    doc["training"].erase("recompute_method");  // uniform is also the default with full
     expect_error(doc, {"training.recompute_num_layers=4 must divide the 6 layers per pipeline stage"});
 }
 
@@ -389,9 +391,9 @@ TEST(ScenarioErrors, UnevenPipelineSplitMustMatchTheStagesAndLayers) {
     expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, 6, 12})),
                  {"parallelism.layers_per_pipeline_stage=[6,6,12] has 3 entries",
                   "one per pipeline rank (parallelism.pipeline_model_parallel_size=4)"});
-    expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, 6, 6, 5})),
-                 {"parallelism.layers_per_pipeline_stage=[6,6,6,5] adds up to 23 layers",
-                  "model.num_layers=24"});
+    expect_error(
+        with("parallelism", "layers_per_pipeline_stage", json::array({6, 6, 6, 5})),
+        {"parallelism.layers_per_pipeline_stage=[6,6,6,5] adds up to 23 layers", "model.num_layers=24"});
     expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, 0, 6, 12})),
                  {"parallelism.layers_per_pipeline_stage[1]: expected a positive integer, got 0"});
     expect_error(with("parallelism", "layers_per_pipeline_stage", json::array({6, "6", 6, 6})),
@@ -422,8 +424,9 @@ TEST(ScenarioErrors, UnevenSplitLetsLayersNotDivideThePipeline) {
     doc["training"]["recompute_granularity"] = "full";
     doc["training"]["recompute_method"] = "uniform";
     doc["training"]["recompute_num_layers"] = 2;
-    expect_error(doc, {"training.recompute_num_layers=2 must divide the 5 layers per pipeline stage (pipeline "
-                       "rank 0 of parallelism.layers_per_pipeline_stage=[5,7,7,6])"});
+    expect_error(doc,
+                 {"training.recompute_num_layers=2 must divide the 5 layers per pipeline stage (pipeline "
+                  "rank 0 of parallelism.layers_per_pipeline_stage=[5,7,7,6])"});
     doc["training"]["recompute_method"] = "block";
     doc["training"]["recompute_num_layers"] = 6;
     expect_error(doc, {"training.recompute_num_layers=6 must be at most the 5 layers per pipeline stage"});
@@ -439,7 +442,7 @@ TEST(ScenarioErrors, InterleavedNeedsVirtualStages) {
 }
 
 TEST(ScenarioErrors, NonInterleavedScheduleRejectsVirtualStages) {
-    for (const char *schedule : {"1f1b", "gpipe"}) {
+    for (const char* schedule : {"1f1b", "gpipe"}) {
         json doc = with("parallelism", "virtual_pipeline_model_parallel_size", 3);
         doc["schedule"] = schedule;
         expect_error(doc, {std::string("schedule=\"") + schedule + "\"",
@@ -447,11 +450,18 @@ TEST(ScenarioErrors, NonInterleavedScheduleRejectsVirtualStages) {
     }
 }
 
-TEST(ScenarioErrors, VirtualStagesNeedMoreThanTwoPipelineStages) {
+TEST(ScenarioErrors, VirtualStagesNeedMoreThanTwoPipelineStagesWithBlockingTransfers) {
+    // Megatron-LM arguments.py: p > 2 without overlap_p2p_comm, p > 1 with it.
     json doc = with("parallelism", "virtual_pipeline_model_parallel_size", 3);
     doc["parallelism"]["pipeline_model_parallel_size"] = 2;
+    doc["parallelism"]["overlap_p2p_comm"] = false;
+    expect_error(
+        doc, {"parallelism.virtual_pipeline_model_parallel_size=3 requires "
+              "parallelism.pipeline_model_parallel_size > 2 with parallelism.overlap_p2p_comm=false, got 2"});
+    doc["parallelism"]["overlap_p2p_comm"] = true;
+    doc["parallelism"]["pipeline_model_parallel_size"] = 1;
     expect_error(doc, {"parallelism.virtual_pipeline_model_parallel_size=3 requires "
-                       "parallelism.pipeline_model_parallel_size > 2, got 2"});
+                       "parallelism.pipeline_model_parallel_size > 1, got 1"});
 }
 
 TEST(ScenarioErrors, InterleavedNeedsMicroBatchesAMultipleOfStages) {
@@ -502,7 +512,7 @@ TEST(ScenarioErrors, OverrideWithoutEqualsIsRejected) {
     EXPECT_THROW((void)parse_override("=4"), InputError);
     try {
         (void)parse_override("parallelism.data_parallel_size");
-    } catch (const InputError &e) {
+    } catch (const InputError& e) {
         EXPECT_STREQ(e.what(), "--set parallelism.data_parallel_size: expected key=value");
     }
 }
@@ -514,7 +524,7 @@ TEST(ScenarioErrors, MissingFileIsNamed) {
     try {
         (void)load_scenario(path);
         ADD_FAILURE() << "no error";
-    } catch (const InputError &e) {
+    } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()), path + ": cannot open scenario file (no such file)");
     }
 }
@@ -528,12 +538,12 @@ TEST(ScenarioErrors, SyntaxErrorInAFileNamesThePath) {
     try {
         (void)load_scenario(file.string());
         ADD_FAILURE() << "no error";
-    } catch (const InputError &e) {
+    } catch (const InputError& e) {
         EXPECT_EQ(std::string(e.what()).rfind(file.string() + ": invalid JSON at line 3, column 9: ", 0), 0U)
             << e.what();
     }
     std::filesystem::remove(file);
 }
 
-} // namespace
-} // namespace trainsim::config
+}  // namespace
+}  // namespace trainsim::config

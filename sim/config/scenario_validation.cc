@@ -390,10 +390,19 @@ void check_schedule(const Scenario& s) {
              " splits each backward into B and W passes, which is not modelled with "
              "parallelism.data_parallel_sharding_strategy=\"optim_grads_params\" (FSDP)");
     }
-    if (v > 1 && p <= 2 && s.resolved_schedule() == ScheduleKind::Interleaved) {
-        fail(show("parallelism.virtual_pipeline_model_parallel_size", v) +
-             " requires parallelism.pipeline_model_parallel_size > 2, got " + std::to_string(p) +
-             " (Megatron: pipeline-model-parallel size should be greater than 2 with interleaved schedule)");
+    // Megatron-LM arguments.py: with p = 2 both neighbours are one rank, so the blocking schedule would
+    // batch two sends and two receives between the same pair; overlap_p2p_comm issues them apart and
+    // Megatron accepts p > 1 then (Megatron-Bridge's Qwen3-30B H100 recipe runs p 2, v 24 that way).
+    const int least_p = s.parallelism.overlap_p2p_comm ? 1 : 2;
+    if (v > 1 && p <= least_p && s.resolved_schedule() == ScheduleKind::Interleaved) {
+        fail(
+            show("parallelism.virtual_pipeline_model_parallel_size", v) +
+            " requires parallelism.pipeline_model_parallel_size > " + std::to_string(least_p) +
+            (s.parallelism.overlap_p2p_comm
+                 ? ", got " + std::to_string(p) +
+                       " (Megatron: more than one stage with the interleaved schedule)"
+                 : " with parallelism.overlap_p2p_comm=false, got " + std::to_string(p) +
+                       " (Megatron: two sends and receives between the same two ranks per batch otherwise)"));
     }
     // Megatron's blocking transfers are modelled for Megatron's own schedules; breadth-first posts its
     // receives in another order, and blocking sends would deadlock it.

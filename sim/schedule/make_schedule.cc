@@ -37,9 +37,10 @@ std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const Pipelin
             throw InputError(
                 "schedule=interleaved needs parallelism.virtual_pipeline_model_parallel_size > 1");
         }
-        if (shape.stages <= 2) {
+        // p = 2 is Megatron's only with overlap_p2p_comm, which config/scenario_validation.cc checks.
+        if (shape.stages < 2) {
             throw InputError(
-                "schedule=interleaved needs parallelism.pipeline_model_parallel_size > 2 (Megatron-LM)");
+                "schedule=interleaved needs parallelism.pipeline_model_parallel_size > 1 (Megatron-LM)");
         }
         if (shape.group_size == 0 && shape.microbatches % shape.stages != 0) {
             throw InputError("schedule=interleaved needs the number of micro-batches (" +
