@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds all of trainsim with AddressSanitizer and UndefinedBehaviorSanitizer in ./build-asan
-# (scripts/configure_sanitized.sh) and runs every test with ctest: the simulator's unit, CLI, golden and
+# Builds trainsim and all its tests run with AddressSanitizer and UndefinedBehaviorSanitizer in
+# ./build-asan (scripts/configure_sanitized.sh) and runs every test with ctest: the simulator's unit, CLI, golden and
 # validation tests, calibrate/'s tests and the Python module's. Any sanitizer report fails the run: ASan
 # aborts at the first error and at exit on a leak, and -fno-sanitize-recover=undefined makes every UBSan
 # check fatal. The CLI tests run the sanitized trainsim binary, so the command-line paths are checked too.
@@ -10,10 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/configure_sanitized.sh > /dev/null
-# Everything but the fuzzers, which scripts/fuzz.sh builds (they need the coverage runtime, not the tests).
-# calibrate/, the Python module and the benchmarks exist where their packages were found.
+# What the tests run: not the fuzzers, which scripts/fuzz.sh builds (they need the coverage runtime, not the
+# tests), nor trainsim_bench, which no test runs (scripts/build.sh compiles it; CI saves its 10 s of
+# sanitized compiling). calibrate/ and the Python module exist where their packages were found.
 targets=(trainsim trainsim_tests)
-for t in trainsim-calibrate trainsim_calibrate_tests trainsim_python trainsim_bench; do
+for t in trainsim-calibrate trainsim_calibrate_tests trainsim_python; do
   ninja -C build-asan -t query "$t" > /dev/null 2>&1 && targets+=("$t")
 done
 cmake --build build-asan --target "${targets[@]}"

@@ -20,8 +20,11 @@ namespace trainsim {
 namespace {
 
 TEST(Pftrace, SameTracksSlicesAndTimesAsTheJsonTrace) {
-    const std::string run = "run " + testing::source_path("scenarios/korthikanti-175b.json") +
-                            " --set training.global_batch_size=16 --critical-path --trace ";
+    // Half of 175B's layers: the same tracks at half the events, still over ten slices per interned name
+    // (names carry the layer and the micro-batch, so fewer layers or micro-batches would not show that).
+    const std::string run =
+        "run " + testing::source_path("scenarios/korthikanti-175b.json") +
+        " --set model.num_layers=48 --set training.global_batch_size=16 --critical-path --trace ";
     const std::string json_path = ::testing::TempDir() + "pftrace_same.json";
     const std::string proto_path = ::testing::TempDir() + "pftrace_same.pftrace";
     ASSERT_EQ(testing::run_trainsim(run + json_path).status, 0);

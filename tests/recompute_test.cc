@@ -50,7 +50,7 @@ TEST(OverlappedRecompute, HidesRecomputationInTheWaits) {
     EXPECT_LT(c.rows[3].iteration_time.value, c.rows[1].iteration_time.value);  // beats selective on demand
 }
 
-config::Scenario tiny() {
+config::Scenario tiny(const char* global_batch = "16") {
     return testing::shipped_scenario("korthikanti-22b", {{"model.num_layers", "4"},
                                                          {"model.hidden_size", "1024"},
                                                          {"model.num_attention_heads", "16"},
@@ -59,7 +59,7 @@ config::Scenario tiny() {
                                                          {"parallelism.tensor_model_parallel_size", "2"},
                                                          {"parallelism.pipeline_model_parallel_size", "2"},
                                                          {"training.micro_batch_size", "4"},
-                                                         {"training.global_batch_size", "16"},
+                                                         {"training.global_batch_size", global_batch},
                                                          {"training.recompute_granularity", "overlapped"}});
 }
 
@@ -100,7 +100,9 @@ TEST(OverlappedRecompute, HiddenRecomputeIsPlacedInTheWaitsItFilled) {
 
 TEST(RecomputeSchedulers, HeuristicIsWithinFivePercentOfTheOptimum) {
     const cost::CostModel cost = testing::shipped_cost_model();
-    const config::Scenario sc = tiny();
+    // 2 micro-batches on the 2 stages: the same 625 plans (4 layers, 5 choices each) and the same
+    // warm-up, steady and cool-down waits to fill, at half the events of each of the ~7000 simulations.
+    const config::Scenario sc = tiny("8");
     // Budgets from generous to tight: between the peaks of keeping everything and recomputing everything.
     const auto keep = recompute_search::evaluate_plan(
         sc, cost, RecomputePlan::uniform(2, 2, LayerRecompute::Keep), Bytes{std::int64_t{1} << 40});
