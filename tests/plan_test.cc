@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
+#include <tuple>
 
+#include "sim/config/scenario_reader.h"
 #include "sim/core/input_error.h"
 #include "sim/cost/hardware_profile.h"
 #include "sim/plan/explain.h"
@@ -377,11 +380,12 @@ TEST(PlanSplits, FirstLastSplitsAreTheBalancedOnesMegatronAccepts) {
     for (const std::int64_t layers : {10, 11, 12, 61, 126}) {
         SCOPED_TRACE(layers);
         const std::vector<plan::PipelineSplit> splits = plan::pipeline_splits(layers, layers + 2);
-        std::set<std::vector<std::int64_t>> seen;
+        std::set<std::tuple<std::int64_t, std::int64_t, std::vector<std::int64_t>>> seen;  // p, v, chunks
         for (const plan::PipelineSplit& s : splits) {
             const std::vector<std::int64_t> chunks = chunk_layers(s, layers);
             EXPECT_EQ(std::accumulate(chunks.begin(), chunks.end(), std::int64_t{0}), layers);
-            EXPECT_TRUE(seen.insert(chunks).second) << "p" << s.stages << " v" << s.chunks;  // distinct
+            EXPECT_TRUE(seen.insert({s.stages, s.chunks, chunks}).second)
+                << "p" << s.stages << " v" << s.chunks;  // distinct
         }
         for (std::int64_t p = 3; p <= layers; ++p) {
             Set expected;
@@ -487,7 +491,8 @@ TEST(PlanSpace, SearchesTheAccountedSplitWithInterleavingWhereMegatronAcceptsIt)
 // Both bounds on every uneven layout of that grid (chunks of 0, 1 and 2 layers, the embedding and the
 // loss on chunks without a layer, ends lighter than the middle ranks; the accounted split and
 // decoder_first/last 4 + 4 + 2 on 2 chunks) and of 11 layers on 12 GPUs (decoder_first/last without
-// interleaving: 4 + 4 + 3, 3 + 3 + 3 + 2, 1 + 3 + 3 + 3 + 1, 2 + 2 + 2 + 2 + 2 + 1 and the mirrors).
+// interleaving: 4 + 4 + 3, 3 + 3 + 3 + 2, 2 + 2 + 2 + 2 + 2 + 1 and the mirrors; not 1 + 3 + 3 + 3 + 1:
+// 5 stages do not divide the 12 GPUs).
 TEST(PlanBounds, HoldForUnevenSplitsWithAndWithoutInterleaving) {
     const cost::CostModel cost = testing::shipped_cost_model();
     sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});

@@ -7,8 +7,9 @@
 //   and the papers run it);
 // - p and v with how the layers fall on the p·v chunks (pipeline_splits.h): even splits, Megatron's
 //   split that counts the embedding and the loss as a layer each (`uneven`) and its
-//   decoder_first/last_pipeline_num_layers (`first3 last2`), with interleaving (v > 1) where the
-//   interleaved schedule allows it (p > 2 and the micro-batch count a multiple of p);
+//   decoder_first/last_pipeline_num_layers (`first3 last2`; only where t·c·p divides the GPUs), with
+//   interleaving (v > 1) where the interleaved schedule allows it (p > 2 and the micro-batch count a
+//   multiple of p);
 // - b: every divisor of the global batch up to `max_micro_batch`;
 // - d: the largest data-parallel size with t·p·d ≤ N GPUs and b·d dividing the global batch (so a
 //   layout uses all N GPUs when N factors, and as many as the batch allows otherwise);

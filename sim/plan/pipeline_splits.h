@@ -14,7 +14,8 @@
 //   rest shared between the ends as evenly as multiples of v allow (both orders when they differ): the
 //   ends carry the embedding and the output layer, so they are the ranks to lighten, and searching every
 //   (first, last) would multiply the space by up to L² / p per p. Splits equal to an even or accounted
-//   one are left out (the same layers per chunk).
+//   one are left out (the same layers per chunk). The layout space takes them only where t·c·p divides
+//   the GPUs (layout_space.cc).
 #pragma once
 
 #include <cstdint>
