@@ -263,6 +263,26 @@ TEST(PlanSpace, SearchesExpertParallelismOfAnMoeModel) {
     }
 }
 
+// Simulates layouts and checks both bounds against each (never above the simulated peak and time),
+// counting how many are tight: the memory bound within 5 % of the peak, the time bound over
+// `time_share` of the simulated time.
+struct BoundTally {
+    double time_share;
+    std::size_t checked = 0, tight_memory = 0, tight_time = 0;
+
+    void check(const config::Scenario& sc, sweep::PointRunner& runner, const cost::CostModel& cost) {
+        const sweep::PointOutcome out = runner.simulate(sc);
+        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
+        const Bytes memory = plan::memory_lower_bound(sc);
+        const Seconds time = plan::iteration_time_lower_bound(sc, cost);
+        EXPECT_LE(memory.value, out.report->peak_memory_bytes.value) << sc.name;
+        EXPECT_LE(time, out.report->iteration_time) << sc.name;
+        ++checked;
+        tight_memory += memory.value * 100 >= out.report->peak_memory_bytes.value * 95 ? 1 : 0;
+        tight_time += time.value >= time_share * out.report->iteration_time.value ? 1 : 0;
+    }
+};
+
 // Both bounds on every layout of the MoE grid: expert weights, gradients and optimizer state per rank
 // change with ep (sharded over edp = t·c·d/ep), the dispatch and combine all-to-alls run inside or
 // across nodes, and the first layer is dense (its own activations and compute).
@@ -272,22 +292,16 @@ TEST(PlanBounds, HoldForMixtureOfExpertsLayouts) {
     const cost::CostModel cost(
         cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
     sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
-    std::size_t tight_memory = 0, tight_time = 0;
+    BoundTally tally{0.4};
     for (const config::Scenario& sc : space.valid) {
-        const sweep::PointOutcome out = runner.simulate(sc);
-        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
-        const Bytes memory = plan::memory_lower_bound(sc);
-        const Seconds time = plan::iteration_time_lower_bound(sc, cost);
-        EXPECT_LE(memory.value, out.report->peak_memory_bytes.value) << sc.name;
-        EXPECT_LE(time, out.report->iteration_time) << sc.name;
-        tight_memory += memory.value * 100 >= out.report->peak_memory_bytes.value * 95 ? 1 : 0;
-        tight_time += time.value >= 0.4 * out.report->iteration_time.value ? 1 : 0;
+        tally.check(sc, runner, cost);
     }
     // Not vacuous: most memory bounds are within 5% of the peak, and most time bounds over 40% of the
     // simulated time (the median is 49%: the gradient reduction, which MoE runs do not overlap here, and
     // the pipeline transfers are outside the bound).
-    EXPECT_GT(tight_memory * 2, space.valid.size()) << tight_memory << " of " << space.valid.size();
-    EXPECT_GT(tight_time * 2, space.valid.size()) << tight_time << " of " << space.valid.size();
+    EXPECT_GT(tally.tight_memory * 2, space.valid.size())
+        << tally.tight_memory << " of " << space.valid.size();
+    EXPECT_GT(tally.tight_time * 2, space.valid.size()) << tally.tight_time << " of " << space.valid.size();
 }
 
 // The expert-parallel size changes the memory bound as the static bytes change: fewer local experts
@@ -498,31 +512,24 @@ TEST(PlanBounds, HoldForUnevenSplitsWithAndWithoutInterleaving) {
     sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
     plan::PlanRequest eleven = uneven_request();
     eleven.base.model.num_layers = 11;
-    std::size_t interleaved = 0, first_last = 0, tight_memory = 0, tight_time = 0, checked = 0;
+    std::size_t interleaved = 0, first_last = 0;
+    BoundTally tally{0.5};
     for (const plan::PlanRequest& request : {uneven_request(), eleven}) {
         for (const config::Scenario& sc : plan::enumerate_layouts(request).valid) {
             const auto& par = sc.parallelism;
             if (!sc.uneven_split()) {
                 continue;
             }
-            ++checked;
             interleaved += par.virtual_pipeline_model_parallel_size > 1 ? 1 : 0;
             first_last += par.decoder_first_pipeline_num_layers ? 1 : 0;
-            const sweep::PointOutcome out = runner.simulate(sc);
-            ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
-            const Bytes memory = plan::memory_lower_bound(sc);
-            const Seconds time = plan::iteration_time_lower_bound(sc, cost);
-            EXPECT_LE(memory.value, out.report->peak_memory_bytes.value) << sc.name;
-            EXPECT_LE(time, out.report->iteration_time) << sc.name;
-            tight_memory += memory.value * 100 >= out.report->peak_memory_bytes.value * 95 ? 1 : 0;
-            tight_time += time.value >= 0.5 * out.report->iteration_time.value ? 1 : 0;
+            tally.check(sc, runner, cost);
         }
     }
     EXPECT_GT(interleaved, 100u);
     EXPECT_GT(first_last, 100u);
     // Not vacuous, as on the even grid.
-    EXPECT_GT(tight_memory * 2, checked) << tight_memory << " of " << checked;
-    EXPECT_GT(tight_time * 2, checked) << tight_time << " of " << checked;
+    EXPECT_GT(tally.tight_memory * 2, tally.checked) << tally.tight_memory << " of " << tally.checked;
+    EXPECT_GT(tally.tight_time * 2, tally.checked) << tally.tight_time << " of " << tally.checked;
 }
 
 // --top N equals --exhaustive on a space with accounted splits on 3, 4 and 6 interleaved stages.
