@@ -344,6 +344,66 @@ def schedules(binary, out):
     write_csv(os.path.join(out, "schedules.csv"), list(rows[0].keys()), rows)
 
 
+# The planner on the two jobs of issue 23 next to the layouts their authors used: Llama 3.1 405B on 16,384
+# H100s (Meta: TP 8, PP 16 interleaved with one layer fewer on the first and last stage, DP 128, BF16;
+# Llama 3 Herd, arXiv 2407.21783, §3.3.2 and Table 4), whose `--exhaustive` run ranks Meta's layout among
+# the others (the best BF16 t8 p16 d128 uneven layout over v and sharding, Meta's v not being published);
+# and DeepSeek-V3 on 2,048 GPUs (DeepSeek: PP 16, EP 64, ZeRO-1 DP 128, DualPipe, on H800; arXiv
+# 2412.19437 §3.2), whose scenario file is that layout (3 + 14 × 4 + 2 as decoder_first/last, 1F1B: DualPipe
+# is not modelled with an uneven split) and is run as it is, its exhaustive search being hours here.
+PLANNER_JOBS = [
+    ("llama3.1-405b", ["--model", "llama3.1-405b", "--gpus", "16384", "--global-batch", "2048",
+                       "--profile", "h100-80gb-dgx"], True, None),
+    ("deepseek-v3", ["--scenario", "scenarios/moe/deepseek-v3-2048gpu.json", "--gpus", "2048"], False,
+     "scenarios/moe/deepseek-v3-2048gpu.json"),
+]
+PLANNER_THREADS = "2"
+
+
+def meta_layout(x):
+    words = x["layout"].split()
+    return x["layout"].startswith("t8 p16 d128 ") and {"sp", "uneven"} <= set(words) and x["fp8_format"] is None
+
+
+def planner_row(model, search, role, r, cpu, x, rank):
+    row = {"model": model, "search": search, "role": role}
+    row.update({k: r[k] if r else "" for k in ("considered", "valid", "pruned_by_memory", "simulated",
+                                               "skipped_by_time", "fit")})
+    row.update({"wall_s": round(r["seconds"], 3) if r else "", "cpu_s": round(cpu, 3) if r else "",
+                "layout": x["layout"], "rank": rank,
+                "layers_per_pipeline_rank": " ".join(map(str, x["layers_per_pipeline_rank"])),
+                "iteration_time_s": x["iteration_time_s"], "mfu": round(x["mfu"], 4),
+                "peak_memory_bytes": x["peak_memory_bytes"]})
+    return row
+
+
+def planner(binary, out):
+    import resource
+    rows = []
+    for model, args, exhaustive, published_scenario in PLANNER_JOBS:
+        for search in ("top5", "exhaustive") if exhaustive else ("top5",):
+            extra = ["--exhaustive", "--top", "100000"] if search == "exhaustive" else ["--top", "5"]
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            r = json.loads(trainsim(binary, ["plan"] + args + extra + ["--jobs", PLANNER_THREADS,
+                                                                       "--format", "json"]))
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            ranked = r["ranked"]
+            rows.append(planner_row(model, search, "winner", r, cpu, ranked[0], 1))
+            if search == "exhaustive":
+                meta = [i for i, x in enumerate(ranked) if meta_layout(x)]
+                if meta:
+                    rows.append(planner_row(model, search, "published", r, cpu, ranked[meta[0]], meta[0] + 1))
+        if published_scenario:
+            d = json.loads(trainsim(binary, ["run", published_scenario, "--format", "json"]))
+            rows.append(planner_row(model, "run", "published", None, 0.0,
+                                    {"layout": published_scenario,
+                                     "layers_per_pipeline_rank": [s["num_layers"] for s in d["stages"]],
+                                     "iteration_time_s": d["iteration_time_s"], "mfu": d["mfu"],
+                                     "peak_memory_bytes": d["peak_memory_bytes"]}, ""))
+    write_csv(os.path.join(out, "planner.csv"), list(rows[0].keys()), rows)
+
+
 def validation(binary, out):
     for stem, path in (("validation", "scenarios/validation/korthikanti-2022.json"),
                        ("validation_open", "scenarios/validation/open-discrepancies.json")):
@@ -362,7 +422,7 @@ def main():
     args = parser.parse_args()
     binary = os.path.abspath(args.trainsim)
     steps = (per_layer, activations, memory_by_rank, bubble, recompute, timeline, mechanisms,
-             time_by_gpu_count, schedules, validation)
+             time_by_gpu_count, schedules, planner, validation)
     if args.only:
         step = {s.__name__: s for s in steps}[args.only]
         step(binary, args.out)

@@ -3,15 +3,20 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <set>
+#include <tuple>
 
+#include "sim/config/scenario_reader.h"
 #include "sim/core/input_error.h"
 #include "sim/cost/hardware_profile.h"
 #include "sim/plan/explain.h"
 #include "sim/plan/layout_space.h"
 #include "sim/plan/memory_bound.h"
+#include "sim/plan/pipeline_splits.h"
 #include "sim/plan/planner.h"
 #include "sim/plan/time_bound.h"
 #include "sim/sweep/point_runner.h"
@@ -258,6 +263,26 @@ TEST(PlanSpace, SearchesExpertParallelismOfAnMoeModel) {
     }
 }
 
+// Simulates layouts and checks both bounds against each (never above the simulated peak and time),
+// counting how many are tight: the memory bound within 5 % of the peak, the time bound over
+// `time_share` of the simulated time.
+struct BoundTally {
+    double time_share;
+    std::size_t checked = 0, tight_memory = 0, tight_time = 0;
+
+    void check(const config::Scenario& sc, sweep::PointRunner& runner, const cost::CostModel& cost) {
+        const sweep::PointOutcome out = runner.simulate(sc);
+        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
+        const Bytes memory = plan::memory_lower_bound(sc);
+        const Seconds time = plan::iteration_time_lower_bound(sc, cost);
+        EXPECT_LE(memory.value, out.report->peak_memory_bytes.value) << sc.name;
+        EXPECT_LE(time, out.report->iteration_time) << sc.name;
+        ++checked;
+        tight_memory += memory.value * 100 >= out.report->peak_memory_bytes.value * 95 ? 1 : 0;
+        tight_time += time.value >= time_share * out.report->iteration_time.value ? 1 : 0;
+    }
+};
+
 // Both bounds on every layout of the MoE grid: expert weights, gradients and optimizer state per rank
 // change with ep (sharded over edp = t·c·d/ep), the dispatch and combine all-to-alls run inside or
 // across nodes, and the first layer is dense (its own activations and compute).
@@ -267,22 +292,16 @@ TEST(PlanBounds, HoldForMixtureOfExpertsLayouts) {
     const cost::CostModel cost(
         cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
     sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
-    std::size_t tight_memory = 0, tight_time = 0;
+    BoundTally tally{0.4};
     for (const config::Scenario& sc : space.valid) {
-        const sweep::PointOutcome out = runner.simulate(sc);
-        ASSERT_TRUE(out.report) << sc.name << ": " << out.error;
-        const Bytes memory = plan::memory_lower_bound(sc);
-        const Seconds time = plan::iteration_time_lower_bound(sc, cost);
-        EXPECT_LE(memory.value, out.report->peak_memory_bytes.value) << sc.name;
-        EXPECT_LE(time, out.report->iteration_time) << sc.name;
-        tight_memory += memory.value * 100 >= out.report->peak_memory_bytes.value * 95 ? 1 : 0;
-        tight_time += time.value >= 0.4 * out.report->iteration_time.value ? 1 : 0;
+        tally.check(sc, runner, cost);
     }
     // Not vacuous: most memory bounds are within 5% of the peak, and most time bounds over 40% of the
     // simulated time (the median is 49%: the gradient reduction, which MoE runs do not overlap here, and
     // the pipeline transfers are outside the bound).
-    EXPECT_GT(tight_memory * 2, space.valid.size()) << tight_memory << " of " << space.valid.size();
-    EXPECT_GT(tight_time * 2, space.valid.size()) << tight_time << " of " << space.valid.size();
+    EXPECT_GT(tally.tight_memory * 2, space.valid.size())
+        << tally.tight_memory << " of " << space.valid.size();
+    EXPECT_GT(tally.tight_time * 2, space.valid.size()) << tally.tight_time << " of " << space.valid.size();
 }
 
 // The expert-parallel size changes the memory bound as the static bytes change: fewer local experts
@@ -336,6 +355,205 @@ TEST(Plan, StoppingEarlyGivesTheSameTopAsSimulatingEverything) {
     ASSERT_GE(fast.ranked.size(), 4u);
     for (std::size_t i = 0; i < 4; ++i) {
         EXPECT_EQ(fast.ranked[i].report.iteration_time, all.ranked[i].report.iteration_time) << i;
+    }
+}
+
+// The per-chunk layer counts a split resolves to, in Megatron's virtual-stage order.
+std::vector<std::int64_t> chunk_layers(const plan::PipelineSplit& split, std::int64_t layers) {
+    config::Scenario sc = small_request(1, 1).base;
+    sc.model.num_layers = layers;
+    split.apply_to(sc.parallelism);
+    config::resolve_pipeline_split(sc);
+    std::vector<std::int64_t> out;
+    for (std::int64_t c = 0; c < split.chunks; ++c) {
+        for (std::int64_t r = 0; r < split.stages; ++r) {
+            out.push_back(sc.chunk_num_layers(r, c));
+        }
+    }
+    return out;
+}
+
+// decoder_first/last splits: DeepSeek-V3's published 3 + 14 × 4 + 2 (61 layers, p 16) and Llama 3.1
+// 405B's 126 layers on 16 ranks of 2 chunks, 6 or 8 on the ends (7 + 7 is the accounted split, not
+// searched twice); and, against every (first, last) Megatron-LM accepts (first, last, mid positive
+// multiples of v summing to L, transformer_config.py), exactly the family pipeline_splits.h names: the
+// fewest middle layers that leave no end heavier, the ends within v of each other.
+TEST(PlanSplits, FirstLastSplitsAreTheBalancedOnesMegatronAccepts) {
+    auto first_last = [](std::int64_t layers, std::int64_t p) {
+        std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> out;  // (v, first, last)
+        for (const plan::PipelineSplit& s : plan::pipeline_splits(layers, p)) {
+            if (s.stages == p && s.kind == plan::SplitKind::FirstLast) {
+                out.insert({s.chunks, s.first, s.last});
+            }
+        }
+        return out;
+    };
+    using Set = std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>>;
+    EXPECT_EQ(first_last(61, 16), (Set{{1, 3, 2}, {1, 2, 3}}));
+    EXPECT_EQ(first_last(126, 16), (Set{{2, 8, 6}, {2, 6, 8}}));
+    for (const std::int64_t layers : {10, 11, 12, 61, 126}) {
+        SCOPED_TRACE(layers);
+        const std::vector<plan::PipelineSplit> splits = plan::pipeline_splits(layers, layers + 2);
+        std::set<std::tuple<std::int64_t, std::int64_t, std::vector<std::int64_t>>> seen;  // p, v, chunks
+        for (const plan::PipelineSplit& s : splits) {
+            const std::vector<std::int64_t> chunks = chunk_layers(s, layers);
+            EXPECT_EQ(std::accumulate(chunks.begin(), chunks.end(), std::int64_t{0}), layers);
+            EXPECT_TRUE(seen.insert({s.stages, s.chunks, chunks}).second)
+                << "p" << s.stages << " v" << s.chunks;  // distinct
+        }
+        for (std::int64_t p = 3; p <= layers; ++p) {
+            Set expected;
+            for (std::int64_t v = 1; v <= layers; ++v) {
+                // The smallest middle for which some accepted (first, last) within v of each other has
+                // no end above it; then those ends.
+                for (std::int64_t mid = v; mid * p <= layers + 2 * mid; mid += v) {
+                    Set at_mid;
+                    for (std::int64_t first = v; first <= mid; first += v) {
+                        const std::int64_t last = layers - (p - 2) * mid - first;
+                        if (last >= v && last <= mid && last % v == 0 && std::abs(first - last) <= v &&
+                            !(first == mid && last == mid) &&
+                            !(v == 1 && first == mid - 1 && last == first)) {
+                            at_mid.insert({v, first, last});
+                        }
+                    }
+                    bool balanced_exists = false;  // even or accounted ends count as found, and stop
+                    for (std::int64_t first = v; first <= mid; first += v) {
+                        const std::int64_t last = layers - (p - 2) * mid - first;
+                        balanced_exists |=
+                            last >= v && last <= mid && last % v == 0 && std::abs(first - last) <= v;
+                    }
+                    if (balanced_exists) {
+                        expected.insert(at_mid.begin(), at_mid.end());
+                        break;
+                    }
+                }
+            }
+            EXPECT_EQ(first_last(layers, p), expected) << "p " << p;
+        }
+    }
+}
+
+// 10 layers on 12 GPUs: the accounted split's 12 slots fall on p = 3, 4, 6 and 12, and with a batch
+// of 24 every such p leaves a micro-batch count the interleaved schedule accepts (a multiple of p).
+plan::PlanRequest uneven_request() {
+    plan::PlanRequest r = small_request(12, 24);
+    r.base.model.num_layers = 10;
+    return r;
+}
+
+// The accounted split with interleaving, exactly where Megatron-LM accepts it: p > 2 divides L + 2, v
+// divides the (L + 2) / p slots of a rank (arguments.py and get_num_layers_to_build in
+// megatron/core/transformer/transformer_block.py), with v = 1 at least 2 slots (trainsim's rule), and
+// v > 1 where the interleaved schedule runs (m a multiple of p). The first virtual stage (rank 0, chunk
+// 0) gives one slot to the embedding and the last (rank p − 1, chunk v − 1) one to the loss.
+TEST(PlanSpace, SearchesTheAccountedSplitWithInterleavingWhereMegatronAcceptsIt) {
+    const plan::LayoutSpace space = plan::enumerate_layouts(uneven_request());
+    std::set<std::pair<std::int64_t, std::int64_t>> searched;  // (p, v) at t 1, b 1
+    std::set<std::string> labels;
+    for (const config::Scenario& sc : space.valid) {
+        const auto& par = sc.parallelism;
+        labels.insert(sc.name);
+        if (!par.account_for_embedding_in_pipeline_split) {
+            continue;
+        }
+        EXPECT_TRUE(par.account_for_loss_in_pipeline_split) << sc.name;
+        EXPECT_NE(sc.name.find(" uneven"), std::string::npos) << sc.name;
+        const std::int64_t p = par.pipeline_model_parallel_size;
+        const std::int64_t v = par.virtual_pipeline_model_parallel_size;
+        EXPECT_EQ(12 % p, 0) << sc.name;
+        EXPECT_EQ(12 / p % v, 0) << sc.name;
+        if (v > 1) {
+            EXPECT_EQ(sc.num_microbatches() % p, 0) << sc.name;
+        }
+        if (par.tensor_model_parallel_size == 1 && sc.training.micro_batch_size == 1) {
+            searched.insert({p, v});
+        }
+    }
+    // t 1, b 1: d = 12 / p and m = 24 / d = 2p, a multiple of p, so every (p, v) Megatron accepts is
+    // there: p 3 (4 slots: v 1, 2, 4), p 4 (3: v 1, 3), p 6 (2: v 1, 2); not p 12 (1 slot).
+    EXPECT_EQ(searched, (std::set<std::pair<std::int64_t, std::int64_t>>{
+                            {3, 1}, {3, 2}, {3, 4}, {4, 1}, {4, 3}, {6, 1}, {6, 2}}));
+    // The layers of each virtual stage, in Megatron's order (chunk 0 of ranks 0..p − 1, then chunk 1...).
+    const std::map<std::pair<std::int64_t, std::int64_t>, std::vector<std::int64_t>> chunks{
+        {{3, 2}, {1, 2, 2, 2, 2, 1}},
+        {{3, 4}, {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}},
+        {{4, 3}, {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}},
+        {{6, 2}, {0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0}}};
+    std::size_t checked = 0;
+    for (const config::Scenario& sc : space.valid) {
+        const auto& par = sc.parallelism;
+        const auto expected =
+            chunks.find({par.pipeline_model_parallel_size, par.virtual_pipeline_model_parallel_size});
+        if (par.account_for_embedding_in_pipeline_split && expected != chunks.end()) {
+            EXPECT_EQ(par.layers_per_virtual_stage, expected->second) << sc.name;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 100u);
+    for (const char* label :
+         {"t1 p3 d4 v2 b1 selective uneven distopt", "t1 p3 d4 v4 b1 full uneven",
+          "t1 p3 d4 v2 b1 selective first4 last2 distopt", "t1 p3 d4 v2 b1 none first2 last4",
+          "t2 p6 d1 v2 b1 none sp uneven", "t1 p4 d3 v3 b2 selective uneven fsdp"}) {
+        EXPECT_TRUE(labels.contains(label)) << label;
+    }
+    // v 2 on p 4 would split 3 slots in 2 (Megatron refuses), and 5 even layers per rank on p 2 do not
+    // divide by 2.
+    EXPECT_FALSE(labels.contains("t1 p4 d3 v2 b1 selective uneven distopt"));
+    EXPECT_FALSE(labels.contains("t1 p2 d6 v2 b1 selective distopt"));
+}
+
+// Both bounds on every uneven layout of that grid (chunks of 0, 1 and 2 layers, the embedding and the
+// loss on chunks without a layer, ends lighter than the middle ranks; the accounted split and
+// decoder_first/last 4 + 4 + 2 on 2 chunks) and of 11 layers on 12 GPUs (decoder_first/last without
+// interleaving: 4 + 4 + 3, 3 + 3 + 3 + 2, 2 + 2 + 2 + 2 + 2 + 1 and the mirrors; not 1 + 3 + 3 + 3 + 1:
+// 5 stages do not divide the 12 GPUs).
+TEST(PlanBounds, HoldForUnevenSplitsWithAndWithoutInterleaving) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    plan::PlanRequest eleven = uneven_request();
+    eleven.base.model.num_layers = 11;
+    std::size_t interleaved = 0, first_last = 0;
+    BoundTally tally{0.5};
+    for (const plan::PlanRequest& request : {uneven_request(), eleven}) {
+        for (const config::Scenario& sc : plan::enumerate_layouts(request).valid) {
+            const auto& par = sc.parallelism;
+            if (!sc.uneven_split()) {
+                continue;
+            }
+            interleaved += par.virtual_pipeline_model_parallel_size > 1 ? 1 : 0;
+            first_last += par.decoder_first_pipeline_num_layers ? 1 : 0;
+            tally.check(sc, runner, cost);
+        }
+    }
+    EXPECT_GT(interleaved, 100u);
+    EXPECT_GT(first_last, 100u);
+    // Not vacuous, as on the even grid.
+    EXPECT_GT(tally.tight_memory * 2, tally.checked) << tally.tight_memory << " of " << tally.checked;
+    EXPECT_GT(tally.tight_time * 2, tally.checked) << tally.tight_time << " of " << tally.checked;
+}
+
+// --top N equals --exhaustive on a space with accounted splits on 3, 4 and 6 interleaved stages.
+TEST(Plan, StoppingEarlyGivesTheSameTopAsSimulatingEverythingWithUnevenInterleaving) {
+    plan::PlanOptions exact = plan_options();
+    exact.top = 4;
+    plan::PlanOptions everything = exact;
+    everything.exhaustive = true;
+    const plan::PlanResult fast = plan::run_plan(uneven_request(), exact);
+    const plan::PlanResult all = plan::run_plan(uneven_request(), everything);
+    EXPECT_LT(fast.simulated, all.simulated);
+    EXPECT_EQ(fast.failed + all.failed, 0u);
+    EXPECT_EQ(fast.skipped_by_time + fast.simulated, all.simulated);
+    std::size_t uneven_interleaved = 0;
+    for (const plan::RankedLayout& layout : all.ranked) {
+        const auto& par = layout.scenario.parallelism;
+        uneven_interleaved +=
+            par.account_for_embedding_in_pipeline_split && par.virtual_pipeline_model_parallel_size > 1;
+    }
+    EXPECT_GT(uneven_interleaved, 0u);  // such layouts fit and rank
+    ASSERT_GE(fast.ranked.size(), 4u);
+    for (std::size_t i = 0; i < 4; ++i) {
+        EXPECT_EQ(fast.ranked[i].report.iteration_time, all.ranked[i].report.iteration_time) << i;
+        EXPECT_EQ(fast.ranked[i].scenario.name, all.ranked[i].scenario.name) << i;
     }
 }
 

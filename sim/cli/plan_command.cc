@@ -14,6 +14,7 @@
 #include "sim/core/input_error.h"
 #include "sim/core/units.h"
 #include "sim/plan/explain.h"
+#include "sim/plan/pipeline_splits.h"
 #include "sim/plan/planner.h"
 #include "sim/sweep/worker_pool.h"
 
@@ -84,6 +85,7 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
     for (std::size_t i = 0; i < r.ranked.size() && i < top; ++i) {
         const config::Scenario& sc = r.ranked[i].scenario;
         const report::IterationReport& rep = r.ranked[i].report;
+        const std::string split = plan::split_label(sc.parallelism);
         ranked.push_back(
             {{"layout", sc.name},
              {"tensor_model_parallel_size", sc.parallelism.tensor_model_parallel_size},
@@ -91,6 +93,8 @@ void print_json(std::ostream& out, const plan::PlanResult& r, std::size_t top) {
              {"data_parallel_size", sc.parallelism.data_parallel_size},
              {"context_parallel_size", sc.parallelism.context_parallel_size},
              {"virtual_pipeline_model_parallel_size", sc.parallelism.virtual_pipeline_model_parallel_size},
+             {"pipeline_split", split.empty() ? "even" : split},
+             {"layers_per_pipeline_rank", sc.pipeline_split()},
              {"expert_model_parallel_size", sc.parallelism.expert_model_parallel_size},
              {"micro_batch_size", sc.training.micro_batch_size},
              {"recompute_granularity", config::to_string(sc.training.recompute_granularity)},

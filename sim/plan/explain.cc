@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "sim/plan/pipeline_splits.h"
+
 namespace trainsim::plan {
 namespace {
 
@@ -30,6 +32,9 @@ std::string knob_differences(const config::Scenario& a, const config::Scenario& 
     compare("d", std::to_string(pa.data_parallel_size), std::to_string(pb.data_parallel_size));
     compare("v", std::to_string(pa.virtual_pipeline_model_parallel_size),
             std::to_string(pb.virtual_pipeline_model_parallel_size));
+    const std::string split_a = split_label(pa);
+    const std::string split_b = split_label(pb);
+    compare("split", split_a.empty() ? "even" : split_a, split_b.empty() ? "even" : split_b);
     if (a.model.moe) {
         compare("ep", std::to_string(pa.expert_model_parallel_size),
                 std::to_string(pb.expert_model_parallel_size));

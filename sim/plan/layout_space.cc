@@ -4,6 +4,7 @@
 
 #include "sim/config/scenario_reader.h"
 #include "sim/core/input_error.h"
+#include "sim/plan/pipeline_splits.h"
 
 namespace trainsim::plan {
 namespace {
@@ -24,16 +25,6 @@ constexpr DataParallelState kDataParallelStates[] = {
     {true, DataParallelSharding::OptimGrads},
     {true, DataParallelSharding::OptimGradsParams},
 };
-
-std::vector<std::int64_t> divisors(std::int64_t n, std::int64_t at_most) {
-    std::vector<std::int64_t> out;
-    for (std::int64_t k = 1; k <= n && k <= at_most; ++k) {
-        if (n % k == 0) {
-            out.push_back(k);
-        }
-    }
-    return out;
-}
 
 // The expert-parallel sizes of a model on t·c·d ranks per stage: {1} for a dense model; for an MoE
 // model every ep ≤ at_most dividing num_experts and t·c·d (etp 1: etp·ep·edp = t·c·d).
@@ -71,28 +62,6 @@ std::int64_t data_parallel_size(std::int64_t model_parallel, std::int64_t gpus, 
     return 0;
 }
 
-// A pipeline size and how the layers fall on it: evenly (p divides the layers), or Megatron's split
-// that counts the embedding and the loss as a layer each (p divides layers + 2; the first and last
-// stage build one layer fewer, as Llama 3 405B's 126 layers on 16 stages).
-struct PipelineSplit {
-    std::int64_t stages;
-    bool uneven;
-};
-
-std::vector<PipelineSplit> pipeline_splits(std::int64_t layers, std::int64_t at_most) {
-    std::vector<PipelineSplit> out;
-    for (std::int64_t p = 1; p <= layers + 2 && p <= at_most; ++p) {
-        if (layers % p == 0) {
-            out.push_back({p, false});
-        }
-        // On 2 stages the accounted split is the even one.
-        if (p > 2 && (layers + 2) % p == 0 && (layers + 2) / p >= 2) {
-            out.push_back({p, true});
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 std::string layout_label(const config::Scenario& sc) {
@@ -112,8 +81,8 @@ std::string layout_label(const config::Scenario& sc) {
     if (par.sequence_parallel) {
         label += " sp";
     }
-    if (par.account_for_embedding_in_pipeline_split) {
-        label += " uneven";  // Megatron's embedding- and loss-accounted split
+    if (const std::string split = split_label(par); !split.empty()) {
+        label += " " + split;
     }
     if (tr.fp8_format) {
         label += " fp8";
@@ -148,8 +117,15 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
     const bool moe = base.model.moe.has_value();
     const bool mtp = base.model.mtp_num_layers > 0;
     for (std::int64_t t = 1; t <= node && t * c <= request.gpus; t *= 2) {
-        for (const PipelineSplit split : pipeline_splits(layers, request.gpus / (t * c))) {
+        for (const PipelineSplit& split : pipeline_splits(layers, request.gpus / (t * c))) {
             const std::int64_t p = split.stages;
+            // decoder_first/last only where t·c·p divides the GPUs: the pipeline depth a cluster fixes
+            // (DeepSeek-V3's 61 layers on 16 stages of 2,048 GPUs). Elsewhere it would add nearly every p up
+            // to L / 2, layouts with idle GPUs whose deep pipelines the time bound cannot rule out
+            // (MT-NLG 530B on 5,128 GPUs: 180 layouts simulated instead of 96, 39 s of CPU instead of 3).
+            if (split.kind == SplitKind::FirstLast && request.gpus % (t * c * p) != 0) {
+                continue;
+            }
             for (const std::int64_t b : divisors(request.global_batch, request.max_micro_batch)) {
                 const std::int64_t d = data_parallel_size(t * p * c, request.gpus, b, request.global_batch);
                 if (d == 0) {
@@ -166,76 +142,64 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                         }
                     }
                 }
-                // Megatron's accounted split is modelled without interleaving (megatron_pipeline_split.cc).
-                for (const std::int64_t v :
-                     split.uneven ? std::vector<std::int64_t>{1} : divisors(layers / p, layers)) {
-                    for (const RecomputeGranularity r :
-                         {RecomputeGranularity::None, RecomputeGranularity::Selective,
-                          RecomputeGranularity::Full}) {
-                        for (const bool sp : {false, true}) {
-                            for (const bool fp8 : {false, true}) {
-                                if (fp8 && !request.search_fp8) {
-                                    continue;
+                for (const RecomputeGranularity r :
+                     {RecomputeGranularity::None, RecomputeGranularity::Selective,
+                      RecomputeGranularity::Full}) {
+                    for (const bool sp : {false, true}) {
+                        for (const bool fp8 : {false, true}) {
+                            if (fp8 && !request.search_fp8) {
+                                continue;
+                            }
+                            for (const auto& [state, ep] : states_and_expert_sizes) {
+                                const bool distributed = state.distributed_optimizer;
+                                if ((sp && t == 1) || (distributed && d == 1)) {
+                                    continue;  // the same layout as without
                                 }
-                                for (const auto& [state, ep] : states_and_expert_sizes) {
-                                    const bool distributed = state.distributed_optimizer;
-                                    if ((sp && t == 1) || (distributed && d == 1)) {
-                                        continue;  // the same layout as without
-                                    }
-                                    ++space.considered;
-                                    config::Scenario sc = base;
-                                    auto& par = sc.parallelism;
-                                    par.tensor_model_parallel_size = t;
-                                    par.pipeline_model_parallel_size = p;
-                                    par.data_parallel_size = d;
-                                    par.virtual_pipeline_model_parallel_size = v;
-                                    par.sequence_parallel = sp;
-                                    par.expert_model_parallel_size = ep;
-                                    if (moe) {
-                                        par.expert_tensor_parallel_size = 1;
-                                    }
-                                    par.microbatch_group_size_per_vp_stage.reset();
-                                    par.layers_per_pipeline_stage.clear();  // the split is per layout
-                                    par.layers_per_virtual_stage.clear();
-                                    par.pipeline_model_parallel_layout.reset();
-                                    par.decoder_first_pipeline_num_layers.reset();
-                                    par.decoder_last_pipeline_num_layers.reset();
-                                    par.account_for_embedding_in_pipeline_split = split.uneven;
-                                    par.account_for_loss_in_pipeline_split = split.uneven;
-                                    auto& tr = sc.training;
-                                    tr.micro_batch_size = b;
-                                    tr.global_batch_size = request.global_batch;
-                                    tr.recompute_granularity = r;
-                                    tr.recompute_method.reset();
-                                    tr.recompute_num_layers.reset();
-                                    tr.num_microbatches_with_partial_activation_checkpoints.reset();
-                                    if (r == RecomputeGranularity::Full) {
-                                        tr.recompute_method = config::RecomputeMethod::Uniform;
-                                        tr.recompute_num_layers = 1;
-                                    }
-                                    tr.use_distributed_optimizer = distributed;
-                                    par.data_parallel_sharding_strategy = state.sharding;
-                                    if (fp8) {
-                                        tr.fp8_format = config::Fp8Format::Hybrid;
-                                        tr.fp8_recipe = config::Fp8Recipe::Delayed;
-                                    }
-                                    tr.ddp_bucket_size.reset();
+                                ++space.considered;
+                                config::Scenario sc = base;
+                                auto& par = sc.parallelism;
+                                par.tensor_model_parallel_size = t;
+                                split.apply_to(par);  // p, v and the split keys
+                                par.data_parallel_size = d;
+                                par.sequence_parallel = sp;
+                                par.expert_model_parallel_size = ep;
+                                if (moe) {
+                                    par.expert_tensor_parallel_size = 1;
+                                }
+                                par.microbatch_group_size_per_vp_stage.reset();
+                                auto& tr = sc.training;
+                                tr.micro_batch_size = b;
+                                tr.global_batch_size = request.global_batch;
+                                tr.recompute_granularity = r;
+                                tr.recompute_method.reset();
+                                tr.recompute_num_layers.reset();
+                                tr.num_microbatches_with_partial_activation_checkpoints.reset();
+                                if (r == RecomputeGranularity::Full) {
+                                    tr.recompute_method = config::RecomputeMethod::Uniform;
+                                    tr.recompute_num_layers = 1;
+                                }
+                                tr.use_distributed_optimizer = distributed;
+                                par.data_parallel_sharding_strategy = state.sharding;
+                                if (fp8) {
+                                    tr.fp8_format = config::Fp8Format::Hybrid;
+                                    tr.fp8_recipe = config::Fp8Recipe::Delayed;
+                                }
+                                tr.ddp_bucket_size.reset();
+                                try {
+                                    config::resolve_pipeline_split(sc);
+                                } catch (const InputError&) {
+                                    continue;  // a split Megatron-LM would reject
+                                }
+                                for (const config::ScheduleKind kind : request.schedules) {
+                                    config::Scenario with = sc;
+                                    with.schedule = kind;
+                                    with.name = layout_label(with);
                                     try {
-                                        config::resolve_pipeline_split(sc);
+                                        config::validate_scenario(with);
                                     } catch (const InputError&) {
-                                        continue;  // a split Megatron-LM would reject
+                                        continue;  // a combination Megatron-LM (or the schedule) rejects
                                     }
-                                    for (const config::ScheduleKind kind : request.schedules) {
-                                        config::Scenario with = sc;
-                                        with.schedule = kind;
-                                        with.name = layout_label(with);
-                                        try {
-                                            config::validate_scenario(with);
-                                        } catch (const InputError&) {
-                                            continue;  // a combination Megatron-LM (or the schedule) rejects
-                                        }
-                                        space.valid.push_back(std::move(with));
-                                    }
+                                    space.valid.push_back(std::move(with));
                                 }
                             }
                         }

@@ -5,10 +5,11 @@
 // The space, and its bounds (README "Planning a layout"):
 // - t: powers of two up to the GPUs of one node (a tensor-parallel group inside a node, as Megatron-LM
 //   and the papers run it);
-// - p: every divisor of the layer count; v: every divisor of the layers per stage (v > 1 only where the
-//   interleaved schedule allows it: p > 2 and the micro-batch count a multiple of p); and, with v = 1,
-//   every p > 2 dividing layers + 2 under Megatron's split that counts the embedding and the loss as a
-//   layer each (`uneven`: the first and last stage build one layer fewer);
+// - p and v with how the layers fall on the p·v chunks (pipeline_splits.h): even splits, Megatron's
+//   split that counts the embedding and the loss as a layer each (`uneven`) and its
+//   decoder_first/last_pipeline_num_layers (`first3 last2`; only where t·c·p divides the GPUs), with
+//   interleaving (v > 1) where the interleaved schedule allows it (p > 2 and the micro-batch count a
+//   multiple of p);
 // - b: every divisor of the global batch up to `max_micro_batch`;
 // - d: the largest data-parallel size with t·p·d ≤ N GPUs and b·d dividing the global batch (so a
 //   layout uses all N GPUs when N factors, and as many as the batch allows otherwise);
