@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <utility>
@@ -196,6 +197,37 @@ enum class RecomputeGranularity { None, Full, Selective, Overlapped };
 /// keep no s×s tensor and read their time from the profile's FlashAttention curves.
 enum class AttentionBackend { Flash, Fused, Unfused };
 enum class RecomputeMethod { Uniform, Block };
+/// Megatron-Core's recompute_modules (transformer_config.py), the submodules selective recomputation
+/// re-runs before their backward: core attention; the routed experts' activation (moe_act); the norms
+/// Transformer Engine does not fuse into the next linear (layernorm); MLA's up projections and RoPE
+/// (mla_up_proj); a dense layer's MLP (mlp); the whole MoE MLP (moe); the shared experts.
+enum class RecomputeModule : std::uint8_t { CoreAttn, MoeAct, LayerNorm, MlaUpProj, Mlp, Moe, SharedExperts };
+
+/// A set of RecomputeModule, Megatron's default ["core_attn"] unless told otherwise.
+class RecomputeModules {
+public:
+    RecomputeModules() = default;
+    RecomputeModules(std::initializer_list<RecomputeModule> modules) {
+        for (const RecomputeModule m : modules) {
+            insert(m);
+        }
+    }
+    [[nodiscard]] static RecomputeModules none() {
+        RecomputeModules out;
+        out.bits_ = 0;
+        return out;
+    }
+    void insert(RecomputeModule m) { bits_ |= bit(m); }
+    [[nodiscard]] bool contains(RecomputeModule m) const { return (bits_ & bit(m)) != 0; }
+    [[nodiscard]] bool empty() const { return bits_ == 0; }
+    friend bool operator==(const RecomputeModules&, const RecomputeModules&) = default;
+
+private:
+    static constexpr std::uint8_t bit(RecomputeModule m) {
+        return static_cast<std::uint8_t>(1U << static_cast<unsigned>(m));
+    }
+    std::uint8_t bits_ = bit(RecomputeModule::CoreAttn);
+};
 enum class RecomputeScheduler { Heuristic, Optimal };
 /// Transformer Engine's FP8 formats (Megatron --fp8-format): e4m3 everywhere, or hybrid (e4m3 forward,
 /// e5m2 gradients). Both run at the same rate; the format is recorded, not priced differently.
@@ -211,6 +243,8 @@ struct TrainingConfig {
     RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
     std::optional<RecomputeMethod> recompute_method;  // required (and only allowed) with full
     std::optional<std::int64_t> recompute_num_layers;
+    /// Only with selective recompute; absent means Megatron's default ["core_attn"].
+    std::optional<RecomputeModules> recompute_modules;
     /// Appendix C of Korthikanti: with full recompute, micro-batches whose index modulo the in-flight
     /// limit is below this count keep all their activations instead (Megatron's
     /// num_microbatches_with_partial_activation_checkpoints).
@@ -247,6 +281,11 @@ struct TrainingConfig {
     /// split_accumulator_slowdown: dgrad and wgrad (TE's _2X_ACC_DGRAD/_2X_ACC_WGRAD), and the forward
     /// too under blockwise (Float8BlockScaling requires it). false: every FP8 GEMM at the fast rate.
     bool fp8_split_accumulator = true;
+
+    /// What selective recomputation re-runs (recompute_modules, or its default).
+    [[nodiscard]] RecomputeModules selective_modules() const {
+        return recompute_modules.value_or(RecomputeModules{});
+    }
 
     /// The recipe FP8 runs with, or nullopt for BF16 training.
     [[nodiscard]] std::optional<Fp8Recipe> fp8() const {
@@ -376,6 +415,7 @@ struct Scenario {
 [[nodiscard]] const char* to_string(DataParallelSharding s);
 [[nodiscard]] const char* to_string(CpCommType c);
 [[nodiscard]] const char* to_string(RecomputeMethod m);
+[[nodiscard]] const char* to_string(RecomputeModule m);
 [[nodiscard]] const char* to_string(ScheduleKind s);
 [[nodiscard]] const char* to_string(VariabilityMode m);
 [[nodiscard]] const char* to_string(Fp8Format f);

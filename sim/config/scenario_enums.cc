@@ -40,6 +40,9 @@ const char* to_string(MoeTokenDispatcher d) {
 const char* to_string(RecomputeMethod m) {
     return name_of(kRecomputeMethodNames, m);
 }
+const char* to_string(RecomputeModule m) {
+    return name_of(kRecomputeModuleNames, m);
+}
 const char* to_string(RecomputeScheduler s) {
     return name_of(kRecomputeSchedulerNames, s);
 }

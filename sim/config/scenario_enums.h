@@ -63,6 +63,17 @@ inline constexpr std::array<EnumName<RecomputeMethod>, 2> kRecomputeMethodNames{
     {RecomputeMethod::Block, "block"},
 }};
 
+// Megatron-Core's spellings (transformer_config.py, recompute_modules).
+inline constexpr std::array<EnumName<RecomputeModule>, 7> kRecomputeModuleNames{{
+    {RecomputeModule::CoreAttn, "core_attn"},
+    {RecomputeModule::MoeAct, "moe_act"},
+    {RecomputeModule::LayerNorm, "layernorm"},
+    {RecomputeModule::MlaUpProj, "mla_up_proj"},
+    {RecomputeModule::Mlp, "mlp"},
+    {RecomputeModule::Moe, "moe"},
+    {RecomputeModule::SharedExperts, "shared_experts"},
+}};
+
 inline constexpr std::array<EnumName<RecomputeScheduler>, 2> kRecomputeSchedulerNames{{
     {RecomputeScheduler::Heuristic, "heuristic"},
     {RecomputeScheduler::Optimal, "optimal"},

@@ -142,6 +142,34 @@ ParallelConfig read_parallelism(const Json& document) {
     return p;
 }
 
+// Megatron-Core's recompute_modules for layers trainsim does not build (gated delta nets, manifold
+// hyper-connections) fail with their own reason rather than as misspellings.
+void refuse_unmodelled_recompute_modules(const SectionReader& r) {
+    const Json* list = r.value("recompute_modules");
+    if (list == nullptr || !list->is_array()) {
+        return;
+    }
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const Json& name = (*list)[i];
+        for (const char* unmodelled : {"gdn_norm_out", "gdp_in_proj", "gdp_qkv", "mhc"}) {
+            if (name.is_string() && name.get_ref<const std::string&>() == unmodelled) {
+                throw InputError(
+                    r.path("recompute_modules") + "[" + std::to_string(i) + "]: \"" + unmodelled +
+                    "\" recomputes part of a Megatron-Core layer trainsim does not model (gated delta "
+                    "net, hyper-connections)");
+            }
+        }
+    }
+}
+
+RecomputeModules read_recompute_modules(const std::vector<RecomputeModule>& names) {
+    RecomputeModules modules = RecomputeModules::none();
+    for (const RecomputeModule m : names) {
+        modules.insert(m);  // Megatron tests membership: a repeated name is the same module
+    }
+    return modules;
+}
+
 TrainingConfig read_training(const Json& document) {
     const SectionReader r(document, "training");
     TrainingConfig t;
@@ -152,6 +180,10 @@ TrainingConfig read_training(const Json& document) {
             .value_or(RecomputeGranularity::None);
     t.recompute_method = r.enumeration("recompute_method", kRecomputeMethodNames, /*nullable=*/true);
     t.recompute_num_layers = r.nullable_positive_integer("recompute_num_layers");
+    refuse_unmodelled_recompute_modules(r);
+    if (const auto modules = r.enumeration_list("recompute_modules", kRecomputeModuleNames)) {
+        t.recompute_modules = read_recompute_modules(*modules);
+    }
     t.recompute_scheduler = r.enumeration("recompute_scheduler", kRecomputeSchedulerNames, /*nullable=*/true)
                                 .value_or(RecomputeScheduler::Heuristic);
     t.recompute_memory_budget = r.nullable_positive_integer("recompute_memory_budget");

@@ -96,7 +96,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "expert_tensor_parallel_size"}},
         {"training",
          {"micro_batch_size", "global_batch_size", "recompute_granularity", "recompute_method",
-          "recompute_num_layers", "num_microbatches_with_partial_activation_checkpoints",
+          "recompute_num_layers", "recompute_modules", "num_microbatches_with_partial_activation_checkpoints",
           "recompute_scheduler", "recompute_memory_budget", "attention_backend", "use_distributed_optimizer",
           "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs", "fp8_format", "fp8_recipe",
           "fp8_split_accumulator", "optimizer_param_copy", "zero_grad_buffer",

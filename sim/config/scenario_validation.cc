@@ -447,9 +447,63 @@ void check_schedule(const Scenario& s) {
     }
 }
 
+// recompute_modules names what each layer re-runs; a module the model does not build is refused, as
+// Megatron-Core refuses mla_up_proj without MLA and moe_act without grouped GEMMs
+// (transformer_config.py __post_init__), rather than silently recomputing nothing.
+void check_recompute_modules(const Scenario& s) {
+    const TrainingConfig& t = s.training;
+    if (!t.recompute_modules) {
+        return;
+    }
+    if (t.recompute_granularity != RecomputeGranularity::Selective) {
+        fail("training.recompute_modules requires training.recompute_granularity=\"selective\", got " +
+             quoted(to_string(t.recompute_granularity)));
+    }
+    const RecomputeModules modules = *t.recompute_modules;
+    const auto refuse = [](RecomputeModule m, const std::string& rule) {
+        fail("training.recompute_modules: " + quoted(to_string(m)) + " " + rule);
+    };
+    const bool moe = s.model.moe && s.model.moe->num_moe_layers() > 0;
+    const bool dense = !moe || s.model.moe->num_moe_layers() < s.model.num_layers;
+    if (modules.contains(RecomputeModule::MlaUpProj) && !s.model.mla) {
+        refuse(RecomputeModule::MlaUpProj, "requires model.multi_latent_attention");
+    }
+    for (const RecomputeModule m : {RecomputeModule::MoeAct, RecomputeModule::Moe}) {
+        if (modules.contains(m) && !moe) {
+            refuse(m, "requires MoE layers (model.num_experts)");
+        }
+    }
+    if (modules.contains(RecomputeModule::MoeAct) && !s.model.moe->grouped_gemm) {
+        refuse(RecomputeModule::MoeAct, "requires model.moe_grouped_gemm=true (Megatron-Core)");
+    }
+    if (modules.contains(RecomputeModule::SharedExperts) &&
+        (!moe || s.model.moe->shared_expert_intermediate_size == 0)) {
+        refuse(RecomputeModule::SharedExperts, "requires model.moe_shared_expert_intermediate_size");
+    }
+    if (modules.contains(RecomputeModule::Mlp) && !dense) {
+        refuse(RecomputeModule::Mlp, "recomputes dense MLPs and every layer of the model is MoE");
+    }
+    // Megatron-Core's Transformer Engine spec fuses input_layernorm into linear_qkv and a dense layer's
+    // pre_mlp_layernorm into linear_fc1 (IdentityOp in gpt_layer_specs.py): the norm stands alone only
+    // before MLA's down projections and before an MoE layer's router.
+    if (modules.contains(RecomputeModule::LayerNorm) && !s.model.mla && !moe) {
+        refuse(RecomputeModule::LayerNorm,
+               "has no norm to recompute: Transformer Engine fuses the norms into linear_qkv and linear_fc1 "
+               "unless the model has MLA or MoE layers");
+    }
+    if (t.fp8_format && t.fp8() == Fp8Recipe::Delayed) {
+        for (const RecomputeModule m : {RecomputeModule::MoeAct, RecomputeModule::LayerNorm}) {
+            if (modules.contains(m)) {
+                refuse(m, "is not supported with training.fp8_recipe=\"delayed\" (Megatron-Core)");
+            }
+        }
+    }
+}
+
 void check_recompute(const Scenario& s) {
     const TrainingConfig& t = s.training;
     const std::string granularity = quoted(to_string(t.recompute_granularity));
+    check_recompute_modules(s);
     if (t.recompute_granularity != RecomputeGranularity::Overlapped && t.recompute_memory_budget) {
         fail("training.recompute_memory_budget is the overlapped scheduler's budget and requires "
              "training.recompute_granularity=\"overlapped\", got " +

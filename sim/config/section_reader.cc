@@ -69,7 +69,8 @@ SectionReader::SectionReader(const Json& root, std::string_view section) : secti
             return;
         }
         if (!it->is_object()) {
-            throw InputError(std::string(section.substr(0, dot)) + ": expected an object, got " + describe_json(*it));
+            throw InputError(std::string(section.substr(0, dot)) + ": expected an object, got " +
+                             describe_json(*it));
         }
         object = &*it;
         begin = dot + 1;
@@ -85,7 +86,8 @@ std::optional<double> SectionReader::number_at_least(std::string_view key, doubl
     if (!value->is_number() || !std::isfinite(value->get<double>()) || value->get<double>() < minimum) {
         std::ostringstream bound;
         bound << minimum;
-        throw InputError(path(key) + ": expected a number >= " + bound.str() + ", got " + describe_json(*value));
+        throw InputError(path(key) + ": expected a number >= " + bound.str() + ", got " +
+                         describe_json(*value));
     }
     return value->get<double>();
 }
@@ -177,6 +179,10 @@ void SectionReader::throw_enum_error(std::string_view key, const std::vector<std
         }
     }
     throw InputError(message);
+}
+
+void SectionReader::throw_list_error(std::string_view key, const Json& got) const {
+    throw InputError(path(key) + ": expected a list of names, got " + describe_json(got));
 }
 
 }  // namespace trainsim::config

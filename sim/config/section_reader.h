@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/core/strict_json.h"
 #include "sim/config/scenario_enums.h"
+#include "sim/core/strict_json.h"
 
 namespace trainsim::config {
 
@@ -66,6 +66,32 @@ public:
         throw_enum_error(key, enum_names(table), *value, nullable);
     }
 
+    /// Absent or null → nullopt. Otherwise a JSON array (empty allowed) of spellings in `table`; an
+    /// element's error names it as `PATH[i]`, with a "did you mean" for a near miss.
+    template <class E, std::size_t N>
+    [[nodiscard]] std::optional<std::vector<E>>
+    enumeration_list(std::string_view key, const std::array<EnumName<E>, N>& table) const {
+        const Json* value = find(key);
+        if (value == nullptr || value->is_null()) {
+            return std::nullopt;
+        }
+        if (!value->is_array()) {
+            throw_list_error(key, *value);
+        }
+        std::vector<E> out;
+        for (std::size_t i = 0; i < value->size(); ++i) {
+            const Json& element = (*value)[i];
+            const auto e = element.is_string() ? enum_from_name(table, element.get_ref<const std::string&>())
+                                               : std::nullopt;
+            if (!e) {
+                throw_enum_error(std::string(key) + "[" + std::to_string(i) + "]", enum_names(table), element,
+                                 /*nullable=*/false);
+            }
+            out.push_back(*e);
+        }
+        return out;
+    }
+
     /// The dotted path of `key` in this section.
     [[nodiscard]] std::string path(std::string_view key) const { return join_path(section_, key); }
 
@@ -73,6 +99,7 @@ private:
     [[nodiscard]] const Json* find(std::string_view key) const;
     [[noreturn]] void throw_enum_error(std::string_view key, const std::vector<std::string>& names,
                                        const Json& got, bool nullable) const;
+    [[noreturn]] void throw_list_error(std::string_view key, const Json& got) const;
 
     const Json* object_ = nullptr;  // nullptr when the section is absent
     std::string section_;

@@ -38,6 +38,7 @@ struct Search {
 config::Scenario overlapped_scenario(const config::Scenario& scenario) {
     config::Scenario sc = scenario;
     sc.training.recompute_granularity = config::RecomputeGranularity::Overlapped;
+    sc.training.recompute_modules.reset();  // the plans' selective layers recompute core attention
     sc.training.recompute_method.reset();
     sc.training.recompute_num_layers.reset();
     sc.training.num_microbatches_with_partial_activation_checkpoints.reset();

@@ -24,6 +24,7 @@ ActivationTable activation_table(const config::Scenario& sc) {
     };
     ActivationTable table{sc.name, {}};
     workload::LayerShape shape = workload::layer_shape_of(sc);
+    shape.recompute_modules = config::RecomputeModules{};  // Table 2's selective recompute: core attention
     double baseline = 0.0;
     for (const Technique& t : techniques) {
         // Sequence parallelism needs t > 1; with t = 1 it is the same as the baseline.

@@ -63,13 +63,18 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     if (workload::hardware_flops_formula_applies(sc)) {
         r.hardware_flops = workload::hardware_flops_per_iteration(sc);
     } else {
-        // Every GEMM the simulated GPUs ran, times the identical GPUs folded into each.
+        // Every GEMM the simulated GPUs ran (with recompute_modules, the recomputed ones on top of the
+        // model FLOPs), times the identical GPUs folded into each.
+        const bool modules = sc.training.recompute_granularity == config::RecomputeGranularity::Selective;
         double executed = 0;
         for (const program::TaskInfo& info : prog.info) {
-            executed += info.flops.value;
+            if (!modules || info.category == program::TaskCategory::Recompute) {
+                executed += info.flops.value;
+            }
         }
         r.hardware_flops =
-            Flops{executed * static_cast<double>(r.num_gpus) / static_cast<double>(r.simulated_gpus)};
+            Flops{(modules ? r.model_flops.value : 0.0) +
+                  executed * static_cast<double>(r.num_gpus) / static_cast<double>(r.simulated_gpus)};
     }
     r.model_flops_convention = workload::model_flops_convention(sc);
     r.hardware_flops_convention = workload::hardware_flops_convention(sc);

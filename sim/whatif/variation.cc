@@ -46,6 +46,9 @@ std::string move_label(const char* knob, const std::string& from, const std::str
 void set_recompute(config::Scenario& s, config::RecomputeGranularity g) {
     s.training.recompute_granularity = g;
     s.training.num_microbatches_with_partial_activation_checkpoints.reset();
+    if (g != config::RecomputeGranularity::Selective) {
+        s.training.recompute_modules.reset();  // a selective scenario's modules go with it
+    }
     if (g == config::RecomputeGranularity::Full) {
         // Megatron's plainest full recomputation: every layer its own checkpoint.
         s.training.recompute_method = config::RecomputeMethod::Uniform;

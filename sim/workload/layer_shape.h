@@ -32,6 +32,8 @@ struct LayerShape {
     std::int64_t cp = 1;
     config::CpCommType cp_comm = config::CpCommType::P2p;
     bool tp_comm_overlap = false;  // TE userbuffers: SP collectives chunked beside their GEMMs
+    /// What selective recomputation re-runs (training.recompute_modules; selective_recompute.h).
+    config::RecomputeModules recompute_modules;
     // Mixture of experts (sim/workload/moe_layer.h): the MLP is a router and `experts` routed experts of
     // width `moe_ffn`, each token sent to `topk` of them, the experts split over `ep` ranks. 0: dense.
     std::int64_t experts = 0;

@@ -62,13 +62,14 @@ void sp_gather(OpListBuilder& ops, const LayerShape& x, const MlaSizes& z, const
 }
 
 // A latent's norm fused into its column-parallel up projection: the norm runs on the rank's tokens and
-// keeps its input; the GEMM keeps its input's shard (TE gathers it again for the backward).
+// keeps its input (`keep_latent`); the GEMM keeps its input's shard (`keep_up_input`; TE gathers it again
+// for the backward).
 void latent_norm_and_up(OpListBuilder& ops, const LayerShape& x, const MlaSizes& z, const std::string& name,
-                        std::int64_t rank, std::int64_t out, bool keep) {
-    const Bytes latent{keep ? z.local * rank * kActivationBytes : 0};
-    ops.memory(name + "_norm", MemoryBoundKind::LayerNorm, 2 * z.local * rank * kActivationBytes, latent);
+                        std::int64_t rank, std::int64_t out, bool keep_latent, bool keep_up_input) {
+    const std::int64_t latent = z.local * rank * kActivationBytes;
+    ops.memory(name + "_norm", MemoryBoundKind::LayerNorm, 2 * latent, Bytes{keep_latent ? latent : 0});
     sp_gather(ops, x, z, name + "_up_proj.allgather", rank);
-    ops.gemm(name + "_up_proj", {z.sb, out, rank}, latent);
+    ops.gemm(name + "_up_proj", {z.sb, out, rank}, Bytes{keep_up_input ? latent : 0});
 }
 
 void latent_norm_and_up_backward(OpListBuilder& ops, const LayerShape& x, const MlaSizes& z,
@@ -108,10 +109,40 @@ void mla_core_attention_forward(OpListBuilder& ops, const LayerShape& x, bool ke
     ops.gemm("attn.av", {z.s, z.v, z.s, batch}, av_saved, GemmClass::AttentionOverValue);
 }
 
-void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool keep_scores) {
+namespace {
+
+// From the latents to Q, K and V: the latent norms and up projections, then the fused RoPE (Megatron's
+// qkv_up_proj_and_rope_apply, the part mla_up_proj recomputes). `qkv_saved`: the bytes the RoPE kernels
+// keep of what they write (Q; K and V), when a recompute rewrites the core attention's discarded inputs.
+void up_projections_and_rope(OpListBuilder& ops, const LayerShape& x, const MlaSizes& z, bool keep_latent,
+                             bool keep_up_input, bool qkv_saved) {
+    if (z.rq > 0) {
+        latent_norm_and_up(ops, x, z, "q", z.rq, z.q_out, keep_latent, keep_up_input);
+    }
+    latent_norm_and_up(ops, x, z, "kv", z.rkv, z.kv_out, keep_latent, keep_up_input);
+    // Fused MLA RoPE: rotate Q's d_rope part in place (read and write Q); read the up projection's
+    // k_nope and V and the RoPE key, write K (the key broadcast to the a/t heads) and V.
+    const std::int64_t q = z.sb * z.q_out * kActivationBytes;
+    const std::int64_t kv = qkv_elements(z) * kActivationBytes - q;
+    ops.memory("mla.rope_q", MemoryBoundKind::Generic, 2 * q, Bytes{qkv_saved ? q : 0});
+    ops.memory("mla.rope_kv", MemoryBoundKind::Generic,
+               (z.sb * z.kv_out + z.sb * z.rope + z.sb * z.q_out + z.sb * z.heads * z.v) * kActivationBytes,
+               Bytes{qkv_saved ? kv : 0});
+}
+
+}  // namespace
+
+void mla_up_proj_recompute(OpListBuilder& ops, const LayerShape& x) {
+    // The latents are the checkpoint's inputs, still held; the up projections' inputs and Q, K, V are
+    // written again and kept until the backward ends.
+    up_projections_and_rope(ops, x, mla_sizes(x), /*keep_latent=*/false, /*keep_up_input=*/true,
+                            /*qkv_saved=*/true);
+}
+
+void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, MlaKeep keep) {
     const MlaSizes z = mla_sizes(x);
     // Both down projections (or q_proj and kv_down_proj) read the input norm's output; BF16 keeps it once.
-    const Bytes norm_output{keep ? z.local * z.h * kActivationBytes : 0};
+    const Bytes norm_output{keep.norm_output ? z.local * z.h * kActivationBytes : 0};
     if (z.rq > 0) {
         ops.gemm("q_down_proj", {z.local, z.rq, z.h}, norm_output);
     } else {
@@ -122,16 +153,8 @@ void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, bool keep, b
     ops.gemm("kv_down_proj", {z.local, z.rkv + z.rope, z.h}, x.fp8 ? norm_output : Bytes{0});
     // The latent stays on the rank's tokens; the RoPE key is gathered to the whole sequence.
     sp_gather(ops, x, z, "k_pos_emb.allgather", z.rope);
-    if (z.rq > 0) {
-        latent_norm_and_up(ops, x, z, "q", z.rq, z.q_out, keep);
-    }
-    latent_norm_and_up(ops, x, z, "kv", z.rkv, z.kv_out, keep);
-    // Fused MLA RoPE: rotate Q's d_rope part in place (read and write Q); read the up projection's
-    // k_nope and V and the RoPE key, write K (the key broadcast to the a/t heads) and V.
-    ops.memory("mla.rope_q", MemoryBoundKind::Generic, 2 * z.sb * z.q_out * kActivationBytes);
-    ops.memory("mla.rope_kv", MemoryBoundKind::Generic,
-               (z.sb * z.kv_out + z.sb * z.rope + z.sb * z.q_out + z.sb * z.heads * z.v) * kActivationBytes);
-    mla_core_attention_forward(ops, x, keep_scores, keep);
+    up_projections_and_rope(ops, x, z, keep.latents, keep.up_projections, /*qkv_saved=*/false);
+    mla_core_attention_forward(ops, x, keep.scores, keep.up_projections);
 }
 
 void mla_attention_backward(OpListBuilder& ops, const LayerShape& x) {

@@ -31,11 +31,23 @@
 
 namespace trainsim::workload {
 
+/// What the MLA forward keeps for its backward (all false under full recompute).
+struct MlaKeep {
+    bool norm_output = true;     // the input norm's output (selective recompute's layernorm drops it)
+    bool latents = true;         // the latent norms' inputs
+    bool up_projections = true;  // the up projections' inputs and Q, K, V (mla_up_proj drops them)
+    bool scores = true;          // the core attention's softmax statistics or scores (core_attn drops them)
+};
+
 /// The MLA forward from the input norm's output to the core attention's output (the output projection's
-/// input): down projections, latent norms, up projections, RoPE and core attention. `keep` false under
-/// full recompute (nothing saved); `keep_scores` false under selective recompute (the core attention's
-/// softmax statistics or scores are recomputed).
-void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool keep_scores);
+/// input): down projections, latent norms, up projections, RoPE and core attention.
+void mla_attention_forward(OpListBuilder& ops, const LayerShape& x, MlaKeep keep);
+
+/// Selective recompute's mla_up_proj (Megatron's CheckpointWithoutOutput around
+/// qkv_up_proj_and_rope_apply): the latent norms, up projections (with SP's gathers) and RoPE run again
+/// from the kept latents when the core attention's output gradient arrives, rewriting the up
+/// projections' inputs and Q, K, V, which are kept until the backward ends.
+void mla_up_proj_recompute(OpListBuilder& ops, const LayerShape& x);
 
 /// MLA's core attention alone: FlashAttention's kernel, or QKᵀ, softmax, dropout and attention over V.
 /// `keep_any` false keeps nothing (selective recompute's re-run keeps only what `keep_scores` asks).

@@ -162,6 +162,10 @@ bool hardware_flops_formula_applies(const config::Scenario& sc) {
     if (t.recompute_granularity == config::RecomputeGranularity::Overlapped) {
         return false;  // the scheduler's plan decides, layer by layer
     }
+    if (t.recompute_granularity == config::RecomputeGranularity::Selective &&
+        !(t.selective_modules() == config::RecomputeModules{})) {
+        return false;  // Eq. 8 counts the core attention alone; recompute_modules re-run other forwards
+    }
     if (t.recompute_granularity != config::RecomputeGranularity::Full) {
         return true;
     }
@@ -183,7 +187,9 @@ const char* model_flops_convention(const config::Scenario& sc) {
 
 const char* hardware_flops_convention(const config::Scenario& sc) {
     if (!hardware_flops_formula_applies(sc)) {
-        return "GEMM FLOPs the simulation executed, recompute included";
+        return sc.training.recompute_granularity == config::RecomputeGranularity::Selective
+                   ? "model FLOPs plus the GEMM FLOPs of the recomputed modules the simulation executed"
+                   : "GEMM FLOPs the simulation executed, recompute included";
     }
     if (uses_moe_aware_formula(sc)) {
         return "MoE-aware model FLOPs plus the recomputed forwards (core attention for selective, every "

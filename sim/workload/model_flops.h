@@ -14,9 +14,10 @@ namespace trainsim::workload {
 /// (72·B·L·s·h²·(1 + s/(3h) + V/(12hL))); Narayanan Eq. 3 for full (96·B·L·s·h²·(1 + s/(6h) + V/(16hL))).
 [[nodiscard]] Flops hardware_flops_per_iteration(const config::Scenario& scenario);
 
-/// Whether a published convention covers the scenario's recomputation: none, selective, or full
-/// recompute of every layer of every micro-batch. Otherwise (block method, Appendix C partial
-/// checkpoints) hardware FLOPs are what the simulation executed.
+/// Whether a published convention covers the scenario's recomputation: none, selective of the core
+/// attention, or full recompute of every layer of every micro-batch. Otherwise (other recompute_modules,
+/// block method, Appendix C partial checkpoints) hardware FLOPs are what the simulation executed (for
+/// recompute_modules: the model FLOPs plus the recomputed GEMMs).
 [[nodiscard]] bool hardware_flops_formula_applies(const config::Scenario& scenario);
 
 /// Which convention model_flops_per_iteration follows, for the report: Korthikanti Eq. 7 for the GPT-3

@@ -39,14 +39,17 @@ SharedSizes shared_sizes(const LayerShape& x) {
     return z;
 }
 
-void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
+// The shared expert up to its output (the add into the routed output is the MoE layer's postprocess,
+// outside Megatron's shared_experts checkpoint). `keep_input`: fc1 keeps its input.
+void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool keep_input) {
     const SharedSizes z = shared_sizes(x);
     auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
     if (x.sequence_parallel && x.tp > 1) {
         ops.sync_collective("shared_expert.fc1.allgather", CollectiveKind::AllGather,
                             z.full * kActivationBytes);
     }
-    ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden}, saved(z.E * kActivationBytes));
+    ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden},
+             Bytes{keep_input ? z.E * kActivationBytes : 0});
     ops.memory(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu", MemoryBoundKind::BiasGelu,
                z.sb * (z.local_in + z.local) * kActivationBytes, saved(z.sb * z.local_in * kActivationBytes));
     ops.gemm("shared_expert.fc2", {z.sb, x.hidden, z.local}, saved(z.sb * z.local * kActivationBytes));
@@ -56,8 +59,6 @@ void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
                             x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
                             z.full * kActivationBytes);
     }
-    // Routed plus shared output: read both, write one.
-    ops.memory("moe.shared_add", MemoryBoundKind::Generic, 3 * z.E * kActivationBytes);
 }
 
 void shared_expert_backward(OpListBuilder& ops, const LayerShape& x) {
@@ -73,14 +74,29 @@ void shared_expert_backward(OpListBuilder& ops, const LayerShape& x) {
     column_parallel_backward(ops, x, z.sb, x.hidden, z.local_in, "shared_expert.fc1");
 }
 
+// The experts' activation: reads fc1's output (f_in wide) and writes f per row.
+void expert_activation(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, Bytes saved) {
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_pad * (z.f_in + z.f) * kActivationBytes,
+               saved);
+}
+
 }  // namespace
 
-void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
+MoeKeep MoeKeep::under(const SelectiveRecompute& r) {
+    MoeKeep keep;
+    keep.input = !r.pre_mlp_norm;
+    keep.routed = !r.moe;
+    keep.act_output = keep.routed && !r.moe_act;
+    keep.shared = !r.moe && !r.shared_experts;
+    return keep;
+}
+
+void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, MoeKeep keep) {
     const MoeSizes z = moe_sizes(x);
-    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    auto saved = [routed = keep.routed](std::int64_t bytes) { return Bytes{routed ? bytes : 0}; };
     // Router: logits = x·Wᵀ (h → N), then softmax and top-k (read the logits, write the probabilities;
     // the probabilities are kept for the softmax's backward).
-    ops.gemm("router", {z.T, z.n, z.h}, saved(z.T * z.h * kActivationBytes));
+    ops.gemm("router", {z.T, z.n, z.h}, Bytes{keep.input ? z.T * z.h * kActivationBytes : 0});
     ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kActivationBytes,
                saved(z.T * z.n * kActivationBytes));
     const std::int32_t host_wait = moe_dispatch_forward(ops, x, z);
@@ -96,22 +112,35 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep) {
     if (host_wait >= 0) {
         ops.set_host_wait(first_expert_op, host_wait);  // the CPU reads tokens_per_expert before the experts
     }
-    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_pad * (z.f_in + z.f) * kActivationBytes,
-               saved(z.R_pad * z.f_in * kActivationBytes));
+    expert_activation(ops, x, z, saved(z.R_pad * z.f_in * kActivationBytes));
     ops.grouped_gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, expert_gemms(z, TokenDim::M),
-                     saved(z.R_pad * z.f * kActivationBytes));
+                     Bytes{keep.act_output ? z.R_pad * z.f * kActivationBytes : 0});
     if (z.R_pad != z.R_max) {
         // Fp8Unpadding: copy each expert's R_max real rows out of the padded output (read and write them).
         ops.memory("experts.fp8_unpadding", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);
     }
-    moe_combine_forward(ops, x, z, keep);
+    moe_combine_forward(ops, x, z, keep.routed);
     if (x.shared_ffn > 0) {
-        shared_expert_forward(ops, x, keep);
+        shared_expert_forward(ops, x, keep.shared, keep.input && keep.shared);
+        // Routed plus shared output: read both, write one.
+        ops.memory("moe.shared_add", MemoryBoundKind::Generic,
+                   3 * x.sequence_sharded_elements() * kActivationBytes);
     }
 }
 
-void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
+void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x, const SelectiveRecompute& r) {
     const MoeSizes z = moe_sizes(x);
+    // Megatron's checkpoints re-run their forward when the gradient reaches them; what they recompute
+    // is kept until this backward ends. The checkpoint's input (the norm's output) is held already.
+    ops.set_recompute(true);
+    if (r.moe) {
+        // Inside the checkpoint the other modules' own recompute applies again (moe_act, shared_experts).
+        moe_mlp_forward(ops, x, MoeKeep{false, true, !r.moe_act, !r.shared_experts});
+    }
+    if (r.shared_experts) {
+        shared_expert_forward(ops, x, /*keep=*/true, /*keep_input=*/false);
+    }
+    ops.set_recompute(false);
     if (x.shared_ffn > 0) {
         shared_expert_backward(ops, x);
     }
@@ -120,6 +149,13 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x) {
         // Fp8Unpadding's backward pads the output gradient back (read R_max rows, write R_pad).
         ops.memory("experts.fp8_unpadding.bwd", MemoryBoundKind::Generic,
                    (z.R_max + z.R_pad) * z.h * kActivationBytes);
+    }
+    if (r.moe_act) {
+        // CheckpointWithoutOutput's hook on fc2's output: the activation runs again and rewrites fc2's
+        // input (experts.py), kept until fc2's weight gradient.
+        ops.set_recompute(true);
+        expert_activation(ops, x, z, Bytes{z.R_pad * z.f * kActivationBytes});
+        ops.set_recompute(false);
     }
     ops.grouped_gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L}, expert_gemms(z, TokenDim::M));
     ops.grouped_gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L}, expert_gemms(z, TokenDim::K));

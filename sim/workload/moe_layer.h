@@ -17,14 +17,33 @@
 
 #include "sim/workload/layer_shape.h"
 #include "sim/workload/op_list_builder.h"
+#include "sim/workload/selective_recompute.h"
 
 namespace trainsim::workload {
 
-/// The MoE MLP's forward ops appended to `ops`; `keep` false under full recompute (nothing saved).
-void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, bool keep);
+/// What the MoE MLP's forward keeps for its backward: everything (`all`), nothing under full recompute,
+/// or what selective recompute's modules leave (`under`).
+struct MoeKeep {
+    bool input = true;       // the norm's output the router and the shared expert read
+    bool routed = true;      // the router's probabilities, the experts' and the combine's tensors
+    bool act_output = true;  // the experts' activation output, fc2's input (moe_act drops it)
+    bool shared = true;      // the shared expert's own tensors
 
-/// The MoE MLP's backward ops appended to `ops`, from the output gradient to the input gradient.
-void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x);
+    [[nodiscard]] static MoeKeep all() { return {}; }
+    [[nodiscard]] static MoeKeep nothing() { return {false, false, false, false}; }
+    /// The forward's keep under selective recompute of `r`'s modules: moe keeps only its input (the
+    /// checkpoint's), layernorm drops that input, moe_act the activation output, shared_experts the
+    /// shared expert's tensors.
+    [[nodiscard]] static MoeKeep under(const SelectiveRecompute& r);
+};
+
+/// The MoE MLP's forward ops appended to `ops`.
+void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, MoeKeep keep);
+
+/// The MoE MLP's backward ops appended to `ops`, from the output gradient to the input gradient; the
+/// modules `r` recomputes run forward again (is_recompute) where their backward needs them: the whole
+/// MLP (moe) or the shared expert first, the experts' activation (moe_act) before fc2's backward.
+void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x, const SelectiveRecompute& r);
 
 /// Parameters of the num_experts/EP local experts of one MoE MLP on one rank (without the router).
 [[nodiscard]] std::int64_t moe_expert_parameters_per_rank(const LayerShape& x);

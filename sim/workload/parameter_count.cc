@@ -76,6 +76,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.tp = sc.parallelism.tensor_model_parallel_size;
     x.sequence_parallel = sc.parallelism.sequence_parallel;
     x.tp_comm_overlap = sc.parallelism.tp_comm_overlap;
+    x.recompute_modules = sc.training.selective_modules();
     x.fp8 = sc.training.fp8();
     x.fp8_split_accumulator = sc.training.fp8_split_accumulator;
     x.query_groups = sc.model.query_groups();

@@ -7,7 +7,9 @@
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/mla_attention.h"
 #include "sim/workload/moe_layer.h"
+#include "sim/workload/moe_sizes.h"
 #include "sim/workload/op_list_builder.h"
+#include "sim/workload/selective_recompute.h"
 #include "sim/workload/tensor_parallel_linear.h"
 #include "sim/workload/tp_comm_overlap.h"
 
@@ -259,25 +261,49 @@ void tp_input_gather(OpListBuilder& ops, const LayerShape& x, const Sizes& z, co
     }
 }
 
+// The norms before the attention block and the MLP: they read x and write y (RMSNorm moves the same
+// bytes as LayerNorm), keeping `saved` (their input).
+void norm_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, int which, Bytes saved) {
+    ops.memory(norm_name(x, which), MemoryBoundKind::LayerNorm, 2 * z.E * kActivationBytes, saved);
+}
+
+// The dense MLP after its norm: fc1 (with SP's gather of the norm's output), the activation, fc2 and its
+// TP reduction, each keeping its input when `keep`.
+void dense_mlp_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, bool keep) {
+    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+    tp_input_gather(ops, x, z, norm_name(x, 2));
+    ops.gemm("fc1", {z.sb, z.fc1_local, z.h}, saved(z.E * kActivationBytes));
+    // GeLU reads fc1's output and writes its own; SwiGLU reads both halves (2F) and writes F. Each
+    // keeps its input for the backward, and fc2 keeps its own input (the activation's output).
+    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, (z.F_in + z.F) * kActivationBytes,
+               saved(z.F_in * kActivationBytes));
+    ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kActivationBytes));
+    tp_output_reduction(ops, x, z, "fc2");
+}
+
 // Returns the index of the layer's first op.
 std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGranularity recompute) {
     const auto first = static_cast<std::int32_t>(ops.ops().size());
     const Sizes z = sizes_of(x);
     const bool full = recompute == RecomputeGranularity::Full;
     const bool keep = !full;  // full recompute keeps only the layer input
-    const bool keep_scores = recompute == RecomputeGranularity::None;
+    const SelectiveRecompute r = selective_recompute(x, recompute);
+    // Selective recompute drops the scores when it recomputes the core attention; overlapped recompute
+    // (its background lane) always does.
+    const bool keep_scores = recompute == RecomputeGranularity::None ||
+                             (recompute == RecomputeGranularity::Selective && !r.core_attn);
     auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
-    const std::string ln1 = norm_name(x, 1);
-    const std::string ln2 = norm_name(x, 2);
 
     // Full recompute keeps only the layer input: 2sbh (Table 2), or its sequence shard 2sbh/t with SP,
-    // because with SP the tensor passed between layers is already [s/t, b, h]. RMSNorm moves the same
-    // bytes as LayerNorm (read x, write y) and also keeps its input.
-    ops.memory(ln1, MemoryBoundKind::LayerNorm, 2 * z.E * kActivationBytes, Bytes{z.E * kActivationBytes});
+    // because with SP the tensor passed between layers is already [s/t, b, h]. A norm recomputed by
+    // selective recompute's layernorm keeps its input too (its output is what goes).
+    norm_forward(ops, x, z, 1, Bytes{z.E * kActivationBytes});
     if (x.mla) {
-        mla_attention_forward(ops, x, keep, keep_scores);  // down/up projections, RoPE, core attention
+        // Down/up projections, RoPE, core attention.
+        mla_attention_forward(ops, x,
+                              MlaKeep{keep && !r.input_norm, keep, keep && !r.mla_up_proj, keep_scores});
     } else {
-        tp_input_gather(ops, x, z, ln1);
+        tp_input_gather(ops, x, z, norm_name(x, 1));
         ops.gemm("qkv", {z.sb, z.qkv_out, z.h}, saved(z.E * kActivationBytes));
         rope(ops, x, z, "rope");
         core_attention_forward(ops, x, z, keep_scores, keep);
@@ -286,18 +312,12 @@ std::int32_t forward_into(OpListBuilder& ops, const LayerShape& x, RecomputeGran
     tp_output_reduction(ops, x, z, "proj");
     ops.memory(dropout_add_name(x, "attn"), MemoryBoundKind::BiasDropoutAdd,
                3 * z.E * kActivationBytes + z.E * kMaskBytes, saved(z.E * kMaskBytes));
-    ops.memory(ln2, MemoryBoundKind::LayerNorm, 2 * z.E * kActivationBytes, saved(z.E * kActivationBytes));
+    norm_forward(ops, x, z, 2, saved(z.E * kActivationBytes));
     if (x.moe()) {
-        moe_mlp_forward(ops, x, keep);  // routes the norm's output as it is: no TP collective around it
+        // Routes the norm's output as it is: no TP collective around it.
+        moe_mlp_forward(ops, x, keep ? MoeKeep::under(r) : MoeKeep::nothing());
     } else {
-        tp_input_gather(ops, x, z, ln2);
-        ops.gemm("fc1", {z.sb, z.fc1_local, z.h}, saved(z.E * kActivationBytes));
-        // GeLU reads fc1's output and writes its own; SwiGLU reads both halves (2F) and writes F. Each
-        // keeps its input for the backward, and fc2 keeps its own input (the activation's output).
-        ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, (z.F_in + z.F) * kActivationBytes,
-                   saved(z.F_in * kActivationBytes));
-        ops.gemm("fc2", {z.sb, z.h, z.ffn_local}, saved(z.F * kActivationBytes));
-        tp_output_reduction(ops, x, z, "fc2");
+        dense_mlp_forward(ops, x, z, keep && !r.mlp);  // mlp's checkpoint keeps only its input (the norm's)
     }
     ops.memory(dropout_add_name(x, "mlp"), MemoryBoundKind::BiasDropoutAdd,
                3 * z.E * kActivationBytes + z.E * kMaskBytes, saved(z.E * kMaskBytes));
@@ -346,6 +366,14 @@ void core_attention_backward(OpListBuilder& ops, const LayerShape& x, const Size
     ops.gemm("attn.qk.dgrad_k", {z.s, z.d, z.s, batch}, Bytes{0}, GemmClass::AttentionOverValue);
 }
 
+// A norm run again by selective recompute's layernorm (Megatron's CheckpointWithoutOutput): its input is
+// held, and `rewritten`, the output its readers had kept, is kept again until the backward ends.
+void recompute_norm(OpListBuilder& ops, const LayerShape& x, const Sizes& z, int which, Bytes rewritten) {
+    ops.set_recompute(true);
+    norm_forward(ops, x, z, which, rewritten);
+    ops.set_recompute(false);
+}
+
 }  // namespace
 
 OpList layer_forward(const LayerShape& shape, RecomputeGranularity recompute) {
@@ -387,8 +415,24 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     // gradient (for projection and fc2 inside the fused bias-dropout-add's backward).
     ops.memory(dropout_add_name(x, "mlp") + ".bwd", MemoryBoundKind::BiasDropoutAdd,
                2 * z.E * kActivationBytes + z.E * kMaskBytes);
+    const SelectiveRecompute r = selective_recompute(x, recompute);
+    if (r.pre_mlp_norm) {
+        // layernorm's hook on the MLP output's gradient: the norm runs again and rewrites its output, which
+        // the router and the shared expert read.
+        const MoeSizes m = moe_sizes(x);
+        const bool shared_kept_input = x.shared_ffn > 0 && MoeKeep::under(r).shared;
+        recompute_norm(ops, x, z, 2, Bytes{(m.T * m.h + (shared_kept_input ? z.E : 0)) * kActivationBytes});
+    }
+    if (r.mlp) {
+        // mlp's checkpoint: the dense MLP's forward again (the norm inside Transformer Engine's fc1 too),
+        // keeping what a forward keeps; its input is the checkpoint's, held.
+        ops.set_recompute(true);
+        norm_forward(ops, x, z, 2, Bytes{0});
+        dense_mlp_forward(ops, x, z, /*keep=*/true);
+        ops.set_recompute(false);
+    }
     if (x.moe()) {
-        moe_mlp_backward(ops, x);
+        moe_mlp_backward(ops, x, r);
     } else {
         if (x.bias) {
             ops.memory("fc2.bias_grad", MemoryBoundKind::Generic, z.E * kActivationBytes);
@@ -407,11 +451,23 @@ OpList layer_backward(const LayerShape& x, RecomputeGranularity recompute) {
     // Attention block, in reverse.
     ops.memory(dropout_add_name(x, "attn") + ".bwd", MemoryBoundKind::BiasDropoutAdd,
                2 * z.E * kActivationBytes + z.E * kMaskBytes);
+    if (r.input_norm) {
+        // layernorm's hook on the attention output's gradient: the norm before MLA's down projections
+        // rewrites its output (kept once, BF16, for their weight gradients).
+        recompute_norm(ops, x, z, 1, Bytes{z.E * kActivationBytes});
+    }
     if (x.bias) {
         ops.memory("proj.bias_grad", MemoryBoundKind::Generic, z.E * kActivationBytes);
     }
     row_parallel_backward(ops, x, z, "proj", z.attn_out);
-    if (recompute == RecomputeGranularity::Selective) {
+    if (r.mla_up_proj) {
+        // mla_up_proj's hook on the core attention output's gradient, before the core attention's own
+        // recompute, which reads the Q, K and V it rewrites.
+        ops.set_recompute(true);
+        mla_up_proj_recompute(ops, x);
+        ops.set_recompute(false);
+    }
+    if (r.core_attn) {
         // Megatron's checkpointed core attention re-runs its forward when its backward is reached.
         ops.set_recompute(true);
         core_attention_forward(ops, x, z, /*keep_scores=*/true, /*keep_any=*/false);
