@@ -286,6 +286,24 @@ struct BoundTally {
 // Both bounds on every layout of the MoE grid: expert weights, gradients and optimizer state per rank
 // change with ep (sharded over edp = t·c·d/ep), the dispatch and combine all-to-alls run inside or
 // across nodes, and the first layer is dense (its own activations and compute).
+TEST(PlanSpace, KeepsTheScenariosRecomputeModulesForSelectiveLayoutsOnly) {
+    // A scenario's recompute_modules list belongs to selective recomputation: the planner's none and full
+    // candidates drop it, its selective ones keep it (kept beside full, every full layout was refused).
+    plan::PlanRequest request = small_moe_request(12, 12);
+    request.base.training.recompute_modules =
+        config::RecomputeModules{config::RecomputeModule::CoreAttn, config::RecomputeModule::Mlp};
+    std::set<config::RecomputeGranularity> seen;
+    for (const config::Scenario& sc : plan::enumerate_layouts(request).valid) {
+        const bool selective = sc.training.recompute_granularity == config::RecomputeGranularity::Selective;
+        seen.insert(sc.training.recompute_granularity);
+        EXPECT_EQ(sc.training.recompute_modules.has_value(), selective) << sc.name;
+        EXPECT_NO_THROW(config::validate_scenario(sc)) << sc.name;
+    }
+    EXPECT_TRUE(seen.contains(config::RecomputeGranularity::None));
+    EXPECT_TRUE(seen.contains(config::RecomputeGranularity::Full));
+    EXPECT_TRUE(seen.contains(config::RecomputeGranularity::Selective));
+}
+
 TEST(PlanBounds, HoldForMixtureOfExpertsLayouts) {
     const plan::LayoutSpace space = plan::enumerate_layouts(small_moe_request(12, 12));
     ASSERT_GT(space.valid.size(), 100u);

@@ -171,6 +171,11 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                 tr.micro_batch_size = b;
                                 tr.global_batch_size = request.global_batch;
                                 tr.recompute_granularity = r;
+                                // A scenario's recompute_modules belong to selective recomputation only
+                                // (Megatron refuses them beside another granularity).
+                                if (r != RecomputeGranularity::Selective) {
+                                    tr.recompute_modules.reset();
+                                }
                                 tr.recompute_method.reset();
                                 tr.recompute_num_layers.reset();
                                 tr.num_microbatches_with_partial_activation_checkpoints.reset();
