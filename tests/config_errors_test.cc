@@ -119,7 +119,7 @@ TEST(ScenarioErrors, KeyInTheWrongSectionSuggestsItsSection) {
 
 TEST(ScenarioErrors, UnknownKeyWithNothingCloseListsTheKeys) {
     expect_error(with("hardware", "interconnect", "nvlink"),
-                 {"hardware.interconnect: unknown key (expected one of: profile, gpus_per_node, network_model, topology)"});
+                 {"hardware.interconnect: unknown key (expected one of: profile, gpus_per_node, network_model, collective_contention, topology)"});
 }
 
 // --- types ---
