@@ -81,16 +81,30 @@ TEST(CollectiveContention, ProfileSectionIsWrittenBackAsReadWithItsProvenance) {
 
 TEST(CollectiveContention, ChannelsAsManyAsSmsAreRejected) {
     Json doc = cost::profile_to_json(profile("a100-80gb-selene"));
-    doc["network"]["collective_contention"]["intra_node_channels"]["value"] = 108;
+    doc["network"]["collective_contention"]["intra_node_channels"]["value"] = 65;
     try {
         (void)cost::profile_from_json("a100-80gb-selene", parse_strict_json(doc.dump(), "a100-80gb-selene"));
-        FAIL() << "108 channels on 108 SMs was accepted";
+        FAIL() << "65 channels were accepted";
     } catch (const InputError& e) {
         EXPECT_NE(
             std::string(e.what()).find("network.collective_contention.intra_node_channels.value must be at "
-                                       "most NCCL's 64 channels and less than compute.gemm.num_sms (108), "
-                                       "got 108"),
+                                       "most NCCL's 64 channels (MAXCHANNELS), got 65"),
             std::string::npos)
+            << e.what();
+    }
+    // As many channels as SMs load (a CPU-fitted profile keeps its base's section) but cannot be used.
+    cost::HardwareProfile p = profile("a100-80gb-selene");
+    p.collective_contention->intra_node_channels = 108;
+    const config::Scenario sc =
+        testing::shipped_scenario("korthikanti-22b", {{"hardware.collective_contention", "nccl_channels"}});
+    try {
+        (void)experiment::simulate_scenario(sc, cost::CostModel(p));
+        FAIL() << "108 channels on 108 SMs was accepted";
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find(
+                      "profile a100-80gb-selene runs 108 NCCL channels "
+                      "(network.collective_contention), which must be fewer than its 108 SMs"),
+                  std::string::npos)
             << e.what();
     }
 }

@@ -45,6 +45,17 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
             "hbm_bytes_per_copied_byte); use "
             "\"fixed_share\" with it");
     }
+    if (scenario.hardware.collective_contention == config::CollectiveContentionModel::NcclChannels) {
+        const cost::CollectiveContention& c = *profile.collective_contention;
+        if (std::max(c.intra_node_channels, c.inter_node_channels) >= profile.num_sms) {
+            throw InputError("hardware.collective_contention=\"nccl_channels\": profile " + profile.name +
+                             " runs " +
+                             std::to_string(std::max(c.intra_node_channels, c.inter_node_channels)) +
+                             " NCCL channels (network.collective_contention), which must be fewer than its " +
+                             std::to_string(profile.num_sms) +
+                             " SMs (compute.gemm.num_sms): compute beside a collective would have none left");
+        }
+    }
     const std::optional<config::Fp8Recipe> fp8 = scenario.training.fp8();
     if (fp8 && !profile.has_fp8()) {
         throw InputError("training.fp8_format=\"" +
