@@ -184,19 +184,4 @@ const char* to_string(Placement placement) {
     return placement == Placement::OutOfPlace ? "out_of_place" : "in_place";
 }
 
-double busbw_factor(cost::CollectiveKind op, int ranks) {
-    const double n = ranks;
-    switch (op) {
-    case cost::CollectiveKind::AllReduce:
-        return 2.0 * (n - 1.0) / n;
-    case cost::CollectiveKind::AllGather:
-    case cost::CollectiveKind::ReduceScatter:
-    case cost::CollectiveKind::AllToAll:  // nccl-tests' alltoall factor
-        return (n - 1.0) / n;
-    case cost::CollectiveKind::SendRecv:
-        return 1.0;
-    }
-    return 1.0;
-}
-
 }  // namespace trainsim::calibrate

@@ -148,7 +148,7 @@ struct MeasurementSet {
 [[nodiscard]] const char* to_string(Placement placement);
 
 /// nccl-tests' bus-bandwidth factor: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and
-/// reduce-scatter, 1 for send/recv (DESIGN.md §6).
-[[nodiscard]] double busbw_factor(cost::CollectiveKind op, int ranks);
+/// reduce-scatter, 1 for send/recv (DESIGN.md §6); the cost model's own.
+using cost::busbw_factor;
 
 }  // namespace trainsim::calibrate

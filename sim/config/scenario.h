@@ -322,6 +322,10 @@ enum class ScheduleKind {
 /// How communication is priced (scenarios/README.md "Network"): each collective and send alone from
 /// the profile's curves, or as flows on the cluster's topology that share its links.
 enum class NetworkModel { Analytical, Flow };
+/// What an asynchronous collective takes from the compute beside it (scenarios/README.md
+/// "hardware.collective_contention"): the profile's fixed compute_share_while_overlapped per scope, or
+/// NCCL's channels (SMs) and the collective's HBM traffic (sim/cost/collective_contention.h).
+enum class CollectiveContentionModel { FixedShare, NcclChannels };
 enum class FabricKind { RailOptimized, FatTree };
 
 /// hardware.topology: the shape of the fabric (sim/network/ builds the graph from it and the profile's
@@ -343,6 +347,7 @@ struct HardwareConfig {
     std::string profile;  // a name from scenarios/hardware/ or a path
     std::int64_t gpus_per_node = 8;
     NetworkModel network_model = NetworkModel::Analytical;
+    CollectiveContentionModel collective_contention = CollectiveContentionModel::FixedShare;
     TopologyConfig topology;
 };
 

@@ -84,6 +84,11 @@ inline constexpr std::array<EnumName<NetworkModel>, 2> kNetworkModelNames{{
     {NetworkModel::Flow, "flow"},
 }};
 
+inline constexpr std::array<EnumName<CollectiveContentionModel>, 2> kCollectiveContentionNames{{
+    {CollectiveContentionModel::FixedShare, "fixed_share"},
+    {CollectiveContentionModel::NcclChannels, "nccl_channels"},
+}};
+
 inline constexpr std::array<EnumName<FabricKind>, 2> kFabricKindNames{{
     {FabricKind::RailOptimized, "rail_optimized"},
     {FabricKind::FatTree, "fat_tree"},

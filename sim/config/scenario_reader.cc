@@ -250,6 +250,9 @@ HardwareConfig read_hardware(const Json& document) {
     h.gpus_per_node = r.positive_integer("gpus_per_node").value_or(8);
     h.network_model = r.enumeration("network_model", kNetworkModelNames, /*nullable=*/false)
                           .value_or(NetworkModel::Analytical);
+    h.collective_contention =
+        r.enumeration("collective_contention", kCollectiveContentionNames, /*nullable=*/false)
+            .value_or(CollectiveContentionModel::FixedShare);
     h.topology = read_topology(document);
     return h;
 }

@@ -101,7 +101,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs", "fp8_format", "fp8_recipe",
           "fp8_split_accumulator", "optimizer_param_copy", "zero_grad_buffer",
           "tp_replicated_grad_allreduce"}},
-        {"hardware", {"profile", "gpus_per_node", "network_model", "topology"}},
+        {"hardware", {"profile", "gpus_per_node", "network_model", "collective_contention", "topology"}},
         {"hardware.topology",
          {"preset", "kind", "nodes_per_leaf", "oversubscription", "nodes_per_pod", "pod_oversubscription",
           "nvls", "sharp"}},

@@ -68,21 +68,6 @@ double wave_factor(const GemmShape& s, double flops, const HardwareProfile& p) {
     return std::min(1.0, fill / cube_fill);
 }
 
-// nccl-tests' bus-bandwidth factor (DESIGN.md §6): busbw = algbw · factor.
-double busbw_factor(CollectiveKind kind, int n) {
-    switch (kind) {
-    case CollectiveKind::AllReduce:
-        return 2.0 * (n - 1) / n;
-    case CollectiveKind::AllGather:
-    case CollectiveKind::ReduceScatter:
-    case CollectiveKind::AllToAll:  // nccl-tests' alltoall: each rank sends (n−1)/n of S
-        return static_cast<double>(n - 1) / n;
-    case CollectiveKind::SendRecv:
-        return 1.0;
-    }
-    throw std::invalid_argument("cost: unknown collective kind");
-}
-
 // Ring steps of NCCL's latency model: 2(n-1) for all-reduce, n-1 for all-gather and reduce-scatter.
 int ring_steps(CollectiveKind kind, int n) {
     return kind == CollectiveKind::AllReduce ? 2 * (n - 1) : n - 1;
@@ -102,6 +87,20 @@ int ceil_log2(int v) {
 }
 
 }  // namespace
+
+double busbw_factor(CollectiveKind kind, int n) {
+    switch (kind) {
+    case CollectiveKind::AllReduce:
+        return 2.0 * (n - 1) / n;
+    case CollectiveKind::AllGather:
+    case CollectiveKind::ReduceScatter:
+    case CollectiveKind::AllToAll:  // nccl-tests' alltoall: each rank sends (n−1)/n of S
+        return static_cast<double>(n - 1) / n;
+    case CollectiveKind::SendRecv:
+        return 1.0;
+    }
+    throw std::invalid_argument("cost: unknown collective kind");
+}
 
 const char* to_string(CollectiveKind k) {
     switch (k) {

@@ -112,6 +112,9 @@ enum class CollectiveKind { AllReduce, AllGather, ReduceScatter, SendRecv, AllTo
 enum class Scope { IntraNode, InterNode };
 
 [[nodiscard]] const char* to_string(CollectiveKind k);
+/// nccl-tests' bus-bandwidth factor of `kind` over n ranks (DESIGN.md §6): busbw = algbw · factor, and a
+/// rank's bus traffic is S · factor.
+[[nodiscard]] double busbw_factor(CollectiveKind kind, int n);
 /// The collective a NCCL or profiler name means ("allreduce", "all_reduce", "AllGather_RING_LL",
 /// "reduce_scatter", "send"/"recv"), case and underscores ignored; nullopt for any other.
 [[nodiscard]] std::optional<CollectiveKind> collective_kind_from_name(const std::string& name);

@@ -214,6 +214,37 @@ void read_inter_node(const ProfileReader& r, const ProfileJson& network, Hardwar
 }
 
 // Optional sections: older profiles without them still load; the scenario keys that need them say so.
+void read_collective_contention(const ProfileReader& r, const ProfileJson& network, HardwareProfile& p) {
+    if (!network.contains("collective_contention")) {
+        return;
+    }
+    const std::string path = "network.collective_contention";
+    const ProfileJson& s = r.section(network, "network", "collective_contention");
+    r.expect_keys(s, path,
+                  {"intra_node_channels", "inter_node_channels", "hbm_bytes_per_reduced_byte",
+                   "hbm_bytes_per_copied_byte"},
+                  {"assumptions"});
+    // NCCL runs at most MAXCHANNELS (src/include/device.h: 64) channels, one CTA each. That compute keeps
+    // an SM is checked where the model is used (check_fits_profile): a profile fitted on a CPU keeps its
+    // base's section beside its one "SM".
+    constexpr int kNcclMaxChannels = 64;
+    auto channels = [&](std::string_view key) {
+        const std::string v_path = path + "." + std::string(key) + ".value";
+        const int c = to_int(r, r.positive_integer(s, path, key), v_path);
+        if (c > kNcclMaxChannels) {
+            r.fail(v_path, "must be at most NCCL's 64 channels (MAXCHANNELS), got " + std::to_string(c));
+        }
+        return c;
+    };
+    CollectiveContention c;
+    c.intra_node_channels = channels("intra_node_channels");
+    c.inter_node_channels = channels("inter_node_channels");
+    c.hbm_bytes_per_reduced_byte = r.positive(s, path, "hbm_bytes_per_reduced_byte");
+    c.hbm_bytes_per_copied_byte = r.positive(s, path, "hbm_bytes_per_copied_byte");
+    r.assumptions(s, path);
+    p.collective_contention = c;
+}
+
 void read_host(const ProfileReader& r, const ProfileJson& root, HardwareProfile& p) {
     if (!root.contains("host")) {
         return;
@@ -303,9 +334,10 @@ HardwareProfile profile_from_json(const std::string& label, const ProfileJson& r
     read_memory_bound(r, root, p);
 
     const ProfileJson& network = r.section(root, "", "network");
-    r.expect_keys(network, "network", {"intra_node", "inter_node"});
+    r.expect_keys(network, "network", {"intra_node", "inter_node"}, {"collective_contention"});
     read_intra_node(r, network, p);
     read_inter_node(r, network, p);
+    read_collective_contention(r, network, p);
     read_host(r, root, p);
     read_variability(r, root, p);
     p.provenance = std::move(provenance);

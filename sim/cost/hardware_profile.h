@@ -45,6 +45,20 @@ struct InterNodeLinks {
     friend bool operator==(const InterNodeLinks&, const InterNodeLinks&) = default;
 };
 
+/// What an NCCL collective holds on each GPU while it runs (optional section network.collective_contention,
+/// README "Contention"; used by hardware.collective_contention=nccl_channels,
+/// sim/cost/collective_contention.h).
+struct CollectiveContention {
+    int intra_node_channels = 0;  // NCCL channels (one CTA, one SM each) of a collective on NVLink
+    int inter_node_channels = 0;  // the same for a collective across nodes
+    // HBM bytes read and written on a GPU per byte of its bus traffic, in a ring step that reduces what it
+    // receives (reduce-scatter, the first half of an all-reduce) and in one that only copies it on
+    // (all-gather, the second half of an all-reduce; all-to-all and send/recv).
+    double hbm_bytes_per_reduced_byte = 0.0;
+    double hbm_bytes_per_copied_byte = 0.0;
+    friend bool operator==(const CollectiveContention&, const CollectiveContention&) = default;
+};
+
 /// The CPU side of running a training step (README "Host"): what the GPU waits for when the CPU cannot
 /// run ahead of it, e.g. after Megatron's torch.cuda.synchronize() behind each pipeline transfer.
 struct HostCosts {
@@ -103,6 +117,8 @@ struct HardwareProfile {
     IntraNodeLinks intra_node;
     InterNodeLinks inter_node;
 
+    std::optional<CollectiveContention>
+        collective_contention;                  // optional section network.collective_contention
     std::optional<HostCosts> host;              // optional section: needed by parallelism.batch_p2p_sync
     std::optional<GpuVariability> variability;  // optional section: needed by variability.mode
 

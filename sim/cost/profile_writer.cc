@@ -191,6 +191,18 @@ Json network_section(const Writer& w, const HardwareProfile& p) {
     Json network = Json::object();
     network["intra_node"] = std::move(intra);
     network["inter_node"] = std::move(inter);
+    if (p.collective_contention) {
+        Json contention = Json::object();
+        const std::string cp = "network.collective_contention";
+        const CollectiveContention& c = *p.collective_contention;
+        w.value(contention, cp, "intra_node_channels", c.intra_node_channels);
+        w.value(contention, cp, "inter_node_channels", c.inter_node_channels);
+        w.value(contention, cp, "hbm_bytes_per_reduced_byte", c.hbm_bytes_per_reduced_byte);
+        w.value(contention, cp, "hbm_bytes_per_copied_byte", c.hbm_bytes_per_copied_byte);
+        w.assumptions(contention, cp);
+        w.note(contention, cp);
+        network["collective_contention"] = std::move(contention);
+    }
     w.note(network, "network");
     return network;
 }

@@ -71,6 +71,9 @@ std::vector<Part> breakdown_parts(const report::Breakdown& b) {
     if (b.kernel_jitter.value > 0) {
         parts.push_back({"kernel jitter", "#1B9E77", b.kernel_jitter.value});
     }
+    if (b.overlap_contention.value > 0) {
+        parts.push_back({"overlap contention", "#E7298A", b.overlap_contention.value});
+    }
     if (b.exposed_cp_comm.value > 0) {
         parts.push_back({"exposed CP comm", "#8C613C", b.exposed_cp_comm.value});
     }

@@ -29,6 +29,8 @@ struct Fold {
 struct PricedOps {
     const workload::OpList* ops = nullptr;
     std::vector<SimTime> durations;
+    /// What collectives running beside each op added to its duration (empty: nothing was slowed).
+    std::vector<SimTime> contention;
 };
 
 struct IterationProgram {

@@ -40,14 +40,24 @@ engine::TaskId OpLowering::add_task(engine::StreamId stream, SimTime duration, e
     return id;
 }
 
-std::vector<SimTime> OpLowering::price(const OpList& ops) const {
-    std::vector<SimTime> d;
+namespace {
+
+// The factor a kernel runs slower by beside a collective: memory-bound kernels lose HBM, the rest SMs.
+double slowdown_of(const Op& kernel, const cost::OverlapSlowdown& beside) {
+    return kernel.kind == OpKind::MemoryBound ? beside.memory_bound : beside.compute_bound;
+}
+
+}  // namespace
+
+PricedOps OpLowering::price(const OpList& ops) const {
+    PricedOps priced{&ops, {}, {}};
+    std::vector<SimTime>& d = priced.durations;
     d.reserve(ops.size());
     // Asynchronous collectives still running beside the compute stream: (op index, time left, slowdown).
     struct Open {
         std::int32_t op;
         SimTime left;
-        double slowdown;
+        cost::OverlapSlowdown slowdown;
     };
     std::vector<Open> open;
     for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -58,7 +68,8 @@ std::vector<SimTime> OpLowering::price(const OpList& ops) const {
         }
         if (op.kind == OpKind::Collective) {
             if (!op.blocking) {
-                open.push_back({static_cast<std::int32_t>(i), t, pricing_.compute_slowdown_beside(op, at_)});
+                open.push_back(
+                    {static_cast<std::int32_t>(i), t, pricing_.compute_slowdown_beside(op, at_, t)});
             }
         } else {
             // A compute op waits for the collectives it joins, so those no longer run beside it.
@@ -69,8 +80,13 @@ std::vector<SimTime> OpLowering::price(const OpList& ops) const {
                 const auto widest = std::max_element(
                     open.begin(), open.end(), [](const Open& a, const Open& b) { return a.left < b.left; });
                 const SimTime overlap = std::min(t, widest->left);
-                t += static_cast<SimTime>(
-                    std::llround(static_cast<double>(overlap) * (widest->slowdown - 1.0)));
+                const auto extra = static_cast<SimTime>(
+                    std::llround(static_cast<double>(overlap) * (slowdown_of(op, widest->slowdown) - 1.0)));
+                t += extra;
+                if (extra != 0) {
+                    priced.contention.resize(ops.size(), 0);
+                    priced.contention[i] = extra;
+                }
                 for (Open& o : open) {
                     o.left = std::max<SimTime>(0, o.left - t);
                 }
@@ -78,7 +94,7 @@ std::vector<SimTime> OpLowering::price(const OpList& ops) const {
         }
         d.push_back(t);
     }
-    return d;
+    return priced;
 }
 
 std::int32_t OpLowering::priced(const OpList& ops) {
@@ -91,7 +107,7 @@ std::int32_t OpLowering::priced(const OpList& ops) {
     const auto next = static_cast<std::int32_t>(out_.priced.size());
     const auto [index, added] = share_priced_ ? pricing_.shared_index(ops, at_, next) : std::pair{next, true};
     if (added) {
-        out_.priced.push_back(PricedOps{&ops, price(ops)});
+        out_.priced.push_back(price(ops));
     }
     priced_.emplace_back(&ops, index);
     return index;
@@ -117,7 +133,8 @@ std::int32_t OpLowering::priced_launch(const OpList& ops) {
     }
     ++lists_lowered_;
     out_.gpus[static_cast<std::size_t>(gpu_)].kernel_jitter += added;
-    out_.priced.push_back(PricedOps{&ops, std::move(d)});
+    std::vector<SimTime> contention = out_.priced[static_cast<std::size_t>(base)].contention;
+    out_.priced.push_back(PricedOps{&ops, std::move(d), std::move(contention)});
     return static_cast<std::int32_t>(out_.priced.size() - 1);
 }
 
@@ -196,8 +213,33 @@ TaskCategory category_of(const Op& op) {
 
 }  // namespace
 
+void OpLowering::add_contention(const Op& op, SimTime extra) {
+    SimulatedGpu& g = out_.gpus[static_cast<std::size_t>(gpu_)];
+    switch (category_of(op)) {
+    case TaskCategory::Recompute:
+        g.contention_recompute += extra;
+        break;
+    case TaskCategory::Optimizer:
+        g.contention_optimizer += extra;
+        break;
+    default:
+        g.contention_compute += extra;
+        break;
+    }
+}
+
+void OpLowering::add_contention(std::int32_t priced_index) {
+    const PricedOps& p = out_.priced[static_cast<std::size_t>(priced_index)];
+    for (std::size_t i = 0; i < p.contention.size(); ++i) {
+        if (p.contention[i] != 0) {
+            add_contention((*p.ops)[i], p.contention[i]);
+        }
+    }
+}
+
 void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
     const std::int32_t index = priced_launch(ops);
+    add_contention(index);
     if (overlapping_) {
         chains_[static_cast<std::size_t>(chain_)].lists.push_back(
             {&ops, ctx, index, false, std::vector<engine::TaskId>(ops.size(), -1)});
@@ -262,7 +304,8 @@ void OpLowering::end_overlap() {
         // A piece ends with its exchanges: they run beside the next piece of the other chain.
         const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(q.priced)].durations;
         if (span.end > span.begin && is_expert_exchange((*q.ops)[span.end - 1])) {
-            beside = Beside{span.chain, 0, pricing_.compute_slowdown_beside((*q.ops)[span.end - 1], at_)};
+            beside = Beside{span.chain, 0,
+                            pricing_.compute_slowdown_beside((*q.ops)[span.end - 1], at_, d[span.end - 1])};
             for (std::size_t i = span.end; i > span.begin && is_expert_exchange((*q.ops)[i - 1]); --i) {
                 beside.left += d[i - 1];
             }
@@ -324,6 +367,8 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
     }
     background_.pending = std::move(start_after);
     ids_.assign(ops.size(), -1);
+    // Not charged to the breakdown's contention line: background recomputation is hidden in waits or
+    // counted whole as the recompute it exposes.
     lower_on(background_, ops, ctx, priced_launch(ops), 0, ops.size(), ids_);
     return background_.last_compute;
 }
@@ -335,14 +380,23 @@ void OpLowering::slow_beside(QueuedList& q, std::size_t begin, std::size_t end, 
         q.priced = static_cast<std::int32_t>(out_.priced.size() - 1);
         q.own_prices = true;
     }
-    std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(q.priced)].durations;
+    PricedOps& p = out_.priced[static_cast<std::size_t>(q.priced)];
+    std::vector<SimTime>& d = p.durations;
     for (std::size_t i = begin; i < end && beside.left > 0; ++i) {
-        if ((*q.ops)[i].kind == OpKind::Collective) {
+        const Op& op = (*q.ops)[i];
+        if (op.kind == OpKind::Collective) {
             continue;
         }
         // price()'s rule: t' = t + overlap · (slowdown − 1), the overlap what is left of the exchange.
         const SimTime overlap = std::min(d[i], beside.left);
-        d[i] += static_cast<SimTime>(std::llround(static_cast<double>(overlap) * (beside.slowdown - 1.0)));
+        const auto extra = static_cast<SimTime>(
+            std::llround(static_cast<double>(overlap) * (slowdown_of(op, beside.slowdown) - 1.0)));
+        d[i] += extra;
+        if (extra != 0) {
+            p.contention.resize(d.size(), 0);
+            p.contention[i] += extra;
+            add_contention(op, extra);
+        }
         beside.left = std::max<SimTime>(0, beside.left - d[i]);
     }
 }

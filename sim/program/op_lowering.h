@@ -141,7 +141,11 @@ private:
     /// The priced list this lowering of `ops` runs with: priced(ops), or with kernel jitter a copy whose
     /// kernels take this launch's factors.
     [[nodiscard]] std::int32_t priced_launch(const workload::OpList& ops);
-    [[nodiscard]] std::vector<SimTime> price(const workload::OpList& ops) const;
+    [[nodiscard]] PricedOps price(const workload::OpList& ops) const;
+    /// Charges this GPU's breakdown with what collectives beside `op` added to its time (`extra`), or
+    /// with everything they added to the priced list at `priced_index`, lowered once more.
+    void add_contention(const workload::Op& op, SimTime extra);
+    void add_contention(std::int32_t priced_index);
     /// The lane's next collective on `group`: the group instance's channel and the collective's sequence.
     struct GroupRendezvous {
         RendezvousChannel channel;
@@ -215,7 +219,7 @@ private:
     struct Beside {
         PairChain chain = PairChain::Forward;
         SimTime left = 0;
-        double slowdown = 1.0;
+        cost::OverlapSlowdown slowdown;
     };
     /// Stretches the compute ops of q's [begin, end) that run beside `beside`'s exchange, consuming it.
     void slow_beside(QueuedList& q, std::size_t begin, std::size_t end, Beside& beside);

@@ -35,6 +35,27 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
                          "section of profile " +
                          profile.name + " (kernel_launch_us, op_dispatch_us, collective_dispatch_us)");
     }
+    if (scenario.hardware.collective_contention == config::CollectiveContentionModel::NcclChannels &&
+        !profile.collective_contention) {
+        throw InputError(
+            "hardware.collective_contention=\"nccl_channels\" needs the network.collective_contention "
+            "section of profile " +
+            profile.name +
+            " (intra_node_channels, inter_node_channels, hbm_bytes_per_reduced_byte, "
+            "hbm_bytes_per_copied_byte); use "
+            "\"fixed_share\" with it");
+    }
+    if (scenario.hardware.collective_contention == config::CollectiveContentionModel::NcclChannels) {
+        const cost::CollectiveContention& c = *profile.collective_contention;
+        if (std::max(c.intra_node_channels, c.inter_node_channels) >= profile.num_sms) {
+            throw InputError("hardware.collective_contention=\"nccl_channels\": profile " + profile.name +
+                             " runs " +
+                             std::to_string(std::max(c.intra_node_channels, c.inter_node_channels)) +
+                             " NCCL channels (network.collective_contention), which must be fewer than its " +
+                             std::to_string(profile.num_sms) +
+                             " SMs (compute.gemm.num_sms): compute beside a collective would have none left");
+        }
+    }
     const std::optional<config::Fp8Recipe> fp8 = scenario.training.fp8();
     if (fp8 && !profile.has_fp8()) {
         throw InputError("training.fp8_format=\"" +
@@ -121,6 +142,31 @@ std::pair<std::int32_t, bool> OpPricing::shared_index(const workload::OpList& op
     return {it->second, added};
 }
 
+cost::OverlapSlowdown OpPricing::compute_slowdown_beside(const workload::Op& collective,
+                                                         const parallel::Coordinates& at,
+                                                         SimTime duration) const {
+    if (collective.comm_sms > 0) {
+        const double f = cost_.compute_slowdown_beside_sms(collective.comm_sms);
+        return {f, f};
+    }
+    if (contention_ == config::CollectiveContentionModel::FixedShare) {
+        const double f = cost_.compute_slowdown_while_overlapped(group_span(collective.group, at).scope());
+        return {f, f};
+    }
+    const parallel::GroupSpan span = collective_span(collective, at);
+    return cost::overlap_slowdown(
+        cost::collective_contention(cost_.profile(), collective.collective, collective.collective_bytes,
+                                    static_cast<int>(span.size), span.scope(), to_seconds(duration)));
+}
+
+parallel::GroupSpan OpPricing::collective_span(const workload::Op& op,
+                                               const parallel::Coordinates& at) const {
+    // A ring step's send/recv moves between neighbours: priced as one hop of the ring.
+    const bool ring_hop =
+        op.group == workload::CommGroup::Context && op.collective == cost::CollectiveKind::SendRecv;
+    return ring_hop ? layout_.context_ring_hop(at) : group_span(op.group, at);
+}
+
 Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates& at) const {
     switch (op.kind) {
     case workload::OpKind::Gemm:
@@ -129,10 +175,7 @@ Seconds OpPricing::duration(const workload::Op& op, const parallel::Coordinates&
     case workload::OpKind::MemoryBound:
         return cost_.memory_bound(op.bytes_moved, op.memory_kind);
     case workload::OpKind::Collective: {
-        // A ring step's send/recv moves between neighbours: priced as one hop of the ring.
-        const bool ring_hop =
-            op.group == workload::CommGroup::Context && op.collective == cost::CollectiveKind::SendRecv;
-        const parallel::GroupSpan span = ring_hop ? layout_.context_ring_hop(at) : group_span(op.group, at);
+        const parallel::GroupSpan span = collective_span(op, at);
         return cost_.collective(op.collective, op.collective_bytes, static_cast<int>(span.size), span.scope(),
                                 static_cast<int>(span.nodes), busy_ranks_per_node());
     }

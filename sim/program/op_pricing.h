@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/config/scenario.h"
+#include "sim/cost/collective_contention.h"
 #include "sim/cost/cost_model.h"
 #include "sim/parallel/expert_layout.h"
 #include "sim/parallel/layout.h"
@@ -29,21 +30,21 @@ public:
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout) : cost_(cost), layout_(layout) {}
     /// With the scenario: its expert layout too, when the model has experts (CommGroup::Expert).
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout, const config::Scenario& scenario)
-        : cost_(cost), layout_(layout), stage_copies_(scenario.bidirectional_placement()) {
+        : cost_(cost), layout_(layout), stage_copies_(scenario.bidirectional_placement()),
+          contention_(scenario.hardware.collective_contention) {
         if (scenario.model.moe) {
             experts_.emplace(scenario);
         }
     }
 
     [[nodiscard]] Seconds duration(const workload::Op& op, const parallel::Coordinates& at) const;
-    /// How much longer compute runs beside `collective` (an op of kind Collective) at `at`.
-    [[nodiscard]] double compute_slowdown_beside(const workload::Op& collective,
-                                                 const parallel::Coordinates& at) const {
-        if (collective.comm_sms > 0) {
-            return cost_.compute_slowdown_beside_sms(collective.comm_sms);
-        }
-        return cost_.compute_slowdown_while_overlapped(group_span(collective.group, at).scope());
-    }
+    /// How much longer compute runs beside `collective` (an op of kind Collective) at `at`, which runs for
+    /// `duration` (its price): by the SMs it says it holds (Op::comm_sms), else by the scenario's
+    /// hardware.collective_contention: the link's fixed share for every kernel, or NCCL's channels for
+    /// compute-bound and its HBM traffic for memory-bound kernels (sim/cost/collective_contention.h).
+    [[nodiscard]] cost::OverlapSlowdown compute_slowdown_beside(const workload::Op& collective,
+                                                                const parallel::Coordinates& at,
+                                                                SimTime duration) const;
     /// A pipeline send/receive of `bytes` between two GPUs.
     [[nodiscard]] Seconds p2p(Bytes bytes, const parallel::Coordinates& from,
                               const parallel::Coordinates& to) const;
@@ -76,6 +77,9 @@ public:
 
 private:
     [[nodiscard]] int busy_ranks_per_node() const;
+    /// The span a collective op runs over (a context-parallel ring step: one hop of the ring).
+    [[nodiscard]] parallel::GroupSpan collective_span(const workload::Op& op,
+                                                      const parallel::Coordinates& at) const;
 
     struct ListKey {
         const workload::OpList* ops;
@@ -92,6 +96,7 @@ private:
     // Only DualPipe sums gradients between the copies r and p - 1 - r: without it that pair is no part of
     // a placement, so ranks whose mirrors sit on different nodes still share their priced lists.
     bool stage_copies_ = false;
+    config::CollectiveContentionModel contention_ = config::CollectiveContentionModel::FixedShare;
     mutable std::unordered_map<ListKey, std::int32_t, ListKeyHash> shared_;
 };
 

@@ -156,6 +156,11 @@ struct SimulatedGpu {
     // What variability.kernel_jitter added to its kernels' times, net (each launch's jittered time minus
     // its price; negative when the draws came out fast on the whole).
     SimTime kernel_jitter = 0;
+    // What asynchronous collectives running beside its kernels added to their times (their SMs and HBM:
+    // hardware.collective_contention), by the category of the slowed kernels.
+    SimTime contention_compute = 0;
+    SimTime contention_recompute = 0;
+    SimTime contention_optimizer = 0;
 };
 
 }  // namespace trainsim::program

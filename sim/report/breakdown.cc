@@ -272,6 +272,15 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         // engine tick (a rounding residue otherwise shows as hidden recompute where there is none).
         const Seconds hidden = to_seconds(background[g]) - waited;
         out[g].hidden_recompute = hidden.value < 1e-9 ? Seconds{0.0} : hidden;
+        // Collectives beside kernels lengthened them by a known time, charged to each kind it came from.
+        const program::SimulatedGpu& gpu = prog.gpus[g];
+        const Seconds contention_compute = to_seconds(gpu.contention_compute);
+        const Seconds contention_recompute = to_seconds(gpu.contention_recompute);
+        const Seconds contention_optimizer = to_seconds(gpu.contention_optimizer);
+        out[g].compute = out[g].compute - contention_compute;
+        out[g].recompute = out[g].recompute - contention_recompute;
+        out[g].optimizer = out[g].optimizer - contention_optimizer;
+        out[g].overlap_contention = contention_compute + contention_recompute + contention_optimizer;
         // Kernel jitter added a known net time to the kernels: taken out of each kind in proportion.
         if (const SimTime jitter = prog.gpus[g].kernel_jitter; jitter != 0) {
             Breakdown& b = out[g];

@@ -30,6 +30,7 @@ Breakdown mean_of(const std::vector<StageReport>& stages) {
         m.host += s.time.host * (1.0 / n);
         m.variability += s.time.variability * (1.0 / n);
         m.kernel_jitter += s.time.kernel_jitter * (1.0 / n);
+        m.overlap_contention += s.time.overlap_contention * (1.0 / n);
         m.hidden_recompute += s.time.hidden_recompute * (1.0 / n);
         HiddenRecompute& h = m.hidden_in;
         const HiddenRecompute& sh = s.time.hidden_in;

@@ -49,6 +49,10 @@ struct Breakdown {
     /// (negative when its draws came out fast on the whole); taken out of compute, recompute and
     /// optimizer. The waits it causes on other GPUs are in their bubble and exposed communication.
     Seconds kernel_jitter;
+    /// What asynchronous collectives running beside kernels added to those kernels' times (the SMs and
+    /// HBM bandwidth their NCCL kernels hold: hardware.collective_contention); taken out of compute,
+    /// recompute and optimizer, each the part its own kernels lost.
+    Seconds overlap_contention;
     /// Overlapped recomputation that ran while the compute stream waited anyway: it costs no time and
     /// is not part of total(). `recompute` holds what stayed exposed (inline, or waited for).
     Seconds hidden_recompute;
@@ -57,7 +61,8 @@ struct Breakdown {
         return exposed_tp_comm + exposed_pp_comm + exposed_dp_comm + exposed_cp_comm + exposed_ep_comm;
     }
     [[nodiscard]] Seconds busy() const {
-        return compute + recompute + optimizer + param_copy + grad_zeroing + variability + kernel_jitter;
+        return compute + recompute + optimizer + param_copy + grad_zeroing + variability + kernel_jitter +
+               overlap_contention;
     }
     [[nodiscard]] Seconds total() const { return busy() + exposed_comm() + bubble + host; }
 };

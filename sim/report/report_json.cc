@@ -21,6 +21,7 @@ nlohmann::ordered_json breakdown_json(const Breakdown& b) {
     j["host_s"] = b.host.value;
     j["variability_s"] = b.variability.value;
     j["kernel_jitter_s"] = b.kernel_jitter.value;
+    j["overlap_contention_s"] = b.overlap_contention.value;
     return j;
 }
 

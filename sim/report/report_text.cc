@@ -103,6 +103,9 @@ void write_text(std::ostream& out, const IterationReport& r) {
     if (b.kernel_jitter.value != 0.0) {
         breakdown_line(out, "kernel jitter", b.kernel_jitter, total);
     }
+    if (b.overlap_contention.value != 0.0) {
+        breakdown_line(out, "overlap contention", b.overlap_contention, total);
+    }
     if (b.hidden_recompute.value > 0) {
         out << "    (overlapped recompute hidden in waits: " << ms(b.hidden_recompute)
             << "; exposed: " << ms(b.recompute) << ")\n";
@@ -173,7 +176,7 @@ void write_csv(std::ostream& out, const IterationReport& r) {
            "per_s,"
            "peak_memory_bytes,fits_in_memory,compute_s,recompute_s,exposed_tp_comm_s,exposed_pp_comm_s,"
            "exposed_dp_comm_s,bubble_s,optimizer_s,host_s,variability_s,kernel_jitter_s,param_copy_s,"
-           "grad_zeroing_s,exposed_cp_comm_s,exposed_ep_comm_s\n";
+           "grad_zeroing_s,exposed_cp_comm_s,exposed_ep_comm_s,overlap_contention_s\n";
     const Breakdown& b = r.breakdown;
     out << r.name << "," << r.profile << "," << r.schedule << "," << r.num_gpus << "," << r.num_microbatches
         << "," << fmt("%.9g", r.iteration_time.value) << "," << fmt("%.6g", r.mfu) << ","
@@ -185,7 +188,8 @@ void write_csv(std::ostream& out, const IterationReport& r) {
         << fmt("%.9g", b.optimizer.value) << "," << fmt("%.9g", b.host.value) << ","
         << fmt("%.9g", b.variability.value) << "," << fmt("%.9g", b.kernel_jitter.value) << ","
         << fmt("%.9g", b.param_copy.value) << "," << fmt("%.9g", b.grad_zeroing.value) << ","
-        << fmt("%.9g", b.exposed_cp_comm.value) << "," << fmt("%.9g", b.exposed_ep_comm.value) << "\n";
+        << fmt("%.9g", b.exposed_cp_comm.value) << "," << fmt("%.9g", b.exposed_ep_comm.value) << ","
+        << fmt("%.9g", b.overlap_contention.value) << "\n";
 }
 
 void write_csv(std::ostream& out, const LayerReport& r) {
