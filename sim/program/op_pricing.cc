@@ -35,22 +35,19 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
                          "section of profile " +
                          profile.name + " (kernel_launch_us, op_dispatch_us, collective_dispatch_us)");
     }
-    if (scenario.hardware.collective_contention == config::CollectiveContentionModel::NcclChannels &&
-        !profile.collective_contention) {
-        throw InputError(
-            "hardware.collective_contention=\"nccl_channels\" needs the network.collective_contention "
-            "section of profile " +
-            profile.name +
-            " (intra_node_channels, inter_node_channels, hbm_bytes_per_reduced_byte, "
-            "hbm_bytes_per_copied_byte); use "
-            "\"fixed_share\" with it");
-    }
     if (scenario.hardware.collective_contention == config::CollectiveContentionModel::NcclChannels) {
+        if (!profile.collective_contention) {
+            throw InputError("hardware.collective_contention=\"nccl_channels\" needs the "
+                             "network.collective_contention section of profile " +
+                             profile.name +
+                             " (intra_node_channels, inter_node_channels, hbm_bytes_per_reduced_byte, "
+                             "hbm_bytes_per_copied_byte); use \"fixed_share\" with it");
+        }
         const cost::CollectiveContention& c = *profile.collective_contention;
-        if (std::max(c.intra_node_channels, c.inter_node_channels) >= profile.num_sms) {
+        const int channels = std::max(c.intra_node_channels, c.inter_node_channels);
+        if (channels >= profile.num_sms) {
             throw InputError("hardware.collective_contention=\"nccl_channels\": profile " + profile.name +
-                             " runs " +
-                             std::to_string(std::max(c.intra_node_channels, c.inter_node_channels)) +
+                             " runs " + std::to_string(channels) +
                              " NCCL channels (network.collective_contention), which must be fewer than its " +
                              std::to_string(profile.num_sms) +
                              " SMs (compute.gemm.num_sms): compute beside a collective would have none left");
