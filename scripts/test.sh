@@ -2,7 +2,8 @@
 # The whole test suite, exactly what CI runs (.ci/run): install what is missing
 # (scripts/install_packages.sh), build everything once under AddressSanitizer and
 # UndefinedBehaviorSanitizer and run every test there (scripts/sanitize.sh: the simulator's unit, CLI,
-# golden and validation tests, calibrate/'s and the Python module's), then fuzz every parser and the
+# golden and validation tests, calibrate/'s and the Python module's; then the sweep's threads under
+# ThreadSanitizer, tests/tsan/), then fuzz every parser and the
 # simulator for a minute (scripts/fuzz.sh). Day to day, all of it unsanitized in seconds:
 #   scripts/build.sh && ctest --test-dir build --output-on-failure -j2
 set -euo pipefail
