@@ -101,11 +101,11 @@ TEST(Validate, NemoH100Fp8RowsStayWithinFifteenPercentAndTheirMeanErrorIsRecorde
 
 TEST(Validate, BlackwellMoeRowsRunInFp8AndAreAllSimulatedFast) {
     // Megatron-Bridge 25.11 MXFP8 MoE rows on B200/GB200 (scenarios/README.md, "Blackwell MoE rows"): each
-    // simulates (FP8 with experts and MLA), and each is known to be simulated 53-239 % fast (no host
-    // costs, per-layer host syncs and per-expert GEMMs not modelled). A row that comes within its
+    // simulates (FP8 with experts and MLA), and each is known to be simulated 35-239 % fast (the fixed
+    // per-layer cost the published MBS pair implies is not modelled). A row that comes within its
     // tolerance, or turns slow, changes this file's story: update the README and move it.
     const nlohmann::json cases = failing_cases("megatron-bridge-25.11-blackwell-moe.json");
-    ASSERT_EQ(cases.size(), 4u);
+    ASSERT_EQ(cases.size(), 5u);
     for (const auto& c : cases) {
         EXPECT_FALSE(c["pass"].get<bool>()) << c["id"];
         EXPECT_GT(c["relative_error"].get<double>(), 0.15) << c["id"];
