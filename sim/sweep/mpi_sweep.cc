@@ -6,9 +6,7 @@
 #include <thread>
 
 #include "sim/core/input_error.h"
-#include "sim/sweep/csv_appender.h"
-#include "sim/sweep/ordered_output.h"
-#include "sim/sweep/progress.h"
+#include "sim/sweep/sweep_output.h"
 #include "sim/sweep/worker_pool.h"
 
 #ifdef TRAINSIM_WITH_MPI
@@ -166,35 +164,12 @@ SweepSummary run_sweep_mpi(const SweepSpec& spec, const SweepOptions& options, s
         return summary;
     }
 
-    std::unique_ptr<CsvAppender> file;
-    if (!options.output_path.empty()) {
-        file = std::make_unique<CsvAppender>(options.output_path, options.output_option, work.keep_bytes);
-    }
-    auto emit = [&](const std::string& line) {
-        if (file) {
-            file->append(line);
-        } else {
-            out << line << std::flush;
-        }
-    };
-    if (work.write_header) {
-        emit(work.header);
-    }
-    OrderedOutput ordered(emit);
-    std::unique_ptr<Progress> progress;
-    if (options.progress != nullptr) {
-        progress = std::make_unique<Progress>(*options.progress, options.progress_terminal, "sweep",
-                                              summary.points, summary.skipped);
-    }
+    SweepOutput output(work, options, summary, out);
     std::exception_ptr error;
     std::thread workers([&] {
         try {
-            parallel_for(mine.size(), jobs, [&](std::size_t i, unsigned w) {
-                ordered.put(mine[i], evaluate(mine[i], w));
-                if (progress) {
-                    progress->advance();
-                }
-            });
+            parallel_for(mine.size(), jobs,
+                         [&](std::size_t i, unsigned w) { output.put(mine[i], evaluate(mine[i], w)); });
         } catch (...) {
             error = std::current_exception();
         }
@@ -214,18 +189,13 @@ SweepSummary run_sweep_mpi(const SweepSpec& spec, const SweepOptions& options, s
         if (message.size() >= sizeof item + 2 && message[message.size() - 2] != ',') {
             failed.fetch_add(1);
         }
-        ordered.put(static_cast<std::size_t>(item), message.substr(sizeof item));
-        if (progress) {
-            progress->advance();
-        }
+        output.put(static_cast<std::size_t>(item), message.substr(sizeof item));
     }
     workers.join();
     if (error) {
         std::rethrow_exception(error);
     }
-    if (progress) {
-        progress->finish();
-    }
+    output.finish();
     summary.simulated = work.todo.size();
     summary.failed = failed.load();
     return summary;

@@ -3,11 +3,9 @@
 #include <atomic>
 #include <memory>
 
-#include "sim/sweep/csv_appender.h"
 #include "sim/sweep/grid.h"
-#include "sim/sweep/ordered_output.h"
-#include "sim/sweep/progress.h"
 #include "sim/sweep/resume.h"
+#include "sim/sweep/sweep_output.h"
 #include "sim/sweep/sweep_table.h"
 #include "sim/sweep/worker_pool.h"
 
@@ -49,26 +47,7 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options, std::
     summary.points = spec.size();
     summary.skipped = summary.points - work.todo.size();
 
-    std::unique_ptr<CsvAppender> file;
-    if (!options.output_path.empty()) {
-        file = std::make_unique<CsvAppender>(options.output_path, options.output_option, work.keep_bytes);
-    }
-    auto emit = [&](const std::string& line) {
-        if (file) {
-            file->append(line);
-        } else {
-            out << line << std::flush;
-        }
-    };
-    if (work.write_header) {
-        emit(work.header);
-    }
-    OrderedOutput ordered(emit);
-    std::unique_ptr<Progress> progress;
-    if (options.progress != nullptr) {
-        progress = std::make_unique<Progress>(*options.progress, options.progress_terminal, "sweep",
-                                              summary.points, summary.skipped);
-    }
+    SweepOutput output(work, options, summary, out);
     const unsigned jobs = std::max(1u, options.jobs);
     std::vector<PointRunner> runners(jobs, PointRunner(options.profile_directory, options.fold));
     std::atomic<std::size_t> failed{0};
@@ -78,14 +57,9 @@ SweepSummary run_sweep(const SweepSpec& spec, const SweepOptions& options, std::
         if (point_failed) {
             failed.fetch_add(1, std::memory_order_relaxed);
         }
-        ordered.put(item, std::move(line));
-        if (progress) {
-            progress->advance();
-        }
+        output.put(item, std::move(line));
     });
-    if (progress) {
-        progress->finish();
-    }
+    output.finish();
     summary.simulated = work.todo.size();
     summary.failed = failed.load();
     return summary;
