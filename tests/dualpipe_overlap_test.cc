@@ -1,7 +1,9 @@
 // DualPipe's overlapped F&B chunk pairs (sim/program/overlapped_pair.h): the order the pieces of a pair
 // are lowered in, and on engine runs of an MoE model, that the pair's expert all-to-alls run beside the
 // other chunk's compute (hidden exactly when they are the shorter), that without the overlap each is
-// exposed in full, and the DualPipe README's bubble with F&B, B and W measured from the program.
+// exposed in full, and the DualPipe README's bubble with F&B, B and W measured from the program. The
+// same pairs in Megatron-Core's combined 1F1B (parallelism.overlap_moe_expert_parallel_comm): its
+// schedules, its runs and its rules.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,9 +11,12 @@
 #include <set>
 #include <string>
 
+#include "sim/core/input_error.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/program/backward_split.h"
 #include "sim/program/iteration_program.h"
 #include "sim/program/overlapped_pair.h"
+#include "sim/schedule/interleaved_schedule.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/moe_token_dispatch.h"
 #include "tests/test_support.h"
@@ -182,8 +187,7 @@ std::map<StepKey, StepRun> steps_on(const IterationProgram& prog, const engine::
 
 // The first overlapped F&B pair of pipeline rank `pp` and its two keys.
 std::pair<StepKey, StepKey> first_pair(const config::Scenario& sc, std::int64_t pp) {
-    const auto sched = schedule::make_schedule(
-        sc.schedule, {sc.parallelism.pipeline_model_parallel_size, 2, sc.num_microbatches(), 0});
+    const auto sched = schedule::make_schedule(sc.schedule, schedule::pipeline_shape(sc));
     const std::vector<schedule::Step> steps = sched->steps(pp);
     for (std::size_t k = 0; k + 1 < steps.size(); ++k) {
         if (steps[k].paired) {
@@ -401,6 +405,99 @@ TEST(DualPipeOverlap, DualPipeVPairsOverlapToo) {
         EXPECT_LT(a.span - a.busy, b.exchanged);
         EXPECT_LT(a.span, b.span);
     }
+}
+
+// The same MoE layers under Megatron-Core's combined 1F1B (overlap_moe_expert_parallel_comm): p stages
+// of two layers (with v = 2 one layer a chunk), EP 8 = DP 8 in one node, m = 4 micro-batches.
+config::Scenario moe_combined(std::int64_t p, std::int64_t v, std::vector<config::Override> extra = {}) {
+    extra.insert(extra.begin(), {{"schedule", "auto"},
+                                 {"parallelism.virtual_pipeline_model_parallel_size", std::to_string(v)},
+                                 {"parallelism.overlap_moe_expert_parallel_comm", "true"},
+                                 {"training.global_batch_size", "32"}});
+    return moe_dualpipe(p, 8, extra);
+}
+
+TEST(CombinedOneFOneB, SchedulesRunOneMoreWarmupForwardAndPairEveryLaterOne) {
+    // combined_1f1b.py with p = 1: "1st microbatch forward", then "k-th backward + (k+1)-th forward".
+    schedule::PipelineShape one{1, 1, 4, 0, true};
+    EXPECT_EQ(schedule::to_string(schedule::make_schedule(config::ScheduleKind::OneFOneB, one)->steps(0)),
+              "F0.c0 F1.c0&B0.c0 F2.c0&B1.c0 F3.c0&B2.c0 B3.c0");
+    one.combined_1f1b = false;
+    EXPECT_EQ(schedule::to_string(schedule::make_schedule(config::ScheduleKind::OneFOneB, one)->steps(0)),
+              "F0.c0 B0.c0 F1.c0 B1.c0 F2.c0 B2.c0 F3.c0 B3.c0");
+    // Interleaved, p = 2, v = 2, m = 4: rank 1's warm-up (p − r − 1)·2 + (v − 1)·p = 2 becomes 3
+    // (schedules.py get_pp_rank_microbatches), and each steady forward pairs with the backward after it.
+    const schedule::InterleavedSchedule plain({2, 2, 4, 0, false}, 2);
+    const schedule::InterleavedSchedule combined({2, 2, 4, 0, true}, 2);
+    EXPECT_EQ(plain.warmup(1), 2);
+    EXPECT_EQ(combined.warmup(1), 3);
+    EXPECT_EQ(combined.warmup(0), 5);
+    EXPECT_EQ(
+        schedule::to_string(combined.steps(1)),
+        "F0.c0 F1.c0 F0.c1 F1.c1&B0.c1 F2.c0&B1.c1 F3.c0&B0.c0 F2.c1&B1.c0 F3.c1&B2.c1 B3.c1 B2.c0 B3.c0");
+    // Only where Megatron has it: 1F1B with one stage, or interleaved.
+    EXPECT_THROW((void)schedule::make_schedule(config::ScheduleKind::OneFOneB, {2, 1, 4, 0, true}),
+                 InputError);
+    EXPECT_THROW((void)schedule::make_schedule(config::ScheduleKind::GPipe, {1, 1, 4, 0, true}), InputError);
+}
+
+TEST(CombinedOneFOneB, ExpertAllToAllsHideBehindTheOtherMicroBatchsCompute) {
+    // One stage: each pair is F(k + 1) beside B(k), their layers cut at the expert all-to-alls.
+    const config::Scenario on = moe_combined(1, 1);
+    const config::Scenario off =
+        moe_combined(1, 1, {{"parallelism.overlap_moe_expert_parallel_comm", "false"}});
+    const PairRun a = run_pair(on, 0);
+    ASSERT_EQ(a.forward.exchanges.size() + a.backward.exchanges.size(), 8u);  // 2 layers × 4 exchanges
+    // Inside the node every exchange is shorter than the compute beside it: the pair waits for none.
+    EXPECT_EQ(a.span, a.busy);
+    for (const auto& [mine, other] :
+         {std::pair{&a.forward, &a.backward}, std::pair{&a.backward, &a.forward}}) {
+        for (const Interval& e : mine->exchanges) {
+            EXPECT_EQ(overlap_with(e, other->compute), e.end - e.start);
+        }
+    }
+    // Without the key the same micro-batches run F, B, F, B with every all-to-all exposed.
+    const engine::RunResult plain = simulate(build_iteration(off, testing::shipped_cost_model()));
+    EXPECT_LT(a.iteration, plain.makespan);
+}
+
+TEST(CombinedOneFOneB, InterleavedPairsShortenTheIterationAndHoldOneMoreMicroBatch) {
+    const config::Scenario on = moe_combined(2, 2);
+    const config::Scenario off =
+        moe_combined(2, 2, {{"parallelism.overlap_moe_expert_parallel_comm", "false"}});
+    for (std::int64_t pp = 0; pp < 2; ++pp) {
+        SCOPED_TRACE(pp);
+        const PairRun a = run_pair(on, pp);
+        EXPECT_LT(a.span - a.busy, a.exchanged);  // the pair hides part of its exchanges at least
+    }
+    const report::IterationReport with =
+        experiment::simulate_scenario(on, testing::shipped_cost_model()).report;
+    const report::IterationReport without =
+        experiment::simulate_scenario(off, testing::shipped_cost_model()).report;
+    EXPECT_LT(with.iteration_time, without.iteration_time);
+    // The extra warm-up forward keeps one more chunk's activations on every rank.
+    EXPECT_GT(with.peak_memory_bytes, without.peak_memory_bytes);
+}
+
+TEST(CombinedOneFOneB, MegatronsRulesAreOneLineExitTwo) {
+    const std::string base = testing::source_path("scenarios/moe/mixtral-8x7b-64gpu.json");
+    const auto refused = [&](const std::string& sets, const std::string& message) {
+        const auto r = testing::run_trainsim("run " + base +
+                                             " --set parallelism.overlap_moe_expert_parallel_comm=true " +
+                                             sets + " --format json");
+        EXPECT_EQ(r.status, 2) << sets;
+        EXPECT_EQ(r.out, "") << sets;
+        EXPECT_NE(r.err.find(message), std::string::npos) << sets << ": " << r.err;
+    };
+    refused("--set parallelism.expert_model_parallel_size=1",
+            "parallelism.overlap_moe_expert_parallel_comm needs MoE layers and "
+            "parallelism.expert_model_parallel_size > 1");
+    refused("--set model.moe_token_dispatcher_type=allgather",
+            "needs model.moe_token_dispatcher_type=\"alltoall\"");
+    refused("--set training.recompute_granularity=full --set training.recompute_method=uniform "
+            "--set training.recompute_num_layers=1",
+            "is not possible with training.recompute_granularity=\"full\"");
+    refused("--set parallelism.virtual_pipeline_model_parallel_size=1", "needs the interleaved schedule");
 }
 
 }  // namespace

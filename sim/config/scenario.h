@@ -149,6 +149,12 @@ struct ParallelConfig {
     /// compute (sim/program/overlapped_pair.h). Only with schedule dualpipe or dualpipev; unset means on,
     /// as DeepSeek trains; false runs each pair's forward then its backward.
     std::optional<bool> dualpipe_overlapped_forward_backward;
+    /// Megatron-Core's overlap_moe_expert_parallel_comm (Megatron-Bridge's moe_a2a_overlap): the combined
+    /// 1F1B schedule (megatron/core/pipeline_parallel/combined_1f1b.py) runs each steady-state forward
+    /// together with the backward after it, their layers cut at the expert all-to-alls and interleaved as
+    /// DualPipe's pairs are (sim/program/overlapped_pair.h), after one more warm-up forward than the plain
+    /// schedule (schedules.py get_pp_rank_microbatches). 1F1B with p = 1, interleaved with p > 1.
+    bool overlap_moe_expert_parallel_comm = false;
     DataParallelSharding data_parallel_sharding_strategy = DataParallelSharding::NoShard;
     /// Megatron-Core's uneven splits; the reader turns them into layers_per_pipeline_stage
     /// (resolve_pipeline_split) and keeps them here only to report what was asked.
@@ -380,6 +386,9 @@ struct Scenario {
     /// Whether DualPipe's (or DualPipeV's) F&B chunk pairs run overlapped
     /// (parallelism.dualpipe_overlapped_forward_backward, on unless set false).
     [[nodiscard]] bool dualpipe_overlaps_pairs() const;
+    /// Whether forward-backward pairs run overlapped at their expert all-to-alls: DualPipe's F&B chunk
+    /// pairs, or Megatron's combined 1F1B (parallelism.overlap_moe_expert_parallel_comm).
+    [[nodiscard]] bool overlaps_forward_backward_pairs() const;
     /// The model stage that chunk `chunk` of pipeline rank `pipeline_rank` holds, as the schedules place
     /// it (their stage_of, without building a schedule): c·p + r; in a V chunk 1 is 2p − 1 − r; under
     /// DualPipe chunk 1 is stage p − 1 − r of the model's second copy.

@@ -69,6 +69,10 @@ bool Scenario::dualpipe_overlaps_pairs() const {
            parallelism.dualpipe_overlapped_forward_backward.value_or(true);
 }
 
+bool Scenario::overlaps_forward_backward_pairs() const {
+    return dualpipe_overlaps_pairs() || parallelism.overlap_moe_expert_parallel_comm;
+}
+
 bool Scenario::bidirectional_placement() const {
     return schedule == ScheduleKind::DualPipe;
 }

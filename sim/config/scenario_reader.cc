@@ -112,6 +112,7 @@ ParallelConfig read_parallelism(const Json& document) {
     if (r.has("dualpipe_overlapped_forward_backward")) {
         p.dualpipe_overlapped_forward_backward = r.boolean("dualpipe_overlapped_forward_backward", true);
     }
+    p.overlap_moe_expert_parallel_comm = r.boolean("overlap_moe_expert_parallel_comm", false);
     p.decoder_first_pipeline_num_layers = r.nullable_positive_integer("decoder_first_pipeline_num_layers");
     p.decoder_last_pipeline_num_layers = r.nullable_positive_integer("decoder_last_pipeline_num_layers");
     p.account_for_embedding_in_pipeline_split = r.boolean("account_for_embedding_in_pipeline_split", false);

@@ -86,6 +86,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "overlap_p2p_comm",
           "batch_p2p_sync",
           "dualpipe_overlapped_forward_backward",
+          "overlap_moe_expert_parallel_comm",
           "data_parallel_sharding_strategy",
           "decoder_first_pipeline_num_layers",
           "decoder_last_pipeline_num_layers",

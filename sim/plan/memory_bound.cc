@@ -97,9 +97,7 @@ Bytes forward_saved_bytes(const config::Scenario& sc, std::int64_t rank, std::in
 Bytes memory_lower_bound(const config::Scenario& sc) {
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t v = sc.parallelism.virtual_pipeline_model_parallel_size;
-    const auto sched =
-        schedule::make_schedule(sc.schedule, {p, v, sc.num_microbatches(),
-                                              sc.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
+    const auto sched = schedule::make_schedule(sc.schedule, schedule::pipeline_shape(sc));
     Bytes bound{0};
     for (const std::int64_t rank : std::set<std::int64_t>{0, std::min<std::int64_t>(1, p - 1), p - 1}) {
         // Forwards per chunk before the rank's first backward.

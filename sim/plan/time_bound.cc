@@ -24,9 +24,7 @@ using config::RecomputeGranularity;
 bool starts_and_ends_as_assumed(const config::Scenario& sc) {
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::int64_t m = sc.num_microbatches();
-    const auto sched =
-        schedule::make_schedule(sc.schedule, {p, sc.parallelism.virtual_pipeline_model_parallel_size, m,
-                                              sc.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
+    const auto sched = schedule::make_schedule(sc.schedule, schedule::pipeline_shape(sc));
     const schedule::Step first{schedule::Pass::Forward, 0, 0};
     const schedule::Step last{schedule::Pass::Backward, static_cast<std::int32_t>(m - 1), 0};
     for (std::int64_t r = 0; r < p; ++r) {

@@ -68,9 +68,7 @@ public:
                                  ") and a lookahead of at least 0");
             }
         }
-        sched_ = schedule::make_schedule(
-            sc_.schedule,
-            {p_, v_, sc_.num_microbatches(), sc_.parallelism.microbatch_group_size_per_vp_stage.value_or(0)});
+        sched_ = schedule::make_schedule(sc_.schedule, schedule::pipeline_shape(sc_));
         if (plan_ != nullptr && sc_.dualpipe_overlaps_pairs() &&
             sc_.parallelism.expert_model_parallel_size > 1) {
             out_.warnings.push_back(
@@ -237,10 +235,10 @@ private:
             return (steady_forward[k] != 0 || steps[k].paired) && k + 1 < steps.size() &&
                    steps[k + 1].pass == schedule::Pass::Backward;
         };
-        // DualPipe's F&B pairs overlapped (overlapped_pair.h): lowered as two chains, interleaved. Under a
-        // recompute plan the pair runs forward then backward: the plan's background recomputation and its
-        // markers are placed against that order.
-        const bool overlap_pairs = plan_ == nullptr && sc_.dualpipe_overlaps_pairs();
+        // DualPipe's F&B pairs and Megatron's combined 1F1B overlapped (overlapped_pair.h): lowered as two
+        // chains, interleaved. Under a recompute plan the pair runs forward then backward: the plan's
+        // background recomputation and its markers are placed against that order.
+        const bool overlap_pairs = plan_ == nullptr && sc_.overlaps_forward_backward_pairs();
         auto overlapped = [&](std::size_t k) {
             return overlap_pairs && steps[k].paired && pairs_with_next(k);
         };

@@ -21,7 +21,10 @@ InterleavedSchedule::InterleavedSchedule(PipelineShape shape, std::int64_t group
 
 std::int64_t InterleavedSchedule::warmup(std::int64_t rank) const {
     const std::int64_t total = shape_.microbatches * shape_.chunks;
-    return std::min((shape_.stages - rank - 1) * 2 + (shape_.chunks - 1) * group_size_, total);
+    // The combined 1F1B runs one extra forward first (schedules.py get_pp_rank_microbatches).
+    return std::min((shape_.stages - rank - 1) * 2 + (shape_.chunks - 1) * group_size_ +
+                        (shape_.combined_1f1b ? 1 : 0),
+                    total);
 }
 
 std::vector<Step> InterleavedSchedule::steps(std::int64_t rank) const {
@@ -40,7 +43,9 @@ std::vector<Step> InterleavedSchedule::steps(std::int64_t rank) const {
         out.push_back(forward(k));
     }
     for (std::int64_t k = 0; k < total - w; ++k) {
-        out.push_back(forward(w + k));
+        Step f = forward(w + k);
+        f.paired = shape_.combined_1f1b;
+        out.push_back(f);
         out.push_back(backward(k));
     }
     for (std::int64_t k = total - w; k < total; ++k) {

@@ -13,12 +13,27 @@
 
 namespace trainsim::schedule {
 
+PipelineShape pipeline_shape(const config::Scenario& scenario) {
+    const config::ParallelConfig& par = scenario.parallelism;
+    return {par.pipeline_model_parallel_size, par.virtual_pipeline_model_parallel_size,
+            scenario.num_microbatches(), par.microbatch_group_size_per_vp_stage.value_or(0),
+            par.overlap_moe_expert_parallel_comm};
+}
+
 std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const PipelineShape& shape) {
     if (shape.stages < 1 || shape.chunks < 1 || shape.microbatches < 1) {
         throw InputError("schedule: pipeline size, virtual size and micro-batch count must be positive");
     }
     if (kind == config::ScheduleKind::Auto) {
         kind = shape.chunks > 1 ? config::ScheduleKind::Interleaved : config::ScheduleKind::OneFOneB;
+    }
+    const bool combines = (kind == config::ScheduleKind::OneFOneB && shape.stages == 1) ||
+                          kind == config::ScheduleKind::Interleaved;
+    if (shape.combined_1f1b && !combines) {
+        throw InputError(
+            "schedule: Megatron's combined 1F1B (overlap_moe_expert_parallel_comm) runs on 1F1B with "
+            "one pipeline stage or on the interleaved schedule, not on " +
+            std::string(config::to_string(kind)));
     }
     switch (kind) {
     case config::ScheduleKind::GPipe:

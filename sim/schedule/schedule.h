@@ -23,8 +23,9 @@ struct Step {
     Pass pass = Pass::Forward;
     std::int32_t microbatch = 0;
     std::int32_t chunk = 0;  // model chunk (virtual stage c·p + rank); 0 without interleaving
-    /// A forward run as one chunk pair with the backward after it (DualPipe's overlapped F&B): both
-    /// inputs are received before the forward starts, and the forward's output is sent after the backward.
+    /// A forward run as one chunk pair with the backward after it (DualPipe's overlapped F&B, Megatron's
+    /// combined 1F1B): both inputs are received before the forward starts, and the forward's output is
+    /// sent after the backward.
     bool paired = false;
     friend bool operator==(const Step&, const Step&) = default;
 };
@@ -34,6 +35,10 @@ struct PipelineShape {
     std::int64_t chunks = 1;        // v
     std::int64_t microbatches = 1;  // m
     std::int64_t group_size = 0;    // interleaved: microbatch_group_size_per_vp_stage; 0 means p
+    /// Megatron-Core's combined 1F1B (overlap_moe_expert_parallel_comm; 1F1B with p = 1, interleaved):
+    /// one more warm-up forward, so that each later forward is independent of the backward it then runs
+    /// beside, and each such forward is paired with that backward (Step::paired).
+    bool combined_1f1b = false;
 };
 
 class Schedule {
@@ -58,6 +63,9 @@ public:
         return stage % p;
     }
 };
+
+/// The pipeline shape a scenario runs: its p, v, micro-batches, interleaving group and combined 1F1B.
+[[nodiscard]] PipelineShape pipeline_shape(const config::Scenario& scenario);
 
 /// Builds the schedule, or throws InputError naming the rule a combination breaks.
 [[nodiscard]] std::unique_ptr<Schedule> make_schedule(config::ScheduleKind kind, const PipelineShape& shape);
