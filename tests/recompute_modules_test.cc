@@ -91,9 +91,9 @@ TEST(RecomputeModules, MlaUpProjDropsTheUpProjectionInputsAndQkv) {
 TEST(RecomputeModules, LayerNormDropsTheOutputsOfTheUnfusedNorms) {
     // The dense layer: the input norm before MLA's down projections (its pre-MLP norm is fused into
     // fc1). The MoE layer: that one, and the pre-MLP norm's output, which the router and the shared
-    // expert's fc1 each keep.
+    // expert's fc1 both read and which is kept once.
     EXPECT_EQ(kept("[]", 0) - kept(R"(["layernorm"])", 0), norm_output);
-    EXPECT_EQ(kept("[]", 1) - kept(R"(["layernorm"])", 1), 3 * norm_output);
+    EXPECT_EQ(kept("[]", 1) - kept(R"(["layernorm"])", 1), 2 * norm_output);
 }
 
 TEST(RecomputeModules, MlpCheckpointsTheDenseMlpOnly) {
@@ -108,17 +108,20 @@ TEST(RecomputeModules, MoeActDropsTheExpertActivationOutput) {
 }
 
 TEST(RecomputeModules, SharedExpertsDropTheSharedExpertTensors) {
-    // fc1's input, the SwiGLU input (2 × 128) and fc2's input (128); the router keeps the norm's output.
-    const std::int64_t shared_tensors = tokens * (h + 2 * shared + shared) * bf16;
+    // The SwiGLU input (2 × 128) and fc2's input (128); fc1's input is the norm's output, which the
+    // router keeps.
+    const std::int64_t shared_tensors = tokens * (2 * shared + shared) * bf16;
     EXPECT_EQ(kept("[]", 1) - kept(R"(["shared_experts"])", 1), shared_tensors);
 }
 
 TEST(RecomputeModules, MoeKeepsOnlyTheCheckpointInput) {
-    // Everything the MoE MLP keeps but the router's input: the top-k probabilities (256 × 4), the
-    // experts' fc1 input (512 × 256), SwiGLU input (512 × 256) and fc2 input (512 × 128), the
-    // unpermute's expert outputs (512 × 256) and the shared expert's tensors.
-    const std::int64_t routed = tokens * 4 * bf16 + copies * (h + 2 * f + f + h) * bf16;
-    const std::int64_t shared_tensors = tokens * (h + 2 * shared + shared) * bf16;
+    // Everything the MoE MLP keeps but the router's input: the top-k's FP32 scores and bool routing map
+    // (256 × 4 each), the permute's row_id_map (256 × 9 int32), the experts' fc1 input (512 × 256),
+    // SwiGLU input (512 × 256) and permuted probs (512, bf16), fc2 input (512 × 128), and the shared
+    // expert's tensors.
+    const std::int64_t routed =
+        tokens * 4 * (4 + 1) + tokens * 9 * 4 + copies * (h + 2 * f + f) * bf16 + copies * bf16;
+    const std::int64_t shared_tensors = tokens * (2 * shared + shared) * bf16;
     EXPECT_EQ(kept("[]", 1) - kept(R"(["moe"])", 1), routed + shared_tensors);
 }
 

@@ -40,8 +40,12 @@ SharedSizes shared_sizes(const LayerShape& x) {
 }
 
 // The shared expert up to its output (the add into the routed output is the MoE layer's postprocess,
-// outside Megatron's shared_experts checkpoint). `keep_input`: fc1 keeps its input.
-void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool keep_input) {
+// outside Megatron's shared_experts checkpoint). fc1's input is the pre-MLP norm's output, the tensor the
+// router's GEMM keeps (PyTorch keeps one tensor once, whatever reads it), so fc1 keeps nothing of its own
+// but, with `fc1_fp8_copy`, its quantized copy (saved_bytes halved by fp8_layer.h): Megatron has TE keep
+// the original input instead except under the delayed recipe or inside the shared_experts checkpoint
+// (shared_experts.py, set_save_original_input when fp8_recipe != delayed and not recomputed).
+void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool fc1_fp8_copy) {
     const SharedSizes z = shared_sizes(x);
     auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
     if (x.sequence_parallel && x.tp > 1) {
@@ -49,7 +53,7 @@ void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep, b
                             z.full * kActivationBytes);
     }
     ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden},
-             Bytes{keep_input ? z.E * kActivationBytes : 0});
+             Bytes{fc1_fp8_copy ? z.E * kActivationBytes : 0});
     ops.memory(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu", MemoryBoundKind::BiasGelu,
                z.sb * (z.local_in + z.local) * kActivationBytes, saved(z.sb * z.local_in * kActivationBytes));
     ops.gemm("shared_expert.fc2", {z.sb, x.hidden, z.local}, saved(z.sb * z.local * kActivationBytes));
@@ -74,10 +78,18 @@ void shared_expert_backward(OpListBuilder& ops, const LayerShape& x) {
     column_parallel_backward(ops, x, z.sb, x.hidden, z.local_in, "shared_expert.fc1");
 }
 
-// The experts' activation: reads fc1's output (f_in wide) and writes f per row.
+// The experts' activation: reads fc1's output (f_in wide) and writes f per row, each row weighted by its
+// routing probability (experts.py bias_act_func with permuted_probs, e.g. weighted_bias_swiglu_impl).
 void expert_activation(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, Bytes saved) {
     ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_pad * (z.f_in + z.f) * kActivationBytes,
                saved);
+}
+
+// What the experts' activation keeps: its input (fc1's output) and the permuted probabilities it weights
+// the rows by (fused_bias_swiglu.py WeightedSwiGLUFunction: save_for_backward(input, weights)), both
+// padded under FP8 (experts.py pads permuted_probs with the tokens).
+std::int64_t expert_activation_saved(const MoeSizes& z) {
+    return z.R_pad * (z.f_in * kActivationBytes + kProbBytes);
 }
 
 }  // namespace
@@ -94,12 +106,15 @@ MoeKeep MoeKeep::under(const SelectiveRecompute& r) {
 void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, MoeKeep keep) {
     const MoeSizes z = moe_sizes(x);
     auto saved = [routed = keep.routed](std::int64_t bytes) { return Bytes{routed ? bytes : 0}; };
-    // Router: logits = x·Wᵀ (h → N), then softmax and top-k (read the logits, write the probabilities;
-    // the probabilities are kept for the softmax's backward).
+    // Router: logits = x·Wᵀ (h → N), keeping x, the pre-MLP norm's output (moe_utils.py
+    // RouterGatingLinearFunction); then the score function and top-k (read the logits, write the
+    // probabilities). TE's fused top-k (moe_router_fusion, as Megatron-MoE-ModelZoo's DeepSeek-V3 and
+    // Qwen3 configs run it) keeps the scores in FP32 and the routing map, [T, N] each (TE router.py
+    // FusedTopkScoreFunction; csrc/extensions/router.cpp allocates intermediate_output kFloat).
     ops.gemm("router", {z.T, z.n, z.h}, Bytes{keep.input ? z.T * z.h * kActivationBytes : 0});
     ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kActivationBytes,
-               saved(z.T * z.n * kActivationBytes));
-    const std::int32_t host_wait = moe_dispatch_forward(ops, x, z);
+               saved(z.T * z.n * (kFp32Bytes + kRouteBytes)));
+    const std::int32_t host_wait = moe_dispatch_forward(ops, x, z, keep.routed);
     const std::int32_t first_expert_op = ops.next_index();
     if (z.R_pad != z.R_max) {
         // Fp8Padding (TE's fused_multi_row_padding): read the R_max rows, write them and the zero rows.
@@ -112,16 +127,16 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, MoeKeep keep) {
     if (host_wait >= 0) {
         ops.set_host_wait(first_expert_op, host_wait);  // the CPU reads tokens_per_expert before the experts
     }
-    expert_activation(ops, x, z, saved(z.R_pad * z.f_in * kActivationBytes));
+    expert_activation(ops, x, z, saved(expert_activation_saved(z)));
     ops.grouped_gemm("experts.fc2", {z.rows, z.h, z.f, z.L}, expert_gemms(z, TokenDim::M),
                      Bytes{keep.act_output ? z.R_pad * z.f * kActivationBytes : 0});
     if (z.R_pad != z.R_max) {
         // Fp8Unpadding: copy each expert's R_max real rows out of the padded output (read and write them).
         ops.memory("experts.fp8_unpadding", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);
     }
-    moe_combine_forward(ops, x, z, keep.routed);
+    moe_combine_forward(ops, x, z);
     if (x.shared_ffn > 0) {
-        shared_expert_forward(ops, x, keep.shared, keep.input && keep.shared);
+        shared_expert_forward(ops, x, keep.shared, keep.shared && x.fp8 == config::Fp8Recipe::Delayed);
         // Routed plus shared output: read both, write one.
         ops.memory("moe.shared_add", MemoryBoundKind::Generic,
                    3 * x.sequence_sharded_elements() * kActivationBytes);
@@ -138,7 +153,7 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x, const SelectiveRe
         moe_mlp_forward(ops, x, MoeKeep{false, true, !r.moe_act, !r.shared_experts});
     }
     if (r.shared_experts) {
-        shared_expert_forward(ops, x, /*keep=*/true, /*keep_input=*/false);
+        shared_expert_forward(ops, x, /*keep=*/true, /*fc1_fp8_copy=*/x.fp8.has_value());
     }
     ops.set_recompute(false);
     if (x.shared_ffn > 0) {

@@ -11,6 +11,11 @@
 
 namespace trainsim::workload {
 
+// Element bytes of the router's outputs that the dispatch moves and the layer keeps.
+inline constexpr std::int64_t kProbBytes = 2;   // the probs: type_as(logits), bf16 without moe_router_dtype
+inline constexpr std::int64_t kRouteBytes = 1;  // the routing map: torch.bool
+inline constexpr std::int64_t kRowIdBytes = 4;  // TE's permutation row_id_map: torch.int32
+
 struct MoeSizes {
     std::int64_t T;      // tokens entering the MoE MLP on this rank: s·b, or s·b/t with SP
     std::int64_t R;      // routed token copies this rank sends: T·k

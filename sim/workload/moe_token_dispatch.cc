@@ -11,8 +11,6 @@ using config::MoeTokenDispatcher;
 using cost::CollectiveKind;
 using cost::MemoryBoundKind;
 
-constexpr std::int64_t kProb = 2;   // the router's probs: type_as(logits), bf16 without moe_router_dtype
-constexpr std::int64_t kRoute = 1;  // the routing map: torch.bool
 constexpr std::int64_t kCount = 8;  // tokens per expert: routing_map.sum(dim=0).long(), int64
 
 bool all_to_all(const LayerShape& x) {
@@ -44,7 +42,8 @@ std::int64_t gathered_rows_read(const MoeSizes& z) {
 
 }  // namespace
 
-std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep) {
+    const auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
     if (all_to_all(x)) {
         // MoEAlltoAllTokenDispatcher.preprocess: with EP the ranks exchange their tokens per expert
         // (gather_from_sequence_parallel_region over tp_ep of [num_experts] int64) for the splits.
@@ -56,8 +55,12 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
         // the GPU's work so far, and the CPU reads it at the dispatcher's cuda_sync_point.
         const std::int32_t dtoh = ops.next_index() - 1;
         // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
+        // TE's fused permute (moe_permute_fusion; permutation.py _moe_permute_mask_map) keeps its
+        // row_id_map, [T, 2E+1] int32 (triton/permutation.py make_row_id_map), which the unpermute
+        // reuses; the permuted tokens themselves are kept by experts.fc1.
         const std::int32_t permute =
-            ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes);
+            ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes,
+                       saved(z.T * (2 * z.n + 1) * kRowIdBytes));
         const std::int32_t dispatch = expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
         if (x.pad_to_capacity) {
             return -1;  // drop_and_pad: every split is the capacity, known on the host; no sync
@@ -77,9 +80,9 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
         // and the probs [T, E] → [G, E], then the hidden states [T, h] → [G, h] (nccl-tests' S: the
         // gathered array).
         ops.sync_collective("moe.dispatch.routing_map_allgather", CollectiveKind::AllGather,
-                            z.gathered * z.n * kRoute, CommGroup::Expert);
+                            z.gathered * z.n * kRouteBytes, CommGroup::Expert);
         ops.sync_collective("moe.dispatch.probs_allgather", CollectiveKind::AllGather,
-                            z.gathered * z.n * kProb, CommGroup::Expert);
+                            z.gathered * z.n * kProbBytes, CommGroup::Expert);
         ops.sync_collective("moe.dispatch.allgather", CollectiveKind::AllGather,
                             z.gathered * z.h * kActivationBytes, CommGroup::Expert);
     }
@@ -87,38 +90,44 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
     // the GPU's work so far before it issues the permute.
     const std::int32_t dtoh = ops.next_index() - 1;
     // Permute by the local experts' columns of the map: read the gathered rows routed here, write the
-    // R_max copies grouped by expert.
-    const std::int32_t permute = ops.memory("moe.permute", MemoryBoundKind::Generic,
-                                            (gathered_rows_read(z) + z.R_max) * z.h * kActivationBytes);
+    // R_max copies grouped by expert. It keeps TE's row_id_map over the G gathered rows and L local
+    // experts ([G, 2L+1] int32), and dispatch_postprocess's masked_select of the local probs keeps its
+    // input and mask ([L, G] probs and bools: G·L = T·E elements).
+    const std::int64_t local_experts = z.gathered * z.L;
+    const std::int32_t permute = ops.memory(
+        "moe.permute", MemoryBoundKind::Generic, (gathered_rows_read(z) + z.R_max) * z.h * kActivationBytes,
+        saved(z.gathered * (2 * z.L + 1) * kRowIdBytes + local_experts * (kProbBytes + kRouteBytes)));
     ops.set_host_wait(permute, dtoh);
     return -1;
 }
 
-void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep) {
-    const auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
+// The unpermute keeps no expert outputs: Megatron-Core weights them by the probabilities in the experts'
+// activation (experts.py bias_act_func, its permuted_probs), and both dispatchers call unpermute without
+// probs (token_dispatcher.py combine_postprocess / combine_preprocess), so TE's unpermute saves only the
+// permute's row_id_map (permutation.py _moe_unpermute_mask_map, merging_probs None).
+void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
         expert_all_to_all(ops, x, z, "moe.combine.alltoall");
-        // Unpermute: the k expert outputs of each token weighted by its probabilities and summed (read
-        // R·h, write T·h); it keeps the expert outputs for the probabilities' gradient.
-        ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes,
-                   saved(z.R * z.h * kActivationBytes));
+        // Unpermute: the k weighted expert outputs of each token summed (read R·h, write T·h).
+        ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes);
         return;
     }
     // Unpermute into the gathered shape (restore_shape = [G, h]): read the R_max local outputs, write G
-    // rows; it keeps the expert outputs for the probabilities' gradient.
-    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kActivationBytes,
-               saved(z.R_max * z.h * kActivationBytes));
+    // rows.
+    ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R_max + z.gathered) * z.h * kActivationBytes);
     if (exchanges(x)) {
         // reduce_scatter_to_sequence_parallel_region over tp_ep, in the probs' dtype: [G, h] → [T, h],
         // summing each token's outputs from the ranks of its k experts.
         ops.sync_collective("moe.combine.reducescatter", CollectiveKind::ReduceScatter,
-                            z.gathered * z.h * kProb, CommGroup::Expert);
+                            z.gathered * z.h * kProbBytes, CommGroup::Expert);
     }
 }
 
 void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
-        // Read the output gradient (T·h) and the saved expert outputs (R·h), write their gradient (R·h).
+        // Copy each token's output gradient to its k rows: read T·h, write R·h. R·h more is still charged:
+        // the read of the weighted outputs the unpermute kept when it applied the probabilities (before
+        // Megatron-Core moved them into the activation); the documented MoE timings include it.
         ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kActivationBytes);
         expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
         return;
@@ -126,9 +135,10 @@ void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSize
     if (exchanges(x)) {
         // The reduce-scatter's backward: all-gather the output gradient [T, h] → [G, h].
         ops.sync_collective("moe.combine.reducescatter.bwd", CollectiveKind::AllGather,
-                            z.gathered * z.h * kProb, CommGroup::Expert);
+                            z.gathered * z.h * kProbBytes, CommGroup::Expert);
     }
-    // Gather the gradient rows of the local copies, read the saved outputs, write their gradient.
+    // Gather the gradient rows of the local copies, write their gradient (and, as above, R·h more for
+    // the outputs the unpermute no longer keeps).
     ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic,
                (gathered_rows_read(z) + 2 * z.R_max) * z.h * kActivationBytes);
 }
@@ -148,7 +158,7 @@ void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSiz
         ops.sync_collective("moe.dispatch.allgather.bwd", CollectiveKind::ReduceScatter,
                             z.gathered * z.h * kActivationBytes, CommGroup::Expert);
         ops.sync_collective("moe.dispatch.probs_allgather.bwd", CollectiveKind::ReduceScatter,
-                            z.gathered * z.n * kProb, CommGroup::Expert);
+                            z.gathered * z.n * kProbBytes, CommGroup::Expert);
     }
 }
 

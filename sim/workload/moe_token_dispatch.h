@@ -33,12 +33,14 @@ inline constexpr std::string_view kTokensPerExpertGather = "moe.dispatch.tokens_
 /// cuda_sync_point (token_dispatcher.py, _maybe_dtoh_and_synchronize: before permutation 1 when tokens
 /// are dropped, else before the all-to-all with EP, else before the experts; never under
 /// drop-and-pad), the allgather dispatcher's before its permute (tokens_per_expert .cpu()). Returns the
-/// op the CPU still waits for before it issues the experts' first op, or -1.
-[[nodiscard]] std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+/// op the CPU still waits for before it issues the experts' first op, or -1. `keep`: the permute keeps its
+/// index maps (false under full recompute and the moe module's).
+[[nodiscard]] std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
+                                                bool keep);
 
-/// From the local experts' output to this rank's tokens: combine and unpermute; `keep` false under
-/// full recompute (nothing saved).
-void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep);
+/// From the local experts' output to this rank's tokens: combine and unpermute (which keeps nothing of
+/// its own: the permute's row_id_map serves it).
+void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
 
 /// The combine's backward: from the MoE output's gradient to the local experts' output gradient.
 void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
