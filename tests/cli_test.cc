@@ -103,9 +103,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "--trace=/nonexistent-dir/trace.json"},
         BadInput{"run " + k22b + " --no-such-option", "no-such-option"},
         // Mixture of experts: what moe_layer.h does not model is refused, not priced as something else.
-        BadInput{"run " + k22b + " --set model.num_experts=8 --set model.add_bias_linear=false",
-                 "parallelism.expert_tensor_parallel_size: expert tensor parallelism above 1 is not "
-                 "simulated yet"},
+        BadInput{"run " + k22b +
+                     " --set model.num_experts=8 --set model.add_bias_linear=false"
+                     " --set parallelism.expert_tensor_parallel_size=16",
+                 "parallelism.expert_tensor_parallel_size=16 × parallelism.expert_model_parallel_size=1 = 16 "
+                 "must divide tensor × context × data parallel = 8"},
         BadInput{"layer " + k22b +
                      " --set model.num_experts=8 --set model.moe_token_dispatcher_type=alltoall",
                  "model.add_bias_linear: experts with biases is not simulated yet"},
@@ -127,6 +129,9 @@ INSTANTIATE_TEST_SUITE_P(
                  "--max-expert-parallel=0 must be ≥ 1"},
         BadInput{"plan --model gpt-22b --gpus 8 --global-batch 8 --max-expert-parallel 2",
                  "--max-expert-parallel applies only to a mixture-of-experts model (model.num_experts)"},
+        BadInput{
+            "plan --model gpt-22b --gpus 8 --global-batch 8 --max-expert-tensor-parallel 2",
+            "--max-expert-tensor-parallel applies only to a mixture-of-experts model (model.num_experts)"},
         BadInput{"run", "missing SCENARIO"}, BadInput{"frobnicate", "unknown command 'frobnicate'"}));
 
 TEST(Cli, TraceIsPerfettoJsonWithOneProcessPerGpu) {

@@ -2,6 +2,8 @@
 // groups cross nodes, against hand-listed groups.
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "sim/parallel/expert_layout.h"
 
 namespace trainsim::parallel {
@@ -46,6 +48,25 @@ TEST(ExpertLayout, ExpertTensorParallelStridesTheExpertGroup) {
     EXPECT_EQ(l.expert_parallel_group(0), (GroupSpan{4, 2}));
     EXPECT_EQ(l.expert_parallel_group(3), (GroupSpan{4, 2}));  // {1, 3, 5, 7}
     EXPECT_EQ(l.expert_data_group(3), (GroupSpan{1, 1}));
+}
+
+TEST(ExpertLayout, ExpertTensorAndTpEpGroupsAreConsecutiveRanks) {
+    // ETP 2 × EP 2 × EDP 2 = t 2 × d 4 on 2-GPU nodes: the expert-TP pairs {0,1}, {2,3}, ... inside a node,
+    // the tp_ep groups {0..3} and {4..7} across two, the EP group of rank 5 {5, 7}, its expert-DP {1, 5}.
+    const ExpertLayout l(scenario(2, 1, 4, 1, 2, 2, 2));
+    EXPECT_EQ(l.expert_tensor_group(5), (GroupSpan{2, 1}));
+    EXPECT_EQ(l.expert_tensor_and_model_group(5), (GroupSpan{4, 2}));
+    EXPECT_EQ(l.members(ExpertLayout::Group::ExpertTensor, 5), (std::vector<std::int64_t>{4, 5}));
+    EXPECT_EQ(l.members(ExpertLayout::Group::ExpertTensorAndModel, 5),
+              (std::vector<std::int64_t>{4, 5, 6, 7}));
+    EXPECT_EQ(l.members(ExpertLayout::Group::ExpertParallel, 5), (std::vector<std::int64_t>{5, 7}));
+    EXPECT_EQ(l.members(ExpertLayout::Group::ExpertData, 5), (std::vector<std::int64_t>{1, 5}));
+    // At ETP 1 the tp_ep group is the EP group.
+    const ExpertLayout one(scenario(2, 1, 4, 1, 4, 1, 4));
+    EXPECT_EQ(one.expert_tensor_group(6), (GroupSpan{1, 1}));
+    EXPECT_EQ(one.expert_tensor_and_model_group(6), one.expert_parallel_group(6));
+    EXPECT_EQ(one.members(ExpertLayout::Group::ExpertTensorAndModel, 6),
+              one.members(ExpertLayout::Group::ExpertParallel, 6));
 }
 
 TEST(ExpertLayout, DeepSeekV3OnGb200UsesThePipelineStagesRanks) {

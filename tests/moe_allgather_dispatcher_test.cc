@@ -13,12 +13,15 @@
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/transformer_layer.h"
 #include "tests/support/layer_op_spans.h"
+#include "tests/support/moe_ops.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
 namespace {
 
 using config::RecomputeGranularity;
+using testing::moe_ops;
+using testing::op_names;
 using workload::Op;
 
 // Two all-MoE layers: h 1024, 8 heads, s 1024, `experts` gated experts of 1024 (top-2), no biases,
@@ -50,25 +53,6 @@ workload::LayerShape shape(const std::string& dispatcher, std::int64_t tp, std::
         config::parse_scenario(scenario_text(dispatcher, tp, ep, dp, 8, model_extra), "test"));
 }
 
-// The MoE MLP's ops (router on), forward or backward.
-std::vector<const Op*> moe_ops(const workload::OpList& ops) {
-    std::vector<const Op*> out;
-    for (const Op& op : ops) {
-        if (op.name.starts_with("router") || op.name.starts_with("moe.") || op.name.starts_with("experts.")) {
-            out.push_back(&op);
-        }
-    }
-    return out;
-}
-
-std::vector<std::string> names(const std::vector<const Op*>& ops) {
-    std::vector<std::string> out;
-    for (const Op* op : ops) {
-        out.push_back(op->name);
-    }
-    return out;
-}
-
 // Forward at T tokens per rank (s·b/t), EP 4, L = 2 local experts: the gather makes G = 4·T tokens; the
 // rank's two experts receive 2/8 of G·k = T·2 copies: R = 2T. E = 8, h = 1024, f = 1024, bf16.
 void expect_forward_by_hand(std::int64_t tp, std::int64_t dp) {
@@ -77,14 +61,15 @@ void expect_forward_by_hand(std::int64_t tp, std::int64_t dp) {
         workload::layer_forward(shape("allgather", tp, 4, dp), RecomputeGranularity::None);
     const std::vector<const Op*> ops = moe_ops(fwd);
     const std::int64_t T = 1024 / tp, G = 4 * T, R = 2 * T, E = 8, h = 1024, f = 1024;
-    EXPECT_EQ(names(ops),
+    EXPECT_EQ(op_names(ops),
               (std::vector<std::string>{"router", "router.softmax_topk", "moe.dispatch.routing_map_allgather",
                                         "moe.dispatch.probs_allgather", "moe.dispatch.allgather",
                                         "moe.permute", "experts.fc1", "experts.swiglu", "experts.fc2",
                                         "moe.unpermute", "moe.combine.reducescatter"}));
-    // Routing map (bool), probs (bf16) and hidden states (bf16), each gathered to G rows over EP.
+    // Routing map (bool), probs (bf16) and hidden states (bf16), each gathered to G rows over tp_ep (the
+    // EP group at etp 1).
     for (const std::size_t i : {2u, 3u, 4u, 10u}) {
-        EXPECT_EQ(ops[i]->group, workload::CommGroup::Expert) << ops[i]->name;
+        EXPECT_EQ(ops[i]->group, workload::CommGroup::ExpertTensorAndModel) << ops[i]->name;
         EXPECT_TRUE(ops[i]->blocking) << ops[i]->name;
     }
     EXPECT_EQ(ops[2]->collective, cost::CollectiveKind::AllGather);
@@ -124,7 +109,7 @@ TEST(MoeAllGatherDispatcher, BackwardMirrorsTheForward) {
         workload::layer_backward(shape("allgather", 1, 4, 4), RecomputeGranularity::None);
     const std::vector<const Op*> ops = moe_ops(bwd);
     const std::int64_t T = 1024, G = 4 * T, R = 2 * T, E = 8, h = 1024;
-    EXPECT_EQ(names(ops),
+    EXPECT_EQ(op_names(ops),
               (std::vector<std::string>{
                   "moe.combine.reducescatter.bwd", "moe.unpermute.bwd", "experts.fc2.dgrad",
                   "experts.fc2.wgrad", "experts.swiglu.bwd", "experts.fc1.dgrad", "experts.fc1.wgrad",

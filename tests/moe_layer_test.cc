@@ -18,12 +18,14 @@
 #include "sim/workload/stage_ops.h"
 #include "sim/workload/transformer_layer.h"
 #include "tests/support/layer_op_spans.h"
+#include "tests/support/moe_ops.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
 namespace {
 
 using config::RecomputeGranularity;
+using testing::moe_ops;
 using workload::Op;
 using workload::OpKind;
 
@@ -55,17 +57,6 @@ config::Scenario scenario(std::int64_t ep, std::int64_t dp, const std::string& m
     return config::parse_scenario(scenario_text(ep, dp, model_extra, large), "test");
 }
 
-// The ops from the router on (forward) or up to the router's gradient (backward).
-std::vector<const Op*> moe_ops(const workload::OpList& ops) {
-    std::vector<const Op*> out;
-    for (const Op& op : ops) {
-        if (op.name.starts_with("router") || op.name.starts_with("moe.") || op.name.starts_with("experts.")) {
-            out.push_back(&op);
-        }
-    }
-    return out;
-}
-
 TEST(MoeLayer, ForwardOpsByHand) {
     // T = 1024 tokens, k = 2: R = 2048 routed copies; EP 4 holds L = 4 experts of 512 rows each.
     const workload::LayerShape x = workload::layer_shape_of(scenario(4, 4));
@@ -84,9 +75,9 @@ TEST(MoeLayer, ForwardOpsByHand) {
         return std::vector<std::int64_t>{op->gemm.m, op->gemm.n, op->gemm.k, op->gemm.batch};
     };
     EXPECT_EQ(shape(ops[0]), (std::vector<std::int64_t>{T, n, h, 1}));
-    // The ranks' tokens per expert (n int64 each) gathered over the EP group of 4.
+    // The ranks' tokens per expert (n int64 each) gathered over the tp_ep group (the EP group of 4 at etp 1).
     EXPECT_EQ(ops[2]->collective, cost::CollectiveKind::AllGather);
-    EXPECT_EQ(ops[2]->group, workload::CommGroup::Expert);
+    EXPECT_EQ(ops[2]->group, workload::CommGroup::ExpertTensorAndModel);
     EXPECT_EQ(ops[2]->collective_bytes.value, 4 * n * 8);
     EXPECT_EQ(ops[3]->bytes_moved.value, (T + R) * h * 2);
     EXPECT_EQ(ops[4]->collective, cost::CollectiveKind::AllToAll);

@@ -284,7 +284,7 @@ void expect_refused(const config::Scenario& sc, const std::string& message) {
 }
 
 TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
-    // moe_layer.h models both token dispatchers at ETP 1: anything else is refused with the key, not
+    // moe_layer.h models both token dispatchers at any ETP: anything else is refused with the key, not
     // simulated as if it were modelled. Megatron's default dispatcher is allgather
     // (tests/moe_allgather_dispatcher_test.cc).
     const std::string a2a = R"(, "moe_token_dispatcher_type": "alltoall")";
@@ -299,9 +299,16 @@ TEST(MoeKeys, SimulationRefusesWhatItDoesNotModel) {
     EXPECT_DOUBLE_EQ(
         layer_shape_of(scenario(routed + R"(, "moe_expert_capacity_factor": 1.0)")).capacity_factor,
         1.0);  // token dropping is modelled (moe_layer_test.cc, MoeCapacity)
-    expect_refused(scenario(routed, R"(, "tensor_model_parallel_size": 2, "sequence_parallel": true)"),
-                   "parallelism.expert_tensor_parallel_size: expert tensor parallelism above 1");
+    // Expert TP defaults to t, as in Megatron-LM (arguments.py), and is simulated
+    // (tests/moe_expert_tensor_parallel_test.cc).
+    EXPECT_EQ(
+        layer_shape_of(scenario(routed, R"(, "tensor_model_parallel_size": 2, "sequence_parallel": true)"))
+            .etp,
+        2);
     EXPECT_EQ(layer_shape_of(scenario(routed)).experts, 8);
+    std::string biased = routed;
+    biased.replace(biased.find(R"("add_bias_linear": false)"), 24, R"("add_bias_linear": true)");
+    expect_refused(scenario(biased), "model.add_bias_linear: experts with biases is not simulated yet");
 }
 
 }  // namespace

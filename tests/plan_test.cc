@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "sim/config/scenario_reader.h"
 #include "sim/core/input_error.h"
@@ -219,6 +221,8 @@ plan::PlanRequest small_moe_request(std::int64_t gpus, std::int64_t batch) {
     r.gpus = gpus;
     r.global_batch = batch;
     r.max_micro_batch = 2;
+    r.max_expert_tensor_parallel =
+        1;  // the expert-TP axis has its own tests (SearchesExpertTensorParallelism)
     return r;
 }
 
@@ -260,6 +264,43 @@ TEST(PlanSpace, SearchesExpertParallelismOfAnMoeModel) {
     // A dense model's layouts are unchanged by the axis: no ep in their labels.
     for (const config::Scenario& sc : plan::enumerate_layouts(small_request(8, 8)).valid) {
         EXPECT_EQ(sc.name.find(" ep"), std::string::npos) << sc.name;
+    }
+}
+
+// The expert tensor-parallel axis: powers of two up to a node (4 GPUs here) dividing moe_ffn_hidden_size,
+// with etp·ep dividing t·c·d; `etp2` in the label above 1; --max-expert-tensor-parallel caps it.
+TEST(PlanSpace, SearchesExpertTensorParallelism) {
+    plan::PlanRequest request = small_moe_request(12, 12);
+    request.max_expert_tensor_parallel = std::numeric_limits<std::int64_t>::max();
+    std::set<std::pair<std::int64_t, std::int64_t>> sizes;
+    std::set<std::string> labels;
+    for (const config::Scenario& sc : plan::enumerate_layouts(request).valid) {
+        const auto& par = sc.parallelism;
+        const std::int64_t etp = par.expert_tensor_parallel(), ep = par.expert_model_parallel_size;
+        sizes.insert({etp, ep});
+        EXPECT_TRUE(labels.insert(sc.name).second) << sc.name;
+        EXPECT_EQ(1024 % etp, 0) << sc.name;
+        EXPECT_LE(etp, 4) << sc.name;
+        EXPECT_EQ(par.tensor_model_parallel_size * par.context_parallel_size * par.data_parallel_size %
+                      (etp * ep),
+                  0)
+            << sc.name;
+        EXPECT_EQ(sc.name.find(" etp") != std::string::npos, etp > 1) << sc.name;
+        EXPECT_NO_THROW(config::validate_scenario(sc));
+    }
+    // t·d = 12: etp 2 beside ep 1, 2, 3, 6 and etp 4 beside ep 1 and 3 (4·2 does not divide 12).
+    EXPECT_TRUE(sizes.contains({2, 6}));
+    EXPECT_TRUE(sizes.contains({4, 3}));
+    EXPECT_FALSE(sizes.contains({4, 2}));
+    EXPECT_FALSE(sizes.contains({8, 1}));  // beyond a node
+    for (const char* label :
+         {"t1 p1 d12 v1 b1 none ep3 etp4 distopt", "t2 p1 d6 v1 b1 selective ep6 etp2 sp distopt",
+          "t4 p1 d3 v1 b1 full ep1 etp4 sp"}) {
+        EXPECT_TRUE(labels.contains(label)) << label;
+    }
+    request.max_expert_tensor_parallel = 2;
+    for (const config::Scenario& sc : plan::enumerate_layouts(request).valid) {
+        EXPECT_LE(sc.parallelism.expert_tensor_parallel(), 2) << sc.name;
     }
 }
 
@@ -320,6 +361,25 @@ TEST(PlanBounds, HoldForMixtureOfExpertsLayouts) {
     EXPECT_GT(tally.tight_memory * 2, space.valid.size())
         << tally.tight_memory << " of " << space.valid.size();
     EXPECT_GT(tally.tight_time * 2, space.valid.size()) << tally.tight_time << " of " << space.valid.size();
+}
+
+// Both bounds on the layouts with expert TP above 1 (its all-gather and reduce-scatter inside or across
+// the 4-GPU nodes, the EP group's stride etp, the expert weights split over etp).
+TEST(PlanBounds, HoldForExpertTensorParallelLayouts) {
+    plan::PlanRequest request = small_moe_request(12, 12);
+    request.max_expert_tensor_parallel = std::numeric_limits<std::int64_t>::max();
+    const cost::CostModel cost(
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
+    sweep::PointRunner runner(testing::source_path("scenarios/hardware"), {});
+    BoundTally tally{0.4};
+    for (const config::Scenario& sc : plan::enumerate_layouts(request).valid) {
+        if (sc.parallelism.expert_tensor_parallel() > 1 && sc.training.micro_batch_size == 1) {
+            tally.check(sc, runner, cost);
+        }
+    }
+    ASSERT_GT(tally.checked, 30u);
+    EXPECT_GT(tally.tight_memory * 2, tally.checked) << tally.tight_memory << " of " << tally.checked;
+    EXPECT_GT(tally.tight_time * 2, tally.checked) << tally.tight_time << " of " << tally.checked;
 }
 
 // The expert-parallel size changes the memory bound as the static bytes change: fewer local experts

@@ -1,5 +1,5 @@
 // `trainsim plan --model PRESET|--scenario FILE --gpus N --global-batch B [--profile NAME] [--top N]
-// [--memory-headroom P%] [--max-expert-parallel N]`:
+// [--memory-headroom P%] [--max-expert-parallel N] [--max-expert-tensor-parallel N]`:
 // the fastest layouts for a model on N GPUs, each simulated, with why the best wins.
 #include <algorithm>
 #include <boost/program_options.hpp>
@@ -143,6 +143,7 @@ int plan_command(const std::vector<std::string>& args) {
     long long top = 5;
     long long max_micro = 16;
     long long max_expert = std::numeric_limits<long long>::max();
+    long long max_expert_tensor = std::numeric_limits<long long>::max();
     int jobs = 0;
     std::string schedules = "auto";
     std::string headroom = "10%";
@@ -161,8 +162,11 @@ int plan_command(const std::vector<std::string>& args) {
         "largest micro-batch size searched (default 16)")(
         "max-expert-parallel", po::value<long long>(&max_expert),
         "largest expert-parallel size searched for a mixture-of-experts model (default: every one that "
-        "divides num_experts and t·c·d)")("jobs,j", po::value<int>(&jobs),
-                                          "worker threads (default 0: one per hardware thread)")(
+        "divides num_experts and t·c·d)")(
+        "max-expert-tensor-parallel", po::value<long long>(&max_expert_tensor),
+        "largest expert tensor-parallel size searched for a mixture-of-experts model (default: every power "
+        "of two up to a node that divides moe_ffn_hidden_size)")(
+        "jobs,j", po::value<int>(&jobs), "worker threads (default 0: one per hardware thread)")(
         "format", po::value<std::string>(&format), "text (default) or json")(
         "memory-headroom", po::value<std::string>(&headroom),
         "share of the usable GPU memory a layout must leave free, e.g. 10% (default 10%: the simulated "
@@ -185,8 +189,10 @@ int plan_command(const std::vector<std::string>& args) {
     if (!vm.count("gpus") || gpus < 1) {
         throw InputError("--gpus=" + std::to_string(gpus) + " must be an integer ≥ 1");
     }
-    for (const auto& [name, value] :
-         {std::pair{"--top", top}, {"--max-micro-batch", max_micro}, {"--max-expert-parallel", max_expert}}) {
+    for (const auto& [name, value] : {std::pair{"--top", top},
+                                      {"--max-micro-batch", max_micro},
+                                      {"--max-expert-parallel", max_expert},
+                                      {"--max-expert-tensor-parallel", max_expert_tensor}}) {
         if (value < 1) {
             throw InputError(std::string(name) + "=" + std::to_string(value) + " must be ≥ 1");
         }
@@ -220,9 +226,11 @@ int plan_command(const std::vector<std::string>& args) {
             {"hardware", {{"profile", profile.empty() ? "a100-80gb-selene" : profile}}}};
         request.base = config::parse_scenario(doc.dump(), model);
     }
-    if (vm.count("max-expert-parallel") && !request.base.model.moe) {
-        throw InputError(
-            "--max-expert-parallel applies only to a mixture-of-experts model (model.num_experts)");
+    for (const char* flag : {"max-expert-parallel", "max-expert-tensor-parallel"}) {
+        if (vm.count(flag) && !request.base.model.moe) {
+            throw InputError(std::string("--") + flag +
+                             " applies only to a mixture-of-experts model (model.num_experts)");
+        }
     }
     if (global_batch < 1) {
         throw InputError("--global-batch=" + std::to_string(global_batch) + " must be an integer ≥ 1");
@@ -231,6 +239,7 @@ int plan_command(const std::vector<std::string>& args) {
     request.global_batch = global_batch;
     request.max_micro_batch = max_micro;
     request.max_expert_parallel = max_expert;
+    request.max_expert_tensor_parallel = max_expert_tensor;
     request.schedules.clear();
     for (std::size_t from = 0; from <= schedules.size();) {
         const std::size_t comma = std::min(schedules.find(',', from), schedules.size());

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "sim/config/scenario.h"
 #include "sim/parallel/layout.h"
@@ -40,6 +41,14 @@ public:
     /// its expert-data-parallel group (varying edp: the expert gradients' reduction).
     [[nodiscard]] GroupSpan expert_parallel_group(std::int64_t rank) const;
     [[nodiscard]] GroupSpan expert_data_group(std::int64_t rank) const;
+    /// Its expert tensor-parallel group (varying etp: the etp consecutive ranks that split each local
+    /// expert) and its tp_ep group (varying etp and ep: etp·ep consecutive ranks, Megatron-Core's
+    /// expert tensor and model parallel group).
+    [[nodiscard]] GroupSpan expert_tensor_group(std::int64_t rank) const;
+    [[nodiscard]] GroupSpan expert_tensor_and_model_group(std::int64_t rank) const;
+    /// The global ranks of `rank`'s group `group` of those four, in rank order.
+    enum class Group : std::uint8_t { ExpertParallel, ExpertData, ExpertTensor, ExpertTensorAndModel };
+    [[nodiscard]] std::vector<std::int64_t> members(Group group, std::int64_t rank) const;
 
 private:
     std::int64_t etp_, ep_, edp_, gpus_per_node_;

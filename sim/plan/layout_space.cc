@@ -1,5 +1,6 @@
 #include "sim/plan/layout_space.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/config/scenario_reader.h"
@@ -26,17 +27,28 @@ constexpr DataParallelState kDataParallelStates[] = {
     {true, DataParallelSharding::OptimGradsParams},
 };
 
-// The expert-parallel sizes of a model on t·c·d ranks per stage: {1} for a dense model; for an MoE
-// model every ep ≤ at_most dividing num_experts and t·c·d (etp 1: etp·ep·edp = t·c·d).
-std::vector<std::int64_t> expert_parallel_sizes(const config::Scenario& base, std::int64_t dense_ranks,
-                                                std::int64_t at_most) {
+// An MoE layout's expert sizes: ep experts-wide, each expert split over etp.
+struct ExpertSizes {
+    std::int64_t ep = 1;
+    std::int64_t etp = 1;
+};
+
+// The expert sizes of a model on t·c·d ranks per stage: {1, 1} for a dense model; for an MoE model every
+// ep ≤ at_most dividing num_experts, and every power of two etp ≤ at_most_etp (and ≤ a node: the expert-TP
+// group's ranks are consecutive, like TP's) dividing moe_ffn_hidden_size, with etp·ep dividing t·c·d
+// (Megatron-Core's expert rank order: etp·ep·edp = t·c·d; config/moe_validation.cc).
+std::vector<ExpertSizes> expert_sizes(const PlanRequest& request, std::int64_t dense_ranks) {
+    const config::Scenario& base = request.base;
     if (!base.model.moe) {
-        return {1};
+        return {ExpertSizes{}};
     }
-    std::vector<std::int64_t> out;
-    for (const std::int64_t ep : divisors(base.model.moe->num_experts, at_most)) {
-        if (dense_ranks % ep == 0) {
-            out.push_back(ep);
+    std::vector<ExpertSizes> out;
+    for (const std::int64_t ep : divisors(base.model.moe->num_experts, request.max_expert_parallel)) {
+        for (std::int64_t etp = 1;
+             etp <= std::min(request.max_expert_tensor_parallel, base.hardware.gpus_per_node); etp *= 2) {
+            if (dense_ranks % (etp * ep) == 0 && base.model.moe->ffn_hidden_size % etp == 0) {
+                out.push_back({ep, etp});
+            }
         }
     }
     return out;
@@ -77,6 +89,9 @@ std::string layout_label(const config::Scenario& sc) {
     }
     if (sc.model.moe) {
         label += " ep" + std::to_string(par.expert_model_parallel_size);
+        if (par.expert_tensor_parallel() > 1) {
+            label += " etp" + std::to_string(par.expert_tensor_parallel());
+        }
     }
     if (par.sequence_parallel) {
         label += " sp";
@@ -131,14 +146,13 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                 if (d == 0) {
                     continue;
                 }
-                std::vector<std::pair<DataParallelState, std::int64_t>> states_and_expert_sizes;
-                for (const std::int64_t ep :
-                     expert_parallel_sizes(base, t * c * d, request.max_expert_parallel)) {
+                std::vector<std::pair<DataParallelState, ExpertSizes>> states_and_expert_sizes;
+                for (const ExpertSizes experts : expert_sizes(request, t * c * d)) {
                     for (const DataParallelState state : kDataParallelStates) {
                         // FSDP is not simulated with experts nor with MTP depths (workload/mtp_block.h).
                         if ((!moe || modelled_with_experts(state)) &&
                             (!mtp || state.sharding != DataParallelSharding::OptimGradsParams)) {
-                            states_and_expert_sizes.emplace_back(state, ep);
+                            states_and_expert_sizes.emplace_back(state, experts);
                         }
                     }
                 }
@@ -150,7 +164,7 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                             if (fp8 && !request.search_fp8) {
                                 continue;
                             }
-                            for (const auto& [state, ep] : states_and_expert_sizes) {
+                            for (const auto& [state, experts] : states_and_expert_sizes) {
                                 const bool distributed = state.distributed_optimizer;
                                 if ((sp && t == 1) || (distributed && d == 1)) {
                                     continue;  // the same layout as without
@@ -162,9 +176,9 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                 split.apply_to(par);  // p, v and the split keys
                                 par.data_parallel_size = d;
                                 par.sequence_parallel = sp;
-                                par.expert_model_parallel_size = ep;
+                                par.expert_model_parallel_size = experts.ep;
                                 if (moe) {
-                                    par.expert_tensor_parallel_size = 1;
+                                    par.expert_tensor_parallel_size = experts.etp;
                                 }
                                 par.microbatch_group_size_per_vp_stage.reset();
                                 auto& tr = sc.training;

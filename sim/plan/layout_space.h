@@ -18,9 +18,10 @@
 //   optimizer), the gradients too (ZeRO-2, `zero2`) or the weights too (FSDP, `fsdp`);
 // - with search_fp8, BF16 and FP8 (`fp8`);
 // - for a mixture-of-experts model, the expert-parallel size ep (`ep8`): every divisor of num_experts
-//   up to max_expert_parallel that divides t·c·d (Megatron-Core's expert rank order regroups a stage's
-//   t·c·d ranks as etp × ep × edp; config/moe_validation.cc), with expert tensor parallelism 1 (the only
-//   one the MoE layer models) and, of the data-parallel states, only what the MoE layer models: no
+//   up to max_expert_parallel, and the expert tensor-parallel size etp (`etp2`, printed above 1): powers
+//   of two up to max_expert_tensor_parallel and a node that divide moe_ffn_hidden_size, with etp·ep
+//   dividing t·c·d (Megatron-Core's expert rank order regroups a stage's t·c·d ranks as etp × ep × edp;
+//   config/moe_validation.cc); of the data-parallel states only what the MoE layer models: no
 //   sharding or the distributed optimizer (its expert state sharded over the edp replicas);
 // - the schedules of PlanRequest::schedules (default: Megatron's auto choice only).
 #pragma once
@@ -43,6 +44,9 @@ struct PlanRequest {
     /// The largest expert-parallel size searched for a mixture-of-experts model (trainsim plan
     /// --max-expert-parallel); every valid one by default.
     std::int64_t max_expert_parallel = std::numeric_limits<std::int64_t>::max();
+    /// The largest expert tensor-parallel size searched (trainsim plan --max-expert-tensor-parallel); every
+    /// power of two up to a node by default.
+    std::int64_t max_expert_tensor_parallel = std::numeric_limits<std::int64_t>::max();
     /// Also search FP8 (Transformer Engine's hybrid format with the delayed recipe, the NeMo FP8 runs'
     /// setting) beside BF16. run_plan sets it when the profile has FP8 tensor cores and the base sets no
     /// training.fp8_format (a format the base sets is kept, not searched).
@@ -61,7 +65,7 @@ struct LayoutSpace {
 
 /// "t8 p35 d8 v3 b1 selective sp distopt" — the searched knobs of a layout, as the planner prints them
 /// (`zero2` and `fsdp` stand for the distributed optimizer with those shardings; `ep8` the expert-parallel
-/// size, printed for every mixture-of-experts layout).
+/// size, printed for every mixture-of-experts layout, and `etp2` its expert tensor-parallel size above 1).
 [[nodiscard]] std::string layout_label(const config::Scenario& scenario);
 
 }  // namespace trainsim::plan

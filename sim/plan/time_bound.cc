@@ -1,6 +1,7 @@
 #include "sim/plan/time_bound.h"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <vector>
 
@@ -40,19 +41,19 @@ class ComputePricer {
 public:
     ComputePricer(const config::Scenario& sc, const cost::CostModel& cost)
         : layout_(sc), pricing_(cost, layout_, sc) {
-        // The expert-parallel groups differ in how many nodes they span (a group of a later pipeline
-        // stage, or one not aligned to a node, may straddle one more): keep one GPU of each distinct span,
-        // so that an all-to-all is priced at the least any GPU pays for it.
+        // The expert groups differ in how many nodes they span (a group of a later pipeline stage, or
+        // one not aligned to a node, may straddle one more): keep one GPU of each distinct combination of
+        // the EP, expert-TP and tp_ep spans, so that each expert collective is priced at the least any GPU
+        // pays for it.
         if (const parallel::ExpertLayout* experts = pricing_.experts()) {
-            std::vector<parallel::GroupSpan> seen;
-            for (std::int64_t rank = 0; rank < layout_.world_size();
-                 rank += experts->expert_tensor_size() * experts->expert_parallel_size()) {
-                for (std::int64_t etp = 0; etp < experts->expert_tensor_size(); ++etp) {
-                    const parallel::GroupSpan span = experts->expert_parallel_group(rank + etp);
-                    if (std::find(seen.begin(), seen.end(), span) == seen.end()) {
-                        seen.push_back(span);
-                        expert_sites_.push_back(layout_.coordinates(rank + etp));
-                    }
+            std::vector<std::array<parallel::GroupSpan, 3>> seen;
+            for (std::int64_t rank = 0; rank < layout_.world_size(); ++rank) {
+                const std::array<parallel::GroupSpan, 3> spans{experts->expert_parallel_group(rank),
+                                                               experts->expert_tensor_group(rank),
+                                                               experts->expert_tensor_and_model_group(rank)};
+                if (std::find(seen.begin(), seen.end(), spans) == seen.end()) {
+                    seen.push_back(spans);
+                    expert_sites_.push_back(layout_.coordinates(rank));
                 }
             }
         }
@@ -81,7 +82,7 @@ public:
 
 private:
     [[nodiscard]] SimTime collective(const workload::Op& op) const {
-        if (op.group != workload::CommGroup::Expert) {
+        if (!workload::is_expert_token_group(op.group)) {
             return to_sim_time(pricing_.duration(op, {0, 0, 0}));  // every TP group alike
         }
         SimTime least = std::numeric_limits<SimTime>::max();
@@ -93,7 +94,7 @@ private:
 
     parallel::Layout layout_;
     program::OpPricing pricing_;
-    std::vector<parallel::Coordinates> expert_sites_;  // one GPU per distinct expert-parallel span
+    std::vector<parallel::Coordinates> expert_sites_;  // one GPU per distinct set of expert spans
 };
 
 // One layer's forward and backward compute under the policy. Every forward variant the program builder

@@ -138,6 +138,8 @@ std::vector<std::vector<std::int64_t>> NetworkFlows::copies(workload::CommGroup 
                     break;
                 case workload::CommGroup::Expert:
                 case workload::CommGroup::ExpertData:
+                case workload::CommGroup::ExpertTensor:
+                case workload::CommGroup::ExpertTensorAndModel:
                     // Not reached: collective() lowers them rank by rank (expert_collective).
                     throw std::logic_error("NetworkFlows: expert groups have no copies");
                 case workload::CommGroup::ModelParallel:
@@ -177,6 +179,19 @@ bool reversed_ring(const workload::Op& op) {
     return op.name.starts_with("attn.cp_kv_exchange.bwd.") || op.name.starts_with("attn.cp_dkv_exchange.");
 }
 
+parallel::ExpertLayout::Group expert_group(workload::CommGroup group) {
+    switch (group) {
+    case workload::CommGroup::ExpertData:
+        return parallel::ExpertLayout::Group::ExpertData;
+    case workload::CommGroup::ExpertTensor:
+        return parallel::ExpertLayout::Group::ExpertTensor;
+    case workload::CommGroup::ExpertTensorAndModel:
+        return parallel::ExpertLayout::Group::ExpertTensorAndModel;
+    default:
+        return parallel::ExpertLayout::Group::ExpertParallel;
+    }
+}
+
 }  // namespace
 
 std::vector<std::int64_t> NetworkFlows::stood_for(const parallel::Coordinates& at) const {
@@ -209,17 +224,11 @@ engine::FlowSpecId NetworkFlows::expert_collective(const workload::Op& op, const
     if (known != collective_specs_.end()) {
         return known->second;
     }
-    const bool dispatch = op.group == workload::CommGroup::Expert;
-    const std::int64_t size = dispatch ? experts.expert_parallel_size() : experts.expert_data_size();
+    const parallel::ExpertLayout::Group which = expert_group(op.group);
     // The groups the senders belong to (Megatron-Core's expert rank order, expert_layout.h), each once.
     std::vector<std::vector<std::int64_t>> groups;
     for (const std::int64_t rank : senders) {
-        parallel::ExpertCoordinates member = experts.coordinates(rank);
-        std::vector<std::int64_t> group;
-        for (std::int64_t i = 0; i < size; ++i) {
-            (dispatch ? member.ep : member.edp) = i;
-            group.push_back(experts.global_rank(member));
-        }
+        std::vector<std::int64_t> group = experts.members(which, rank);
         if (std::find(groups.begin(), groups.end(), group) == groups.end()) {
             groups.push_back(std::move(group));
         }
@@ -231,7 +240,7 @@ engine::FlowSpecId NetworkFlows::expert_collective(const workload::Op& op, const
 
 engine::FlowSpecId NetworkFlows::collective(const workload::Op& op, const parallel::Coordinates& at,
                                             const parallel::ExpertLayout* experts) {
-    if (op.group == workload::CommGroup::Expert || op.group == workload::CommGroup::ExpertData) {
+    if (workload::is_expert_token_group(op.group) || op.group == workload::CommGroup::ExpertData) {
         if (experts == nullptr) {
             throw std::logic_error("NetworkFlows: an expert-group collective without an expert layout");
         }

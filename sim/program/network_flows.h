@@ -35,7 +35,7 @@ public:
                  const cost::CostModel& cost, const parallel::Layout& layout, const Fold& fold);
 
     /// The flow of collective `op` (kind Collective) run by the GPU at `at`; `experts` is the expert
-    /// layers' rank order, for the Expert and ExpertData groups (null without experts).
+    /// layers' rank order, for the expert groups (null without experts).
     [[nodiscard]] engine::FlowSpecId collective(const workload::Op& op, const parallel::Coordinates& at,
                                                 const parallel::ExpertLayout* experts = nullptr);
     /// The flow of a pipeline transfer of `bytes` from `from` to `to`.

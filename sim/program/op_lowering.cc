@@ -156,9 +156,11 @@ OpLowering::GroupRendezvous OpLowering::next_collective(CommGroup group, Lane& l
         case CommGroup::Context:
             return layout.global_rank({at_.tp, at_.dp, at_.pp, 0});
         case CommGroup::Expert:
+        case CommGroup::ExpertTensor:
+        case CommGroup::ExpertTensorAndModel:
             // Folded (one member): under balanced routing every EP rank sends and receives alike (and
-            // under the allgather dispatcher always), so each simulated GPU prices its own dispatch and
-            // combine; named by its rank, as nothing meets it there.
+            // under the allgather dispatcher always; the etp ranks of an expert alike), so each simulated
+            // GPU prices its own dispatch and combine; named by its rank, as nothing meets it there.
         case CommGroup::ExpertData:  // folded likewise: every expert-DP replica reduces the same bytes
             return layout.global_rank(at_);
         case CommGroup::StageCopies:
@@ -183,6 +185,8 @@ std::int64_t OpLowering::group_members(CommGroup group) const {
         return members_.context;
     case CommGroup::Expert:
     case CommGroup::ExpertData:
+    case CommGroup::ExpertTensor:
+    case CommGroup::ExpertTensorAndModel:
         return 1;
     case CommGroup::StageCopies:
         return members_.stage_copies;
@@ -200,6 +204,8 @@ TaskCategory category_of(const Op& op) {
         case CommGroup::Context:
             return TaskCategory::ContextComm;
         case CommGroup::Expert:
+        case CommGroup::ExpertTensor:
+        case CommGroup::ExpertTensorAndModel:
             return TaskCategory::ExpertComm;
         default:  // data parallel, expert data parallel, embedding and gradient-norm reductions
             return TaskCategory::DataComm;

@@ -105,6 +105,17 @@ parallel::GroupSpan OpPricing::group_span(workload::CommGroup group, const paral
             throw std::logic_error("OpPricing: an expert-data-parallel collective without an expert layout");
         }
         return experts_->expert_data_group(layout_.global_rank(at));
+    case workload::CommGroup::ExpertTensor:
+        if (!experts_) {
+            throw std::logic_error(
+                "OpPricing: an expert tensor-parallel collective without an expert layout");
+        }
+        return experts_->expert_tensor_group(layout_.global_rank(at));
+    case workload::CommGroup::ExpertTensorAndModel:
+        if (!experts_) {
+            throw std::logic_error("OpPricing: a tp_ep collective without an expert layout");
+        }
+        return experts_->expert_tensor_and_model_group(layout_.global_rank(at));
     case workload::CommGroup::StageCopies:
         return layout_.stage_copy_group(at);
     }
@@ -119,6 +130,9 @@ OpPricing::Placement OpPricing::placement(const parallel::Coordinates& at) const
             layout_.context_group(at),
             experts_ ? experts_->expert_parallel_group(layout_.global_rank(at)) : parallel::GroupSpan{},
             experts_ ? experts_->expert_data_group(layout_.global_rank(at)) : parallel::GroupSpan{},
+            experts_ ? experts_->expert_tensor_group(layout_.global_rank(at)) : parallel::GroupSpan{},
+            experts_ ? experts_->expert_tensor_and_model_group(layout_.global_rank(at))
+                     : parallel::GroupSpan{},
             stage_copies_ ? layout_.stage_copy_group(at) : parallel::GroupSpan{}};
 }
 
@@ -126,7 +140,8 @@ std::size_t OpPricing::ListKeyHash::operator()(const ListKey& k) const noexcept 
     std::size_t h = std::hash<const void*>{}(k.ops);
     for (const parallel::GroupSpan& g :
          {k.placement.tensor, k.placement.data, k.placement.embedding, k.placement.model_parallel,
-          k.placement.context, k.placement.expert, k.placement.expert_data, k.placement.stage_copies}) {
+          k.placement.context, k.placement.expert, k.placement.expert_data, k.placement.expert_tensor,
+          k.placement.expert_tensor_and_model, k.placement.stage_copies}) {
         h = (h ^ static_cast<std::size_t>(g.size * 1000003 + g.nodes)) * 0x9E3779B97F4A7C15ULL;
     }
     return h;

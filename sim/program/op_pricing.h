@@ -28,7 +28,7 @@ void check_fits_profile(const config::Scenario& scenario, const cost::HardwarePr
 class OpPricing {
 public:
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout) : cost_(cost), layout_(layout) {}
-    /// With the scenario: its expert layout too, when the model has experts (CommGroup::Expert).
+    /// With the scenario: its expert layout too, when the model has experts (the expert groups).
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout, const config::Scenario& scenario)
         : cost_(cost), layout_(layout), stage_copies_(scenario.bidirectional_placement()),
           contention_(scenario.hardware.collective_contention) {
@@ -64,7 +64,7 @@ public:
     /// that agree price every op list the same.
     struct Placement {
         parallel::GroupSpan tensor, data, embedding, model_parallel, context, expert, expert_data,
-            stage_copies;
+            expert_tensor, expert_tensor_and_model, stage_copies;
         friend bool operator==(const Placement&, const Placement&) = default;
     };
     [[nodiscard]] Placement placement(const parallel::Coordinates& at) const;

@@ -7,7 +7,12 @@
 namespace trainsim::program {
 
 bool is_expert_exchange(const workload::Op& op) {
-    return op.kind == workload::OpKind::Collective && op.group == workload::CommGroup::Expert &&
+    // The all-to-alls, or the allgather dispatcher's tp_ep collectives: Megatron-Core's dispatch and
+    // combine nodes. The expert-TP all-gather and reduce-scatter run inside the experts' node
+    // (dispatch_postprocess and combine_preprocess, in MoELayer.routed_experts_compute).
+    const bool exchange_group =
+        op.group == workload::CommGroup::Expert || op.group == workload::CommGroup::ExpertTensorAndModel;
+    return op.kind == workload::OpKind::Collective && exchange_group &&
            op.name != workload::kTokensPerExpertGather;
 }
 

@@ -55,7 +55,10 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     r.num_gpus = sc.num_gpus();
     r.simulated_gpus = static_cast<std::int64_t>(prog.gpus.size());
     r.has_context_parallel = sc.parallelism.context_parallel_size > 1;
-    r.has_expert_parallel = sc.parallelism.expert_model_parallel_size > 1;
+    // The experts exchange tokens with EP, or with expert TP alone (its all-gather and reduce-scatter).
+    r.has_expert_parallel =
+        sc.model.moe &&
+        sc.parallelism.expert_model_parallel_size * sc.parallelism.expert_tensor_parallel() > 1;
 
     r.num_microbatches = sc.num_microbatches();
     r.events = run.events;

@@ -35,11 +35,13 @@ struct LayerShape {
     /// What selective recomputation re-runs (training.recompute_modules; selective_recompute.h).
     config::RecomputeModules recompute_modules;
     // Mixture of experts (sim/workload/moe_layer.h): the MLP is a router and `experts` routed experts of
-    // width `moe_ffn`, each token sent to `topk` of them, the experts split over `ep` ranks. 0: dense.
+    // width `moe_ffn`, each token sent to `topk` of them, the experts split over `ep` ranks and each
+    // expert's MLP over `etp` (expert tensor parallelism: fc1 by columns, fc2 by rows). 0: dense.
     std::int64_t experts = 0;
     std::int64_t topk = 0;
     std::int64_t moe_ffn = 0;
     std::int64_t ep = 1;
+    std::int64_t etp = 1;
     std::int64_t shared_ffn = 0;   // the shared expert's MLP width (0: none), split over the t ranks
     double load_skew = 1.0;        // the busiest expert's tokens over the mean (moe_load_skew)
     double capacity_factor = 0.0;  // moe_expert_capacity_factor; 0: dropless

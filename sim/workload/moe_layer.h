@@ -4,8 +4,9 @@
 // GEMMs, the combine; and the backward's mirror. It replaces the dense MLP between the second norm and
 // the residual add.
 //
-// Modelled: expert tensor parallelism 1, dropless routing, balanced (every expert receives T·k/N of the
-// group's routed tokens, as the published benchmarks force it) or skewed (moe_load_skew), the shared
+// Modelled: expert tensor parallelism (each rank a 1/etp slice of its local experts' MLP width on the
+// expert-TP group's routed copies, moe_sizes.h), dropless routing, balanced (every expert receives T·k/N of
+// the group's routed tokens, as the published benchmarks force it) or skewed (moe_load_skew), the shared
 // expert as a tensor-parallel dense MLP after the routed ones, no expert biases; BF16 or FP8. Under FP8
 // (fp8_layer.h) the routed experts' grouped GEMMs (TE GroupedLinear) and the shared expert's linears run
 // in FP8 with TE's quantize kernels, each expert's rows padded to the FP8 alignment (moe_sizes.h); the

@@ -39,16 +39,18 @@ MoeSizes moe_sizes(const LayerShape& x) {
         busiest = x.pad_to_capacity ? capacity : std::min(busiest, capacity);
         others = x.pad_to_capacity ? capacity : std::min(others, capacity);
     }
-    z.R_max =
+    z.received =
         static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * ((l - 1.0) * others + busiest) / l));
+    // Every rank of the expert-TP group routes its own T tokens alike; each runs all of the group's.
+    z.R_max = x.etp * z.received;
     // TEGroupedMLP pads each expert's rows under FP8 (moe/experts.py, TE's Fp8Padding, which copies
     // nothing when they are aligned already); the padding rows run through both GEMMs and the activation.
     const std::int64_t align = fp8_row_alignment(x);
     const auto padded = [align](std::int64_t rows) { return (rows + align - 1) / align * align; };
     z.rows = padded((z.R_max + z.L - 1) / z.L);
     // Per expert: the busiest expert's share (never more than the rank's R_max), the rest spread evenly.
-    const std::int64_t top =
-        std::min(z.R_max, static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * busiest / l)));
+    const std::int64_t top = std::min(
+        z.R_max, x.etp * static_cast<std::int64_t>(std::ceil(static_cast<double>(z.R) * busiest / l)));
     const std::int64_t rest = z.R_max - top;
     const std::int64_t other_count = z.L - 1;
     const std::int64_t base = other_count > 0 ? rest / other_count : 0;
@@ -69,12 +71,14 @@ MoeSizes moe_sizes(const LayerShape& x) {
         }
     }
     // MoEAllGatherTokenDispatcher gathers [(S/TP)·B, H] from every rank of the tp_ep group (Megatron-Core's
-    // expert tensor × expert model parallel group, etp·ep ranks; etp is 1 here): EP·T tokens. Its
-    // local experts then receive the same R_max copies as under the all-to-all (L/E of EP·T·k).
-    z.gathered = x.ep * z.T;
+    // expert tensor × expert model parallel group, etp·ep ranks): ETP·EP·T tokens. Its local experts then
+    // run the same R_max copies as under the all-to-all (L/E of ETP·EP·T·k).
+    z.gathered = x.etp * x.ep * z.T;
     z.n = x.experts;
-    z.f = x.moe_ffn;
-    z.f_in = (x.swiglu ? 2 : 1) * x.moe_ffn;
+    // TEGroupedMLP under expert TP: fc1 column-parallel, fc2 row-parallel over the etp ranks
+    // (moe/experts.py, tp_group = expt_tp; moe_validation.cc checks that etp divides the width).
+    z.f = x.moe_ffn / x.etp;
+    z.f_in = (x.swiglu ? 2 : 1) * z.f;
     return z;
 }
 

@@ -17,21 +17,36 @@ bool all_to_all(const LayerShape& x) {
     return x.moe_dispatcher == MoeTokenDispatcher::AllToAll;
 }
 
-// The dispatcher exchanges tokens only when the experts are split: Megatron's allgather dispatcher
-// gathers when "tp_size > 1 or ep_size > 1" (its tp being the expert tensor-parallel size, 1 here).
+// The dispatchers exchange tokens only when the experts are split: Megatron's gather when "tp_size > 1
+// or ep_size > 1" over the tp_ep group, its tp being the expert tensor-parallel size.
 bool exchanges(const LayerShape& x) {
-    return x.ep > 1;
+    return x.etp * x.ep > 1;
 }
 
-// The all-to-all: S is the busiest rank's R_max routed tokens of h elements (nccl-tests' alltoall S; R
-// for every rank with balanced routing): it ends when that rank has received them.
-// Returns its index, or -1 when there is no exchange.
+// The all-to-all over the EP group: S is the busiest rank's received routed tokens of h elements
+// (nccl-tests' alltoall S; R for every rank with balanced routing): it ends when that rank has received
+// them. Returns its index, or -1 when there is none (Megatron's all_to_all returns its input on one rank).
 std::int32_t expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
-    if (!exchanges(x)) {
+    if (x.ep == 1) {
         return -1;
     }
-    return ops.sync_collective(name, CollectiveKind::AllToAll, z.R_max * z.h * kActivationBytes,
+    return ops.sync_collective(name, CollectiveKind::AllToAll, z.received * z.h * kActivationBytes,
                                CommGroup::Expert);
+}
+
+// MoEAlltoAllTokenDispatcher under expert TP: dispatch_postprocess all-gathers the received tokens and
+// their permuted probs ([received] in the probs' dtype) over the expert-TP group, so each rank runs its
+// slice of the local experts on all R_max = etp·received copies (gather_from_sequence_parallel_region
+// with output_splits_tp; nccl-tests' S: the gathered array). Returns the first one's index, or -1.
+std::int32_t expert_tensor_gather(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+    if (x.etp == 1) {
+        return -1;
+    }
+    const std::int32_t first = ops.sync_collective("moe.dispatch.etp_allgather", CollectiveKind::AllGather,
+                                                   z.R_max * z.h * kActivationBytes, CommGroup::ExpertTensor);
+    ops.sync_collective("moe.dispatch.etp_probs_allgather", CollectiveKind::AllGather, z.R_max * kProbBytes,
+                        CommGroup::ExpertTensor);
+    return first;
 }
 
 // Distinct gathered rows the allgather dispatcher's permute reads (and its backward's gather of the
@@ -45,11 +60,11 @@ std::int64_t gathered_rows_read(const MoeSizes& z) {
 std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep) {
     const auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
     if (all_to_all(x)) {
-        // MoEAlltoAllTokenDispatcher.preprocess: with EP the ranks exchange their tokens per expert
-        // (gather_from_sequence_parallel_region over tp_ep of [num_experts] int64) for the splits.
+        // MoEAlltoAllTokenDispatcher.preprocess: with EP or expert TP the ranks exchange their tokens per
+        // expert (gather_from_sequence_parallel_region over tp_ep of [num_experts] int64) for the splits.
         if (exchanges(x)) {
             ops.sync_collective(std::string(kTokensPerExpertGather), CollectiveKind::AllGather,
-                                x.ep * z.n * kCount, CommGroup::Expert);
+                                x.etp * x.ep * z.n * kCount, CommGroup::ExpertTensorAndModel);
         }
         // The splits' device-to-host copy is queued before permutation 1 (cuda_dtoh_point): it waits for
         // the GPU's work so far, and the CPU reads it at the dispatcher's cuda_sync_point.
@@ -62,6 +77,7 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
             ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes,
                        saved(z.T * (2 * z.n + 1) * kRowIdBytes));
         const std::int32_t dispatch = expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
+        const std::int32_t gather = expert_tensor_gather(ops, x, z);
         if (x.pad_to_capacity) {
             return -1;  // drop_and_pad: every split is the capacity, known on the host; no sync
         }
@@ -69,22 +85,24 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
             ops.set_host_wait(permute, dtoh);  // dropping: num_out_tokens, "before_permutation_1"
             return -1;
         }
-        if (dispatch >= 0) {
-            ops.set_host_wait(dispatch, dtoh);  // input/output splits, "before_ep_alltoall"
+        if (exchanges(x)) {
+            // Input/output splits, "before_ep_alltoall": the CPU waits before its next op after the
+            // permute (the all-to-all, or at ep 1 the expert-TP gather).
+            ops.set_host_wait(dispatch >= 0 ? dispatch : gather, dtoh);
             return -1;
         }
-        return dtoh;  // no EP: tokens_per_expert, "before_permutation_2" or "before_finish"
+        return dtoh;  // no exchange: tokens_per_expert, "before_permutation_2" or "before_finish"
     }
     if (exchanges(x)) {
         // gather_from_sequence_parallel_region over tp_ep, in token_dispatch's order: the routing map
         // and the probs [T, E] → [G, E], then the hidden states [T, h] → [G, h] (nccl-tests' S: the
         // gathered array).
         ops.sync_collective("moe.dispatch.routing_map_allgather", CollectiveKind::AllGather,
-                            z.gathered * z.n * kRouteBytes, CommGroup::Expert);
+                            z.gathered * z.n * kRouteBytes, CommGroup::ExpertTensorAndModel);
         ops.sync_collective("moe.dispatch.probs_allgather", CollectiveKind::AllGather,
-                            z.gathered * z.n * kProbBytes, CommGroup::Expert);
+                            z.gathered * z.n * kProbBytes, CommGroup::ExpertTensorAndModel);
         ops.sync_collective("moe.dispatch.allgather", CollectiveKind::AllGather,
-                            z.gathered * z.h * kActivationBytes, CommGroup::Expert);
+                            z.gathered * z.h * kActivationBytes, CommGroup::ExpertTensorAndModel);
     }
     // dispatch_postprocess reads tokens_per_expert = local_map.sum(0).long().cpu(): the CPU waits for
     // the GPU's work so far before it issues the permute.
@@ -107,6 +125,12 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
 // permute's row_id_map (permutation.py _moe_unpermute_mask_map, merging_probs None).
 void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
+        if (x.etp > 1) {
+            // combine_preprocess: reduce-scatter the experts' partial outputs (fc2 is row-parallel) over
+            // the expert-TP group, in the probs' dtype: [R_max, h] → [received, h].
+            ops.sync_collective("moe.combine.etp_reducescatter", CollectiveKind::ReduceScatter,
+                                z.R_max * z.h * kProbBytes, CommGroup::ExpertTensor);
+        }
         expert_all_to_all(ops, x, z, "moe.combine.alltoall");
         // Unpermute: the k weighted expert outputs of each token summed (read R·h, write T·h).
         ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes);
@@ -119,7 +143,7 @@ void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes
         // reduce_scatter_to_sequence_parallel_region over tp_ep, in the probs' dtype: [G, h] → [T, h],
         // summing each token's outputs from the ranks of its k experts.
         ops.sync_collective("moe.combine.reducescatter", CollectiveKind::ReduceScatter,
-                            z.gathered * z.h * kProbBytes, CommGroup::Expert);
+                            z.gathered * z.h * kProbBytes, CommGroup::ExpertTensorAndModel);
     }
 }
 
@@ -130,12 +154,17 @@ void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSize
         // Megatron-Core moved them into the activation); the documented MoE timings include it.
         ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kActivationBytes);
         expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
+        if (x.etp > 1) {
+            // The reduce-scatter's backward: all-gather the output gradient over the expert-TP group.
+            ops.sync_collective("moe.combine.etp_reducescatter.bwd", CollectiveKind::AllGather,
+                                z.R_max * z.h * kProbBytes, CommGroup::ExpertTensor);
+        }
         return;
     }
     if (exchanges(x)) {
         // The reduce-scatter's backward: all-gather the output gradient [T, h] → [G, h].
         ops.sync_collective("moe.combine.reducescatter.bwd", CollectiveKind::AllGather,
-                            z.gathered * z.h * kProbBytes, CommGroup::Expert);
+                            z.gathered * z.h * kProbBytes, CommGroup::ExpertTensorAndModel);
     }
     // Gather the gradient rows of the local copies, write their gradient (and, as above, R·h more for
     // the outputs the unpermute no longer keeps).
@@ -145,6 +174,13 @@ void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSize
 
 void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
     if (all_to_all(x)) {
+        if (x.etp > 1) {
+            // The expert-TP gathers' backward: reduce-scatter the tokens' and the probs' gradients.
+            ops.sync_collective("moe.dispatch.etp_allgather.bwd", CollectiveKind::ReduceScatter,
+                                z.R_max * z.h * kActivationBytes, CommGroup::ExpertTensor);
+            ops.sync_collective("moe.dispatch.etp_probs_allgather.bwd", CollectiveKind::ReduceScatter,
+                                z.R_max * kProbBytes, CommGroup::ExpertTensor);
+        }
         expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");
         // Sum each token's k gradient copies back (read R·h, write T·h).
         ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes);
@@ -156,9 +192,9 @@ void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSiz
         // The all-gathers' backward: reduce-scatter the hidden states' and the probs' gradients
         // [G, ·] → [T, ·] (the routing map has none).
         ops.sync_collective("moe.dispatch.allgather.bwd", CollectiveKind::ReduceScatter,
-                            z.gathered * z.h * kActivationBytes, CommGroup::Expert);
+                            z.gathered * z.h * kActivationBytes, CommGroup::ExpertTensorAndModel);
         ops.sync_collective("moe.dispatch.probs_allgather.bwd", CollectiveKind::ReduceScatter,
-                            z.gathered * z.n * kProbBytes, CommGroup::Expert);
+                            z.gathered * z.n * kProbBytes, CommGroup::ExpertTensorAndModel);
     }
 }
 

@@ -2,11 +2,14 @@
 // (megatron/core/transformer/moe/token_dispatcher.py), as the ops of one rank and micro-batch.
 //
 // alltoall (MoEAlltoAllTokenDispatcher): permute the T local tokens into R = T·k copies grouped by
-// expert, all-to-all them over the EP group, and back after the experts, then unpermute.
+// expert, all-to-all them over the EP group, and back after the experts, then unpermute. With expert
+// tensor parallelism (etp > 1) the received copies are all-gathered over the expert-TP group before the
+// experts (with their probs) and the experts' partial outputs reduce-scattered back before the combine
+// all-to-all (dispatch_postprocess, combine_preprocess); the tokens-per-expert gather runs over tp_ep.
 //
 // allgather (MoEAllGatherTokenDispatcher, Megatron's default): all-gather the routing map, the probs and
-// the hidden states over the tp_ep group (expert tensor × expert model parallel: the EP group, as
-// expert_tensor_parallel_size is 1 here), so every rank holds the group's G = EP·T tokens; permute out
+// the hidden states over the tp_ep group (expert tensor × expert model parallel, etp·ep ranks), so every
+// rank holds the group's G = ETP·EP·T tokens; permute out
 // the copies routed to its local experts; after them unpermute into a G-row buffer (zero where no local
 // expert was chosen) and reduce-scatter it back over the same group, summing each token's k outputs.
 // The backward mirrors it: the reduce-scatter's backward is an all-gather of the output gradient, the

@@ -23,11 +23,22 @@ enum class CommGroup : std::uint8_t {
     Context,        // the c ranks that share one sequence (context parallelism's KV exchange)
     Expert,         // the EP ranks of an expert-parallel group (MoE token dispatch and combine)
     ExpertData,     // the expert-data-parallel replicas of one expert shard (expert gradient reduction)
+    ExpertTensor,   // the etp ranks that split each local expert (the alltoall dispatcher's all-gather of
+                    // the routed tokens after the all-to-all and reduce-scatter before the combine)
+    ExpertTensorAndModel,  // Megatron-Core's tp_ep group, etp·ep ranks (the tokens-per-expert gather, the
+                           // allgather dispatcher's gathers and reduce-scatter)
     StageCopies,  // DualPipe's pipeline ranks r and p − 1 − r, which hold the same two stages (one per model
                   // copy) and sum their gradients
 };
 /// How many CommGroup values there are, for tables indexed by group.
 inline constexpr std::size_t kCommGroupCount = static_cast<std::size_t>(CommGroup::StageCopies) + 1;
+
+/// The MoE layer's token exchanges (Expert, ExpertTensor, ExpertTensorAndModel): model-parallel
+/// activations on the tensor-parallel stream, each simulated GPU pricing its own (op_lowering.cc).
+[[nodiscard]] constexpr bool is_expert_token_group(CommGroup group) {
+    return group == CommGroup::Expert || group == CommGroup::ExpertTensor ||
+           group == CommGroup::ExpertTensorAndModel;
+}
 
 /// Where an op runs: the compute stream, or the tensor-parallel communication stream (collectives
 /// that Megatron issues asynchronously, and the synchronous ones the compute stream waits for), the

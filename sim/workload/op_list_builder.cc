@@ -25,11 +25,9 @@ std::int32_t OpListBuilder::push_collective(Op op, bool blocking) {
     case CommGroup::Context:
         op.stream = OpStream::ContextComm;
         break;
-    case CommGroup::Expert:  // the dispatch and combine: model-parallel activations, as TP's are
-        op.stream = OpStream::TensorComm;
-        break;
     default:
-        op.stream = OpStream::DataComm;
+        // The MoE dispatch and combine: model-parallel activations, as TP's are.
+        op.stream = is_expert_token_group(op.group) ? OpStream::TensorComm : OpStream::DataComm;
         break;
     }
     // A collective consumes what the last compute op produced.

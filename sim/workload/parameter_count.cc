@@ -13,15 +13,10 @@ namespace {
 
 void refuse_unmodelled_moe(const config::Scenario& sc) {
     const auto refuse = [](const std::string& key, const std::string& what) {
-        throw InputError(key + ": " + what +
-                         " is not simulated yet (mixture-of-experts layers are modelled " +
-                         "with expert_tensor_parallel_size 1)");
+        throw InputError(key + ": " + what + " is not simulated yet");
     };
     if (sc.model.add_bias_linear) {
         refuse("model.add_bias_linear", "experts with biases");
-    }
-    if (sc.parallelism.expert_tensor_parallel() != 1) {
-        refuse("parallelism.expert_tensor_parallel_size", "expert tensor parallelism above 1");
     }
     if (sc.parallelism.tp_comm_overlap) {
         refuse("parallelism.tp_comm_overlap", "TE userbuffers overlap with mixture of experts");
@@ -92,6 +87,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
         x.topk = sc.model.moe->router_topk;
         x.moe_ffn = sc.model.moe->ffn_hidden_size;
         x.ep = sc.parallelism.expert_model_parallel_size;
+        x.etp = sc.parallelism.expert_tensor_parallel();
         x.load_skew = sc.model.moe->load_skew;
         x.capacity_factor = sc.model.moe->expert_capacity_factor.value_or(0.0);
         x.pad_to_capacity = sc.model.moe->pad_expert_input_to_capacity;

@@ -29,4 +29,13 @@ layer_zero_spans(const program::IterationProgram& prog, const engine::RunResult&
     return spans;
 }
 
+/// The same, of a fresh simulation of `scenario` (forward by default).
+inline std::map<std::string, program::OpSpan>
+simulated_layer_zero_spans(const config::Scenario& scenario, const cost::CostModel& cost,
+                           program::Phase phase = program::Phase::Forward) {
+    const program::IterationProgram prog = program::build_iteration(scenario, cost);
+    const engine::RunResult run = program::simulate(prog);
+    return layer_zero_spans(prog, run, phase);
+}
+
 }  // namespace trainsim::testing
