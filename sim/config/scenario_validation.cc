@@ -584,7 +584,7 @@ void check_sharding(const Scenario& s) {
     if (sharding != DataParallelSharding::OptimGradsParams) {
         return;
     }
-    // The per-layer gathers are lowered with the plain layer-by-layer backward.
+    // Recomputation on the background lane would need its layer's weights gathered too: not modelled.
     if (s.training.recompute_granularity == RecomputeGranularity::Overlapped) {
         fail(key + " is not modelled with training.recompute_granularity=\"overlapped\"");
     }

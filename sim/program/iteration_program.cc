@@ -1,30 +1,26 @@
 #include "sim/program/iteration_program.h"
 
 #include <algorithm>
-#include <array>
-#include <map>
 #include <memory>
 #include <optional>
 #include <set>
 
 #include "sim/core/input_error.h"
-#include "sim/program/backward_split.h"
+#include "sim/program/backward_lowering.h"
+#include "sim/program/fsdp_lowering.h"
 #include "sim/program/layer_op_lists.h"
 #include "sim/program/op_lowering.h"
 #include "sim/program/overlapped_pair.h"
 #include "sim/program/stage_op_lists.h"
 #include "sim/program/variability.h"
+#include "sim/recompute/megatron_recompute_plan.h"
 #include "sim/schedule/schedule.h"
-#include "sim/workload/fsdp_ops.h"
 #include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
 
 namespace trainsim::program {
 namespace {
-
-using config::RecomputeGranularity;
-using workload::OpList;
 
 class IterationBuilder {
 public:
@@ -37,13 +33,8 @@ public:
         v_ = par.virtual_pipeline_model_parallel_size;
         const workload::LayerShape shape = workload::layer_shape_of(sc);
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
-        layer_parameters_ = workload::layer_parameters_per_rank(shape);
-        fsdp_ = workload::shards_parameters(sc) && sc.parallelism.data_parallel_size_with_cp() > 1;
-        if (fsdp_) {
-            fsdp_gather_ = own(workload::fsdp_parameter_gather(layer_parameters_));
-            fsdp_reduce_ = own(workload::fsdp_gradient_reduce_scatter(layer_parameters_));
-        }
-        stage_lists_.emplace(sc, out_.op_lists, fsdp_,
+        fsdp_.emplace(sc, out_.op_lists);
+        stage_lists_.emplace(sc, out_.op_lists, fsdp_->on(),
                              sc.training.overlap_grad_reduce &&
                                  sc.parallelism.data_parallel_size_with_cp() > 1);
     }
@@ -51,23 +42,11 @@ public:
     IterationProgram build() {
         check_fits_profile(sc_, pricing_cost_.profile());
         check_profile_sections();
-        if (plan_ == nullptr && sc_.training.recompute_granularity == RecomputeGranularity::Overlapped) {
-            throw InputError("training.recompute_granularity=overlapped needs a recompute plan (trainsim run "
-                             "chooses one with training.recompute_scheduler)");
+        if (plan_ == nullptr) {
+            // Megatron's policy, compiled (overlapped has none: it needs the search's plan).
+            compiled_plan_ = recompute::megatron_recompute_plan(sc_);
         }
-        if (plan_ != nullptr) {
-            bool shape_ok = static_cast<std::int64_t>(plan_->layers.size()) == p_ && plan_->lookahead >= 0;
-            for (std::size_t s = 0; shape_ok && s < plan_->layers.size(); ++s) {
-                shape_ok = static_cast<std::int64_t>(plan_->layers[s].size()) ==
-                           sc_.stage_num_layers(static_cast<std::int64_t>(s));
-            }
-            if (!shape_ok) {
-                throw InputError("recompute plan: needs one entry per layer of each of the " +
-                                 std::to_string(p_) +
-                                 " stages (layers per stage: " + config::split_text(sc_.pipeline_split()) +
-                                 ") and a lookahead of at least 0");
-            }
-        }
+        backward_.emplace(sc_, plan_ != nullptr ? *plan_ : compiled_plan_, layers_, *fsdp_, out_.op_lists);
         sched_ = schedule::make_schedule(sc_.schedule, schedule::pipeline_shape(sc_));
         if (plan_ != nullptr && sc_.dualpipe_overlaps_pairs() &&
             sc_.parallelism.expert_model_parallel_size > 1) {
@@ -79,7 +58,7 @@ public:
         }
         split_ = sched_->splits_backward();
         out_.weight_passes = split_;
-        if (split_ && fsdp_) {
+        if (split_ && fsdp_->on()) {
             throw InputError("schedule=" + std::string(config::to_string(sc_.schedule)) +
                              " splits each backward into B and W passes, which is not modelled with "
                              "parallelism.data_parallel_sharding_strategy=optim_grads_params (FSDP)");
@@ -157,11 +136,6 @@ private:
         }
     }
 
-    const OpList* own(OpList ops) {
-        out_.op_lists.push_back(std::make_unique<OpList>(std::move(ops)));
-        return out_.op_lists.back().get();
-    }
-
     void build_gpu(const parallel::Coordinates& at, const std::vector<schedule::Step>& steps) {
         const auto gpu = static_cast<std::int32_t>(out_.gpus.size());
         OpLowering low(out_, pricing_, rendezvous_, members_policy(), gpu, at);
@@ -199,16 +173,13 @@ private:
         }
         const bool overlap =
             sc_.training.overlap_grad_reduce && sc_.parallelism.data_parallel_size_with_cp() > 1;
-        // For overlapped recomputation: the last compute task before each step (its completion is the
-        // step's start) and the last compute task of each (micro-batch, chunk)'s forward.
-        std::vector<engine::TaskId> markers(steps.size(), -1);
-        std::map<std::array<std::int32_t, 3>, engine::TaskId> forward_done;  // (micro-batch, chunk, layer)
-        // The last task of each layer's backward in the most recent backward step (lookahead 0).
+        RecomputeAnchors anchors;
+        anchors.step_start.assign(steps.size(), -1);
         std::int64_t most_chunk_layers = 0;
         for (std::int64_t c = 0; c < v_; ++c) {
             most_chunk_layers = std::max(most_chunk_layers, sc_.chunk_num_layers(at.pp, c));
         }
-        std::vector<engine::TaskId> layer_freed(static_cast<std::size_t>(most_chunk_layers), -1);
+        anchors.layer_freed.assign(static_cast<std::size_t>(most_chunk_layers), -1);
         // Megatron's interleaved schedule without overlap_p2p_comm communicates once per forward-backward
         // pair in its steady state: F_k, B_k, then one batch_isend_irecv with F_k's output, B_k's gradient
         // and the receives of the next pair (schedules.py, send_forward_backward_recv_forward_backward).
@@ -236,8 +207,8 @@ private:
                    steps[k + 1].pass == schedule::Pass::Backward;
         };
         // DualPipe's F&B pairs and Megatron's combined 1F1B overlapped (overlapped_pair.h): lowered as two
-        // chains, interleaved. Under a recompute plan the pair runs forward then backward: the plan's
-        // background recomputation and its markers are placed against that order.
+        // chains, interleaved. Under a plan from the recompute search the pair runs forward then backward:
+        // the plan's background recomputation and its anchors are placed against that order.
         const bool overlap_pairs = plan_ == nullptr && sc_.overlaps_forward_backward_pairs();
         auto overlapped = [&](std::size_t k) {
             return overlap_pairs && steps[k].paired && pairs_with_next(k);
@@ -280,7 +251,7 @@ private:
         std::optional<ForwardSend> deferred;  // a forward's output, sent after the backward it pairs with
         for (std::size_t k = 0; k < steps.size(); ++k) {
             const schedule::Step& step = steps[k];
-            markers[k] = low.last_compute();
+            anchors.step_start[k] = low.last_compute();
             const std::int64_t vs = sched_->stage_of(at.pp, step.chunk, p_);
             const bool first = vs == 0;
             const bool last = vs == virtual_stages - 1;
@@ -300,17 +271,17 @@ private:
                 if (first) {
                     low.lower(layers_.embedding_forward(), ctx);
                 }
-                engine::TaskId gathered = fsdp_gather(low, ctx);
+                engine::TaskId gathered = fsdp_->gather(low, ctx);
                 for (std::int64_t j = 0; j < chunk_layers; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                    if (fsdp_) {
+                    if (fsdp_->on()) {
                         // Prefetch the next layer's weights while this one computes.
-                        const engine::TaskId next = j + 1 < chunk_layers ? fsdp_gather(low, ctx) : -1;
+                        const engine::TaskId next = j + 1 < chunk_layers ? fsdp_->gather(low, ctx) : -1;
                         low.wait_for(gathered);
                         gathered = next;
                     }
-                    low.lower(forward_of(at.pp, step.chunk, j, step.microbatch, ctx.layer), ctx);
-                    forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] =
+                    low.lower(backward_->forward_of(at.pp, step.chunk, j, step.microbatch, ctx.layer), ctx);
+                    anchors.forward_done[{step.microbatch, step.chunk, static_cast<std::int32_t>(j)}] =
                         low.last_compute();
                 }
                 ctx.layer = -1;
@@ -335,30 +306,26 @@ private:
                 }
             } else if (step.pass == schedule::Pass::Weight) {
                 ctx.phase = Phase::Backward;
-                bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
-                lower_weight_gradients(low, step);
-                flush_bucket(low, ctx);
-                bucketing_ = false;
+                backward_->begin_step(overlap && k == last_backward[static_cast<std::size_t>(step.chunk)],
+                                      false);
+                backward_->lower_weight_gradients(low, step, sched_->name());
+                backward_->end_step(low, ctx);
             } else {
                 ctx.phase = Phase::Backward;
-                bucketing_ = overlap && k == last_backward[static_cast<std::size_t>(step.chunk)];
-                defer_weights_ = split_backwards.contains({step.microbatch, step.chunk});
+                backward_->begin_step(overlap && k == last_backward[static_cast<std::size_t>(step.chunk)],
+                                      split_backwards.contains({step.microbatch, step.chunk}));
                 if (in_pair) {
                     low.set_chain(PairChain::Backward);
                 }
                 if (last) {
-                    lower_backward(low, layers_.output_backward(), ctx, output_layer_parameters(at));
+                    backward_->lower_backward(low, layers_.output_backward(), ctx,
+                                              output_layer_parameters(at));
                     lower_mtp_backwards(low, ctx, at);
                 }
-                if (plan_ != nullptr) {
-                    lower_planned_backwards(low, at.pp, k, first_layer, ctx, markers, forward_done,
-                                            layer_freed);
-                } else {
-                    lower_layer_backwards(low, first_layer, at.pp, ctx);
-                }
+                backward_->lower_layers(low, at.pp, k, first_layer, ctx, anchors);
                 ctx.layer = -1;
                 if (first) {
-                    lower_backward(low, layers_.embedding_backward(), ctx, embedding_parameters());
+                    backward_->lower_backward(low, layers_.embedding_backward(), ctx, embedding_parameters());
                 }
                 if (in_pair) {
                     low.end_overlap();
@@ -371,216 +338,13 @@ private:
                 if (!first && neighbour(at, vs - 1, step.chunk).pp != at.pp) {
                     low.send(Direction::Backward, neighbour(at, vs - 1, step.chunk), p2p_bytes_, ctx);
                 }
-                flush_bucket(low, ctx);
-                bucketing_ = false;
-                defer_weights_ = false;
+                backward_->end_step(low, ctx);
             }
         }
-        if (overlap || fsdp_) {
+        if (overlap || fsdp_->on()) {
             low.join_data_parallel();  // the optimizer waits for every gradient reduction
         }
         low.lower(stage_lists_->end_of_iteration(at.pp), StepContext{-1, -1, -1, Phase::Iteration});
-    }
-
-    // Backward of a chunk's layers, last layer first. Fully recomputed layers are recomputed a
-    // checkpoint block at a time (Megatron's uniform method checkpoints N layers together; block
-    // checkpoints each of the first N layers on its own).
-    void lower_layer_backwards(OpLowering& low, std::int64_t first_layer, std::int64_t pipeline_rank,
-                               StepContext ctx) {
-        std::int64_t j = sc_.chunk_num_layers(pipeline_rank, ctx.chunk) - 1;
-        engine::TaskId gathered = fsdp_gather(low, ctx);
-        while (j >= 0) {
-            if (fsdp_) {
-                // Each layer's weights again for its (recompute and) backward, the next one prefetched;
-                // its gradients are reduce-scattered as soon as its backward is done.
-                ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                const engine::TaskId next = j > 0 ? fsdp_gather(low, ctx) : -1;
-                low.wait_for(gathered);
-                gathered = next;
-                if (recomputed(j, ctx.microbatch, pipeline_rank)) {
-                    low.lower(*layers_.at(ctx.layer).recompute, ctx);
-                    low.lower(*layers_.at(ctx.layer).backward_plain, ctx);
-                } else {
-                    low.lower(*layers_.at(ctx.layer).backward, ctx);
-                }
-                low.lower(*fsdp_reduce_, ctx);
-                --j;
-                continue;
-            }
-            if (!recomputed(j, ctx.microbatch, pipeline_rank)) {
-                ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                lower_backward(low, *layers_.at(ctx.layer).backward, ctx, layers_.parameters_at(ctx.layer));
-                --j;
-                continue;
-            }
-            const std::int64_t block_start = j - (j % checkpoint_block());
-            for (std::int64_t k = block_start; k <= j; ++k) {
-                ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                low.lower(k == block_start ? *layers_.at(ctx.layer).recompute
-                                           : *layers_.at(ctx.layer).recompute_chained,
-                          ctx);
-            }
-            for (std::int64_t k = j; k >= block_start; --k) {
-                ctx.layer = static_cast<std::int32_t>(first_layer + k);
-                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
-                               layers_.parameters_at(ctx.layer));
-            }
-            j = block_start - 1;
-        }
-    }
-
-    // The forward op list of layer j of a chunk for one micro-batch.
-    [[nodiscard]] const OpList& forward_of(std::int64_t pp, std::int64_t chunk, std::int64_t j,
-                                           std::int64_t microbatch, std::int64_t layer) const {
-        if (plan_ == nullptr) {
-            if (!recomputed(j, microbatch, pp)) {
-                return *layers_.at(layer).forward_stored;
-            }
-            // A checkpointed group keeps only its first layer's input.
-            return j % checkpoint_block() == 0 ? *layers_.at(layer).forward_checkpointed
-                                               : *layers_.at(layer).forward_unsaved;
-        }
-        const recompute::LayerRecompute r = plan_->at(pp, sc_.layers_before_chunk(pp, chunk) + j);
-        if (recompute::is_full(r)) {
-            return *layers_.at(layer).forward_checkpointed;
-        }
-        return recompute::is_selective(r) ? *layers_.at(layer).forward_selective
-                                          : *layers_.at(layer).forward_none;
-    }
-
-    // Backward of a chunk's layers under a recompute plan. Overlapped recomputation is lowered first onto
-    // the background lane, last layer first: it may start once the layer's forward of this micro-batch
-    // is done and, with lookahead k ≥ 1, the step k steps earlier has begun, or with lookahead 0, the
-    // previous backward has finished the same layer; each layer's backward waits for its recomputation.
-    void lower_planned_backwards(OpLowering& low, std::int64_t pp, std::size_t step_index,
-                                 std::int64_t first_layer, StepContext ctx,
-                                 const std::vector<engine::TaskId>& markers,
-                                 const std::map<std::array<std::int32_t, 3>, engine::TaskId>& forward_done,
-                                 std::vector<engine::TaskId>& layer_freed) {
-        const std::int64_t lc = sc_.chunk_num_layers(pp, ctx.chunk);
-        const std::int64_t before = sc_.layers_before_chunk(pp, ctx.chunk);
-        auto plan_of = [&](std::int64_t j) { return plan_->at(pp, before + j); };
-        std::vector<engine::TaskId> ready(static_cast<std::size_t>(lc), -1);
-        std::vector<engine::TaskId> start_after;
-        const auto lookahead = static_cast<std::size_t>(plan_->lookahead);
-        if (lookahead > 0 && step_index >= lookahead && markers[step_index - lookahead] >= 0) {
-            start_after.push_back(markers[step_index - lookahead]);
-        }
-        for (std::int64_t j = lc - 1; j >= 0; --j) {
-            if (recompute::is_overlapped(plan_of(j))) {
-                ctx.layer = static_cast<std::int32_t>(first_layer + j);
-                const OpList& ops = recompute::is_full(plan_of(j))
-                                        ? *layers_.at(ctx.layer).recompute
-                                        : *layers_.at(ctx.layer).recompute_selective;
-                std::vector<engine::TaskId> after = start_after;
-                // Its checkpointed inputs exist once this layer's forward of this micro-batch is done.
-                const auto f = forward_done.find({ctx.microbatch, ctx.chunk, static_cast<std::int32_t>(j)});
-                if (f != forward_done.end() && f->second >= 0) {
-                    after.push_back(f->second);
-                }
-                if (lookahead == 0 && layer_freed[static_cast<std::size_t>(j)] >= 0) {
-                    after.push_back(layer_freed[static_cast<std::size_t>(j)]);
-                }
-                ready[static_cast<std::size_t>(j)] = low.lower_background(ops, ctx, std::move(after));
-            }
-        }
-        for (std::int64_t j = lc - 1; j >= 0; --j) {
-            ctx.layer = static_cast<std::int32_t>(first_layer + j);
-            switch (plan_of(j)) {
-            case recompute::LayerRecompute::Keep:
-                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
-                               layers_.parameters_at(ctx.layer));
-                break;
-            case recompute::LayerRecompute::SelectiveOnDemand:
-                lower_backward(low, *layers_.at(ctx.layer).backward_selective, ctx,
-                               layers_.parameters_at(ctx.layer));
-                break;
-            case recompute::LayerRecompute::FullOnDemand:
-                low.lower(*layers_.at(ctx.layer).recompute, ctx);
-                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
-                               layers_.parameters_at(ctx.layer));
-                break;
-            case recompute::LayerRecompute::SelectiveOverlapped:
-            case recompute::LayerRecompute::FullOverlapped:
-                low.wait_for(ready[static_cast<std::size_t>(j)]);
-                lower_backward(low, *layers_.at(ctx.layer).backward_plain, ctx,
-                               layers_.parameters_at(ctx.layer));
-                break;
-            }
-            layer_freed[static_cast<std::size_t>(j)] = low.last_compute();
-        }
-    }
-
-    // A backward op list and the gradients it makes final. With the backward split only B runs now;
-    // W is kept for the step's Weight pass, which adds the gradients to the bucket.
-    void lower_backward(OpLowering& low, const workload::OpList& ops, const StepContext& ctx,
-                        std::int64_t parameters) {
-        if (!defer_weights_) {
-            low.lower(ops, ctx);
-            add_gradients(low, parameters, ctx);
-            return;
-        }
-        auto [it, added] = splits_.try_emplace(&ops, nullptr, nullptr);
-        if (added) {
-            BackwardSplit parts = split_backward(ops);
-            it->second = {own(std::move(parts.input_gradient)), own(std::move(parts.weight_gradient))};
-        }
-        if (!it->second.first->empty()) {
-            low.lower(*it->second.first, ctx);
-        }
-        pending_weights_[{ctx.microbatch, ctx.chunk}].push_back({ctx, it->second.second, parameters});
-    }
-
-    // The W pass of a (micro-batch, chunk): the weight gradients its B left, in the B's order.
-    void lower_weight_gradients(OpLowering& low, const schedule::Step& step) {
-        const auto found = pending_weights_.find({step.microbatch, step.chunk});
-        if (found == pending_weights_.end()) {
-            throw InputError("schedule " + sched_->name() + ": W" + std::to_string(step.microbatch) + ".c" +
-                             std::to_string(step.chunk) + " runs before its B");
-        }
-        for (const PendingWeight& w : found->second) {
-            if (!w.ops->empty()) {
-                low.lower(*w.ops, w.ctx);
-            }
-            add_gradients(low, w.parameters, w.ctx);
-        }
-        pending_weights_.erase(found);
-    }
-
-    // FSDP: issues one layer's weight all-gather on the data-parallel stream and returns its task (-1
-    // without FSDP).
-    engine::TaskId fsdp_gather(OpLowering& low, const StepContext& ctx) {
-        if (!fsdp_) {
-            return -1;
-        }
-        low.lower(*fsdp_gather_, ctx);
-        return low.last_data_collective();
-    }
-
-    // Gradient buckets (overlap_grad_reduce): parameters whose gradients are final are added in backward
-    // order; a full bucket's reduction is issued at once, asynchronously.
-    void add_gradients(OpLowering& low, std::int64_t parameters, const StepContext& ctx) {
-        if (!bucketing_) {
-            return;
-        }
-        bucket_filled_ += parameters;
-        if (bucket_filled_ >= workload::gradient_bucket_parameters(sc_)) {
-            flush_bucket(low, ctx);
-        }
-    }
-
-    void flush_bucket(OpLowering& low, const StepContext& ctx) {
-        if (!bucketing_ || bucket_filled_ == 0) {
-            return;
-        }
-        auto [it, added] = bucket_ops_.try_emplace(bucket_filled_, nullptr);
-        if (added) {
-            it->second = own(workload::gradient_bucket_reduction(sc_, bucket_filled_));
-        }
-        StepContext at = ctx;
-        at.layer = -1;
-        low.lower(*it->second, at);
-        bucket_filled_ = 0;
     }
 
     // The MTP depths after the decoder's last layer (workload/mtp_block.h), each under its own layer index
@@ -604,7 +368,7 @@ private:
             // The embedding copy's gradient is complete after the first depth's backward, the last to run.
             const std::int64_t parameters =
                 depth_parameters + (depth == 0 ? workload::mtp_embedding_copy_parameters(sc_, at.pp) : 0);
-            lower_backward(low, layers_.mtp_backward(), ctx, parameters);
+            backward_->lower_backward(low, layers_.mtp_backward(), ctx, parameters);
         }
     }
 
@@ -617,35 +381,6 @@ private:
         const workload::StageParameters s = workload::stage_parameters(sc_, at.pp);
         const bool own = workload::output_layer_has_own_weights(sc_, at.pp);
         return s.final_layernorm + (own ? workload::word_embedding_parameters_per_rank(sc_) : 0);
-    }
-
-    // Whether layer `layer_in_chunk` of micro-batch `microbatch` on pipeline rank `rank` is recomputed.
-    [[nodiscard]] bool recomputed(std::int64_t layer_in_chunk, std::int64_t microbatch,
-                                  std::int64_t rank) const {
-        if (sc_.training.recompute_granularity != RecomputeGranularity::Full) {
-            return false;
-        }
-        // Korthikanti Appendix C, as Megatron's 1F1B schedule implements it: of every W + 1 consecutive
-        // micro-batches (W the rank's warm-up count, so W + 1 the most in flight) the first N keep all
-        // their activations and the rest are checkpointed.
-        if (const auto n = sc_.training.num_microbatches_with_partial_activation_checkpoints) {
-            const std::int64_t in_flight = std::min(p_ - rank - 1, sc_.num_microbatches()) + 1;
-            if (microbatch % in_flight < *n) {
-                return false;
-            }
-        }
-        const std::int64_t n = sc_.training.recompute_num_layers.value_or(1);
-        if (sc_.training.recompute_method == config::RecomputeMethod::Block) {
-            return layer_in_chunk < n;
-        }
-        return true;
-    }
-
-    [[nodiscard]] std::int64_t checkpoint_block() const {
-        if (sc_.training.recompute_method == config::RecomputeMethod::Block) {
-            return 1;
-        }
-        return sc_.training.recompute_num_layers.value_or(1);
     }
 
     // The GPU holding model stage `virtual_stage` of chunk `chunk`'s pipeline, beside `at`.
@@ -670,33 +405,19 @@ private:
     OpPricing pricing_;
     const cost::CostModel& pricing_cost_;
     Fold fold_;
-    const recompute::RecomputePlan* plan_;
+    const recompute::RecomputePlan* plan_;    // the caller's (the recompute search's), or null
+    recompute::RecomputePlan compiled_plan_;  // the scenario's Megatron policy, without plan_
     std::int64_t p_ = 1, v_ = 1;
     Bytes p2p_bytes_{0};
     RendezvousTable rendezvous_;
-    std::unique_ptr<NetworkFlows> network_;             // hardware.network_model=flow
-    std::map<std::int64_t, const OpList*> bucket_ops_;  // by bucket parameters
-    std::int64_t layer_parameters_ = 0;
-    bool fsdp_ = false;  // optim_grads_params with d > 1
-    const OpList* fsdp_gather_ = nullptr;
-    const OpList* fsdp_reduce_ = nullptr;
-    bool bucketing_ = false;
-    std::int64_t bucket_filled_ = 0;
+    std::unique_ptr<NetworkFlows> network_;  // hardware.network_model=flow
     std::unique_ptr<schedule::Schedule> sched_;
     bool split_ = false;  // the schedule runs W passes of their own
-    // Each backward list's B and W parts (split_ only), by the list they come from.
-    std::map<const OpList*, std::pair<const OpList*, const OpList*>> splits_;
-    struct PendingWeight {
-        StepContext ctx;
-        const OpList* ops = nullptr;
-        std::int64_t parameters = 0;
-    };
-    bool defer_weights_ = false;  // the backward being lowered is B alone; its W step comes later
-    // The W parts a B left on this GPU, by (micro-batch, chunk), until the schedule's W step.
-    std::map<std::pair<std::int32_t, std::int32_t>, std::vector<PendingWeight>> pending_weights_;
     IterationProgram out_;
     LayerOpLists layers_;  // builds into out_.op_lists, so it comes after out_
+    std::optional<FsdpLowering> fsdp_;
     std::optional<StageOpLists> stage_lists_;
+    std::optional<BackwardLowering> backward_;
 };
 
 }  // namespace

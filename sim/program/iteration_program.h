@@ -64,9 +64,10 @@ struct OpSpan {
 [[nodiscard]] std::vector<OpSpan> op_spans(const IterationProgram& program, engine::TaskId task,
                                            const engine::TaskTiming& timing);
 
-/// Throws InputError for what the scenario asks but the simulator cannot model. With `plan`, the plan
-/// decides every layer's recomputation (what and when) instead of the scenario's policy; the
-/// `overlapped` policy requires one (recompute_search chooses it).
+/// Throws InputError for what the scenario asks but the simulator cannot model. Every layer's
+/// recomputation (what and when) is a recompute plan's: `plan` (the recompute search's), or without
+/// one the scenario's Megatron policy compiled (recompute/megatron_recompute_plan.h); the `overlapped`
+/// policy requires `plan` (recompute_search chooses it).
 [[nodiscard]] IterationProgram build_iteration(const config::Scenario& scenario, const cost::CostModel& cost,
                                                const Fold& fold = {},
                                                const recompute::RecomputePlan* plan = nullptr);

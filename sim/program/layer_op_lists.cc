@@ -57,10 +57,6 @@ LayerOps LayerOpLists::build(const workload::LayerShape& shape) {
     ops.recompute_chained = own(workload::layer_full_recompute(shape, /*input_is_checkpoint=*/false));
     ops.forward_unsaved = own(workload::layer_forward_unsaved(shape));
     ops.recompute_selective = own(workload::layer_selective_recompute(shape));
-    // Full recompute stores (between checkpoints) what the none policy stores.
-    const bool selective = sc_.training.recompute_granularity == RecomputeGranularity::Selective;
-    ops.forward_stored = selective ? ops.forward_selective : ops.forward_none;
-    ops.backward = selective ? ops.backward_selective : ops.backward_plain;
     return ops;
 }
 

@@ -1,6 +1,6 @@
 // The op lists of a scenario's layers, built once and shared by every GPU and micro-batch: each kind of
-// transformer layer (dense and MoE, when moe_layer_freq mixes them) under every recompute variant, and
-// the embedding and output layers.
+// transformer layer (dense and MoE, when moe_layer_freq mixes them) under every recompute variant a
+// recompute plan mixes layer by layer, and the embedding and output layers.
 #pragma once
 
 #include <array>
@@ -19,18 +19,15 @@ using OpListStore = std::vector<std::unique_ptr<workload::OpList>>;
 
 /// One kind of layer's op lists under every recompute variant.
 struct LayerOps {
-    const workload::OpList* forward_stored = nullptr;  // forward that keeps its activations (none/selective)
     const workload::OpList* forward_checkpointed =
-        nullptr;                                 // forward of a fully recomputed layer (keeps its input)
-    const workload::OpList* backward = nullptr;  // backward under the none/selective policy
+        nullptr;  // forward of a fully recomputed layer (keeps its input)
     const workload::OpList* backward_plain =
-        nullptr;  // backward of a fully recomputed layer, after its recompute
+        nullptr;  // backward of a layer whose activations are stored or recomputed
     const workload::OpList* recompute =
         nullptr;  // the recomputed forward of full recompute (from its checkpoint)
     const workload::OpList* recompute_chained = nullptr;  // ... of a later layer of a checkpointed group
     const workload::OpList* forward_unsaved = nullptr;    // forward of a later layer of a checkpointed group
-    // The variants a recompute plan mixes layer by layer.
-    const workload::OpList* forward_none = nullptr;
+    const workload::OpList* forward_none = nullptr;       // forward that keeps every activation
     const workload::OpList* forward_selective = nullptr;
     const workload::OpList* backward_selective = nullptr;  // with the core attention recomputed inline
     const workload::OpList* recompute_selective =

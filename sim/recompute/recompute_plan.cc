@@ -1,5 +1,7 @@
 #include "sim/recompute/recompute_plan.h"
 
+#include <algorithm>
+
 namespace trainsim::recompute {
 
 const char* to_string(LayerRecompute r) {
@@ -14,6 +16,8 @@ const char* to_string(LayerRecompute r) {
         return "full on demand";
     case LayerRecompute::FullOverlapped:
         return "full overlapped";
+    case LayerRecompute::FullChained:
+        return "full chained";
     }
     return "?";
 }
@@ -25,7 +29,17 @@ bool is_selective(LayerRecompute r) {
     return r == LayerRecompute::SelectiveOnDemand || r == LayerRecompute::SelectiveOverlapped;
 }
 bool is_full(LayerRecompute r) {
-    return r == LayerRecompute::FullOnDemand || r == LayerRecompute::FullOverlapped;
+    return r == LayerRecompute::FullOnDemand || r == LayerRecompute::FullOverlapped ||
+           r == LayerRecompute::FullChained;
+}
+
+LayerRecompute RecomputePlan::at(std::int64_t stage, std::int64_t layer_in_stage,
+                                 std::int64_t microbatch) const {
+    if (!stored_microbatches.empty() &&
+        stored_microbatches[static_cast<std::size_t>(stage)].stores(microbatch)) {
+        return LayerRecompute::Keep;
+    }
+    return at(stage, layer_in_stage);
 }
 
 RecomputePlan RecomputePlan::uniform(std::int64_t stages, std::int64_t layers_per_stage, LayerRecompute r,
@@ -57,7 +71,7 @@ bool RecomputePlan::has_overlap() const {
 
 namespace {
 
-std::string describe_stage(const std::vector<LayerRecompute>& stage) {
+std::string describe_layers(const std::vector<LayerRecompute>& stage) {
     // Runs of equal layers: "full overlapped" or "2 × keep, 2 × full overlapped".
     std::string out;
     std::size_t i = 0;
@@ -78,6 +92,18 @@ std::string describe_stage(const std::vector<LayerRecompute>& stage) {
     return out;
 }
 
+std::string describe_stage(const RecomputePlan& plan, std::size_t s) {
+    std::string out = describe_layers(plan.layers[s]);
+    if (!plan.stored_microbatches.empty() && plan.stored_microbatches[s].stored > 0) {
+        const StoredMicrobatches m = plan.stored_microbatches[s];
+        const std::int64_t n = std::min(m.stored, m.period);
+        out += n == 1 ? ", micro-batch 0 of every " + std::to_string(m.period) + " keeps all"
+                      : ", micro-batches 0-" + std::to_string(n - 1) + " of every " +
+                            std::to_string(m.period) + " keep all";
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string RecomputePlan::describe() const {
@@ -87,7 +113,7 @@ std::string RecomputePlan::describe() const {
         std::size_t e = s;
         // Stages are grouped by their description, so stages of different lengths that apply one policy
         // to every layer ("keep") read as one group.
-        while (e < layers.size() && describe_stage(layers[e]) == describe_stage(layers[s])) {
+        while (e < layers.size() && describe_stage(*this, e) == describe_stage(*this, s)) {
             ++e;
         }
         if (!out.empty()) {
@@ -95,7 +121,7 @@ std::string RecomputePlan::describe() const {
         }
         out += (e - s == 1 ? "stage " + std::to_string(s)
                            : "stages " + std::to_string(s) + "-" + std::to_string(e - 1)) +
-               ": " + describe_stage(layers[s]);
+               ": " + describe_stage(*this, s);
         s = e;
     }
     if (has_overlap()) {
