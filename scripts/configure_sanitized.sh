@@ -24,6 +24,9 @@ fi
 # that assertions run as well. The tests' own code (set-up and assertions) is compiled at -O0, 2.6x faster.
 # No CUDA: its kernels need a GPU to run, and the CUDA runtime needs ASan's shadow-gap protection off;
 # scripts/build.sh compiles them where CUDA is found.
+# Unity builds (TRAINSIM_UNITY_BUILD, CMakeLists.txt) are not turned on here yet: they compile the libraries
+# 29 % faster, but a file-local helper of one file can silently capture another file's calls (MoeKeys failed
+# so until megatron_pipeline_split.cc's show was renamed), and the whole suite has not yet passed with them.
 cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_CXX_FLAGS="$sanitizers -fno-omit-frame-pointer" \

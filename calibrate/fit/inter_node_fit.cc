@@ -11,11 +11,11 @@ namespace trainsim::calibrate {
 namespace {
 
 const std::string kNicPath = "network.inter_node.nic_GBps";
-const std::string kCurvePath = "network.inter_node.busbw_efficiency_vs_bytes";
+const std::string kBusbwCurvePath = "network.inter_node.busbw_efficiency_vs_bytes";
 const std::string kNicsPerNodePath = "network.inter_node.nics_per_node";
-constexpr double kMinEfficiency = 1e-4;
+constexpr double kMinBusbwEfficiency = 1e-4;
 
-Placement placement_of(const Directive& d) {
+Placement directive_placement(const Directive& d) {
     return d.text("placement", "out_of_place", {"out_of_place", "in_place"}) == "in_place"
                ? Placement::InPlace
                : Placement::OutOfPlace;
@@ -98,7 +98,7 @@ void fit_nic(FitState& state) {
     double best = 0.0;
     const CollectiveMeasurement* best_record = nullptr;
     std::vector<std::string> ids;
-    for (const auto* c : select(state.measurements(), placement_of(d))) {
+    for (const auto* c : select(state.measurements(), directive_placement(d))) {
         if (const auto free = latency_free(state, *c, kNicPath)) {
             const double per_rail = free->busbw_GBps / rails_of(*c, nics);
             if (per_rail > best) {
@@ -129,27 +129,27 @@ void fit_nic(FitState& state) {
                     r);
 }
 
-void fit_curve_target(FitState& state) {
-    const auto node = state.directive_node(kCurvePath);
+void fit_busbw_curve(FitState& state) {
+    const auto node = state.directive_node(kBusbwCurvePath);
     if (!node) {
         return;
     }
-    const Directive d(kCurvePath, *node, state.json());
+    const Directive d(kBusbwCurvePath, *node, state.json());
     const std::string normalize = d.text("normalize", "rails", {"rails", "peak"});
-    const auto records = select(state.measurements(), placement_of(d));
+    const auto records = select(state.measurements(), directive_placement(d));
     std::vector<Sample> samples;
     std::vector<std::string> ids;
     std::string description;
     std::vector<const CollectiveMeasurement*> latency_bound;
     if (normalize == "rails") {
-        const int nics = static_cast<int>(state.value(kNicsPerNodePath, kCurvePath));
-        const double nic = state.value(kNicPath, kCurvePath);
+        const int nics = static_cast<int>(state.value(kNicsPerNodePath, kBusbwCurvePath));
+        const double nic = state.value(kNicPath, kBusbwCurvePath);
         for (const auto* c : records) {
             if (!c->time_seconds()) {
                 continue;
             }
             // Latency-bound records (t <= the model's latency) need the whole rail rate: efficiency 1.
-            const auto free = latency_free(state, *c, kCurvePath);
+            const auto free = latency_free(state, *c, kBusbwCurvePath);
             if (!free) {
                 latency_bound.push_back(c);
             }
@@ -186,7 +186,7 @@ void fit_curve_target(FitState& state) {
     target.x_unit = "bytes";
     target.default_method = "table";
     target.default_rounding = Rounding::significant(3);
-    target.y_min = kMinEfficiency;
+    target.y_min = kMinBusbwEfficiency;
     target.y_max = 1.0;
     target.integer_x = true;
     target.fallback_kind = "measured";
@@ -194,16 +194,16 @@ void fit_curve_target(FitState& state) {
     target.extra_options = {"normalize", "placement"};
     FittedCurve fitted = fit_curve(d, target, samples);
     if (!latency_bound.empty()) {
-        fitted.report.flags.push_back(latency_flag(latency_bound, state, kCurvePath));
+        fitted.report.flags.push_back(latency_flag(latency_bound, state, kBusbwCurvePath));
     }
-    state.set(kCurvePath, std::move(fitted.json), std::move(fitted.report));
+    state.set(kBusbwCurvePath, std::move(fitted.json), std::move(fitted.report));
 }
 
 }  // namespace
 
 void fit_inter_node_targets(FitState& state) {
     fit_nic(state);
-    fit_curve_target(state);
+    fit_busbw_curve(state);
 }
 
 }  // namespace trainsim::calibrate

@@ -12,9 +12,9 @@ namespace trainsim::calibrate {
 namespace {
 
 constexpr const char* kLaunchPath = "memory_bound.launch_us";
-constexpr const char* kCurvePath = "memory_bound.efficiency_vs_bytes";
+constexpr const char* kEfficiencyCurvePath = "memory_bound.efficiency_vs_bytes";
 constexpr const char* kHbmPath = "gpu.hbm_GBps";
-constexpr double kMinEfficiency = 1e-4;
+constexpr double kMinMemoryEfficiency = 1e-4;
 
 // The kernels whose records a kind factor reads: the generic factor is the streaming kernel's own.
 KernelKind kernel_for(cost::MemoryBoundKind kind) {
@@ -55,13 +55,13 @@ LaunchSetting launch_setting(const FitState& state, const Directive& d) {
     return l;
 }
 
-void fit_curve_target(FitState& state) {
-    const auto node = state.directive_node(kCurvePath);
+void fit_efficiency_curve(FitState& state) {
+    const auto node = state.directive_node(kEfficiencyCurvePath);
     if (!node) {
         return;
     }
-    const Directive d(kCurvePath, *node, state.json());
-    const double hbm = state.value(kHbmPath, kCurvePath);
+    const Directive d(kEfficiencyCurvePath, *node, state.json());
+    const double hbm = state.value(kHbmPath, kEfficiencyCurvePath);
     const LaunchSetting launch = launch_setting(state, d);
     std::vector<std::string> names = d.list("kernels");
     if (names.empty()) {
@@ -104,14 +104,14 @@ void fit_curve_target(FitState& state) {
     target.x_unit = "bytes";
     target.default_method = "least_squares";
     target.default_rounding = Rounding::significant(4);
-    target.y_min = kMinEfficiency;
+    target.y_min = kMinMemoryEfficiency;
     target.y_max = 1.0;
     target.integer_x = true;
     target.fallback_kind = "derived";
     target.fallback_source = joined_ids(ids) + ": least-squares fit of streaming-kernel timings";
     target.extra_options = {"kernels", "subtract_launch"};
     FittedCurve fitted = fit_curve(d, target, samples);
-    state.set(kCurvePath, std::move(fitted.json), std::move(fitted.report));
+    state.set(kEfficiencyCurvePath, std::move(fitted.json), std::move(fitted.report));
 }
 
 void fit_kind_factor(FitState& state, cost::MemoryBoundKind kind) {
@@ -123,7 +123,7 @@ void fit_kind_factor(FitState& state, cost::MemoryBoundKind kind) {
     const Directive d(path, *node, state.json());
     d.expect({"subtract_launch", "decimals", "significant"});
     const double hbm = state.value(kHbmPath, path);
-    const cost::Curve curve = state.curve(kCurvePath, path);
+    const cost::Curve curve = state.curve(kEfficiencyCurvePath, path);
     const LaunchSetting launch = launch_setting(state, d);
     const KernelKind kernel = kernel_for(kind);
     std::vector<double> measured;  // efficiency of each record
@@ -148,7 +148,7 @@ void fit_kind_factor(FitState& state, cost::MemoryBoundKind kind) {
     }
     const Rounding rounding = d.rounding(Rounding::significant(3));
     const double raw = fit_relative_scale(measured, on_curve);
-    const double factor = rounding.apply(std::clamp(raw, kMinEfficiency, 1.0));
+    const double factor = rounding.apply(std::clamp(raw, kMinMemoryEfficiency, 1.0));
     if (raw > 1.0) {
         r.remarks.push_back("clamped to 1 from " + short_number(raw) + " (faster than the streaming curve)");
     }
@@ -206,7 +206,7 @@ void fit_launch_target(FitState& state) {
 }
 
 void fit_memory_bound_targets(FitState& state) {
-    fit_curve_target(state);
+    fit_efficiency_curve(state);
     for (const auto kind :
          {cost::MemoryBoundKind::LayerNorm, cost::MemoryBoundKind::BiasGelu,
           cost::MemoryBoundKind::BiasDropoutAdd, cost::MemoryBoundKind::ScaleMaskSoftmax,

@@ -97,7 +97,7 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
     totals.gpu_span = std::max(totals.gpu_span, last - first);
 }
 
-Seconds seconds(SimTime ns) {
+Seconds seconds_of(SimTime ns) {
     return Seconds{static_cast<double>(ns) * 1e-9};
 }
 
@@ -142,7 +142,7 @@ Comparison compare_by_kernels(const std::vector<OpSample>& simulated,
         }
         if (m == nullptr) {
             ++c.unmatched_simulated;
-            c.unmatched_simulated_time += seconds(s.duration);
+            c.unmatched_simulated_time += seconds_of(s.duration);
             continue;
         }
         m->used = true;
@@ -155,18 +155,18 @@ Comparison compare_by_kernels(const std::vector<OpSample>& simulated,
         }
         for (Row* row : {&c.ops[row_of.at({s.name, phase})], &c.phases[phase_of.at(phase)]}) {
             ++row->count;
-            row->measured += seconds(m->mean());
-            row->simulated += seconds(s.duration);
+            row->measured += seconds_of(m->mean());
+            row->simulated += seconds_of(s.duration);
         }
     }
     for (const auto& [sig, m] : totals.calls) {
         if (!m.used) {
             c.unmatched_measured += m.count;
-            c.unmatched_measured_time += seconds(m.total);
+            c.unmatched_measured_time += seconds_of(m.total);
         }
     }
     const Seconds measured_iteration =
-        totals.steps > 0 ? seconds(totals.step_time / totals.steps) : seconds(totals.gpu_span);
+        totals.steps > 0 ? seconds_of(totals.step_time / totals.steps) : seconds_of(totals.gpu_span);
     c.iteration = {"", "iteration", 1, measured_iteration, span_of(mine)};
     c.notes.push_back(
         "each simulated op is compared with the mean of the measured calls of its shape; memory-bound "

@@ -14,7 +14,7 @@ namespace trainsim::config {
 
 namespace {
 
-std::string show(const char* key, std::int64_t value) {
+std::string show_parallelism(const char* key, std::int64_t value) {
     return std::string("parallelism.") + key + "=" + std::to_string(value);
 }
 
@@ -30,7 +30,7 @@ std::vector<std::int64_t> decoder_first_last_split(const Scenario& s) {
         if (value) {
             remaining -= *value;
             --stages;
-            given += (given.empty() ? "" : " and ") + show(key, *value);
+            given += (given.empty() ? "" : " and ") + show_parallelism(key, *value);
         }
     }
     if (stages < 1) {

@@ -14,7 +14,7 @@ constexpr const char* kKey = "parallelism.pipeline_model_parallel_layout";
 constexpr std::size_t kMaxUnrolled = std::size_t{1} << 20;
 
 // `rule` starts with "=value ..." or with a space.
-[[noreturn]] void fail(const std::string& rule) {
+[[noreturn]] void fail_layout(const std::string& rule) {
     throw InputError(std::string(kKey) + rule);
 }
 
@@ -31,7 +31,7 @@ std::size_t repeat_count(const std::string& s, std::size_t at, std::size_t& end)
 
 std::string repeated(const std::string& unit, std::size_t n, std::size_t already) {
     if (!unit.empty() && (n > kMaxUnrolled || already + unit.size() * n > kMaxUnrolled)) {
-        fail(" unrolls to more than " + std::to_string(kMaxUnrolled) + " symbols");
+        fail_layout(" unrolls to more than " + std::to_string(kMaxUnrolled) + " symbols");
     }
     std::string out;
     for (std::size_t i = 0; i < n; ++i) {
@@ -54,8 +54,8 @@ std::string unroll(const std::string& text) {
             if (n != std::string::npos) {
                 const std::string unit = s.substr(i + 1, close - i - 1);
                 if (unit.find('(') != std::string::npos) {
-                    fail("=\"" + text +
-                         "\" nests parentheses, which Megatron's layout grammar does not unroll");
+                    fail_layout("=\"" + text +
+                                "\" nests parentheses, which Megatron's layout grammar does not unroll");
                 }
                 groups += repeated(unit, n, groups.size());
                 i = end;
@@ -89,10 +89,11 @@ PipelineLayout parse_string(const std::string& text) {
             continue;
         }
         if (c != 'E' && c != 't' && c != 'm' && c != 'L') {
-            fail("=\"" + text + "\": unknown symbol '" + std::string(1, c) + "' in stage " +
-                 std::to_string(layout.stages.size() - 1) +
-                 " (Megatron's symbols: E embedding, t transformer layer, m MTP layer, L loss, | between "
-                 "stages, (...)*n and x*n to repeat)");
+            fail_layout(
+                "=\"" + text + "\": unknown symbol '" + std::string(1, c) + "' in stage " +
+                std::to_string(layout.stages.size() - 1) +
+                " (Megatron's symbols: E embedding, t transformer layer, m MTP layer, L loss, | between "
+                "stages, (...)*n and x*n to repeat)");
         }
         layout.stages.back().push_back(static_cast<LayoutSymbol>(c));
     }
@@ -103,7 +104,7 @@ PipelineLayout parse_string(const std::string& text) {
 PipelineLayout parse_list(const Json& value) {
     PipelineLayout layout{value.dump(), {}};
     if (value.empty()) {
-        fail(" is an empty list (one list of layer names per virtual pipeline stage)");
+        fail_layout(" is an empty list (one list of layer names per virtual pipeline stage)");
     }
     for (std::size_t i = 0; i < value.size(); ++i) {
         const Json& stage = value[i];
@@ -173,9 +174,9 @@ PipelineLayout parse_pipeline_layout(const Json& value) {
 std::int64_t layout_virtual_size(const PipelineLayout& layout, std::int64_t pipeline_size) {
     const auto stages = static_cast<std::int64_t>(layout.stages.size());
     if (stages % pipeline_size != 0) {
-        fail("=" + layout.text + " has " + std::to_string(stages) +
-             " stages, which must be a multiple of parallelism.pipeline_model_parallel_size=" +
-             std::to_string(pipeline_size) + " (one per pipeline rank and virtual stage; Megatron)");
+        fail_layout("=" + layout.text + " has " + std::to_string(stages) +
+                    " stages, which must be a multiple of parallelism.pipeline_model_parallel_size=" +
+                    std::to_string(pipeline_size) + " (one per pipeline rank and virtual stage; Megatron)");
     }
     return stages / pipeline_size;
 }
@@ -192,35 +193,37 @@ std::vector<std::int64_t> layout_layers_per_virtual_stage(const PipelineLayout& 
     const std::int64_t embeddings = count(flat, LayoutSymbol::Embedding);
     const std::int64_t losses = count(flat, LayoutSymbol::Loss);
     if (flat.empty() || flat.front() != LayoutSymbol::Embedding || embeddings != 1) {
-        fail(shown + " must start with the embedding E and name it once (Megatron), got " +
-             std::to_string(embeddings));
+        fail_layout(shown + " must start with the embedding E and name it once (Megatron), got " +
+                    std::to_string(embeddings));
     }
     if (flat.back() != LayoutSymbol::Loss || losses != 1) {
-        fail(shown + " must end with the loss L and name it once (Megatron), got " + std::to_string(losses));
+        fail_layout(shown + " must end with the loss L and name it once (Megatron), got " +
+                    std::to_string(losses));
     }
     // Megatron builds the embedding on the first stage and the loss on the last whatever the layout says
     // (pre_process / post_process), so empty stages before E or after L would misplace them.
     if (layout.stages.front().empty() || layout.stages.front().front() != LayoutSymbol::Embedding) {
-        fail(shown + " must put the embedding E in its first stage (pipeline rank 0, chunk 0), where "
-                     "Megatron builds it");
+        fail_layout(shown + " must put the embedding E in its first stage (pipeline rank 0, chunk 0), where "
+                            "Megatron builds it");
     }
     if (layout.stages.back().empty()) {
-        fail(shown + " must put the loss L in its last stage (pipeline rank " + std::to_string(p - 1) +
-             ", chunk " + std::to_string(v - 1) + "), where Megatron builds it");
+        fail_layout(shown + " must put the loss L in its last stage (pipeline rank " + std::to_string(p - 1) +
+                    ", chunk " + std::to_string(v - 1) + "), where Megatron builds it");
     }
     const std::int64_t decoders = count(flat, LayoutSymbol::Decoder);
     if (decoders != num_layers) {
-        fail(shown + " has " + std::to_string(decoders) +
-             " transformer layers (t), but model.num_layers=" + std::to_string(num_layers));
+        fail_layout(shown + " has " + std::to_string(decoders) +
+                    " transformer layers (t), but model.num_layers=" + std::to_string(num_layers));
     }
     const std::int64_t mtps = count(flat, LayoutSymbol::Mtp);
     if (mtps != mtp_num_layers) {
-        fail(shown + " has " + std::to_string(mtps) +
-             " MTP layers (m), but model.mtp_num_layers=" + std::to_string(mtp_num_layers));
+        fail_layout(shown + " has " + std::to_string(mtps) +
+                    " MTP layers (m), but model.mtp_num_layers=" + std::to_string(mtp_num_layers));
     }
     const auto first_mtp = std::find(flat.begin(), flat.end(), LayoutSymbol::Mtp);
     if (std::find(first_mtp, flat.end(), LayoutSymbol::Decoder) != flat.end()) {
-        fail(shown + " places a transformer layer (t) after an MTP layer (m); Megatron needs every t first");
+        fail_layout(shown +
+                    " places a transformer layer (t) after an MTP layer (m); Megatron needs every t first");
     }
     std::vector<std::int64_t> layers;
     for (std::size_t i = 0; i < layout.stages.size(); ++i) {
@@ -229,15 +232,16 @@ std::vector<std::int64_t> layout_layers_per_virtual_stage(const PipelineLayout& 
         const auto rank = static_cast<std::int64_t>(i) % p;
         const auto chunk = static_cast<std::int64_t>(i) / p;
         if (here > 0 && (chunk != v - 1 || rank == 0)) {
-            fail(shown + " places MTP layers in " + stage_name(i, p) +
-                 "; Megatron needs them in the last chunk of a pipeline rank other than 0");
+            fail_layout(shown + " places MTP layers in " + stage_name(i, p) +
+                        "; Megatron needs them in the last chunk of a pipeline rank other than 0");
         }
         if (here > 0 && here != mtp_num_layers) {
-            fail(shown + " splits the MTP layers over stages; Megatron needs all in one");
+            fail_layout(shown + " splits the MTP layers over stages; Megatron needs all in one");
         }
         if (here > 0 && i + 1 != layout.stages.size()) {
-            fail(shown + " places the MTP layers in " + stage_name(i, p) +
-                 " apart from the loss (Megatron's mtp_standalone), which is not modelled: put m beside L");
+            fail_layout(
+                shown + " places the MTP layers in " + stage_name(i, p) +
+                " apart from the loss (Megatron's mtp_standalone), which is not modelled: put m beside L");
         }
         layers.push_back(count(stage, LayoutSymbol::Decoder));
     }

@@ -10,34 +10,36 @@ namespace trainsim::engine {
 
 namespace {
 
-constexpr TaskId kNone = -1;
+constexpr TaskId kNoTask = -1;
 
 // What held a task back, as the label of an edge into its vertex: the predecessor task, when it ended,
 // the task that waited for it (for a rendezvous, which member), and the order in which the walk offers
 // predecessors (the stream predecessor first, then dependencies in order; members in task order), so
 // ties on `end` go to the first offered.
-struct Binding {
+struct EdgeBinding {
     SimTime end = std::numeric_limits<SimTime>::min();
     std::uint32_t rank = 0;
-    TaskId predecessor = kNone;
-    TaskId member = kNone;
+    TaskId predecessor = kNoTask;
+    TaskId member = kNoTask;
 };
 
 // The path algebra of "the predecessor that ended last": a path into v is as good as its last edge
 // (v's start is set by its last-arriving input, whatever came before it), so combining a path with an
 // edge gives the edge, and the better of two is the later-ending, then the first offered.
 struct LaterArrival {
-    [[nodiscard]] bool operator()(const Binding& a, const Binding& b) const {
+    [[nodiscard]] bool operator()(const EdgeBinding& a, const EdgeBinding& b) const {
         return a.end > b.end || (a.end == b.end && a.rank < b.rank);
     }
 };
 struct LastEdge {
-    [[nodiscard]] Binding operator()(const Binding& /*path*/, const Binding& edge) const { return edge; }
+    [[nodiscard]] EdgeBinding operator()(const EdgeBinding& /*path*/, const EdgeBinding& edge) const {
+        return edge;
+    }
 };
 
 // One vertex per task, except that a rendezvous's members share one (they all start when the last
 // arrives), plus a source with an edge to every vertex that has none, standing for "nothing came before".
-using TaskGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, Binding,
+using TaskGraph = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, EdgeBinding,
                                                      boost::no_property, std::uint32_t, std::uint32_t>;
 
 }  // namespace
@@ -61,15 +63,15 @@ std::vector<CriticalStep> critical_path_on_graph(const Program& program, const R
     // added in stream order, so the stream predecessor is the last task seen on its stream; member tasks
     // are visited in task order, which is the order the offers' ranks follow.
     std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
-    std::vector<Binding> labels;
+    std::vector<EdgeBinding> labels;
     edges.reserve(3 * n);
     labels.reserve(3 * n);
-    std::vector<TaskId> last_on_stream(program.streams().size(), kNone);
+    std::vector<TaskId> last_on_stream(program.streams().size(), kNoTask);
     std::vector<std::uint32_t> offers(n + rendezvous, 0);
     auto offer = [&](TaskId p, TaskId t) {
         const std::uint32_t v = vertex_of(t);
         const std::uint32_t rank = offers[v]++;
-        if (p != kNone && end_of(p) <= start_of(t)) {
+        if (p != kNoTask && end_of(p) <= start_of(t)) {
             edges.emplace_back(vertex_of(p), v);
             labels.push_back({end_of(p), rank, p, t});
         }
@@ -100,16 +102,16 @@ std::vector<CriticalStep> critical_path_on_graph(const Program& program, const R
     labels = {};
 
     // Nothing-came-before (the source's label) loses to every real edge; "unreached" loses to it.
-    Binding unreached;
+    EdgeBinding unreached;
     unreached.rank = std::numeric_limits<std::uint32_t>::max();
-    std::vector<Binding> binding(source + 1);
+    std::vector<EdgeBinding> binding(source + 1);
     std::vector<boost::default_color_type> color(source + 1);
     const auto index = boost::get(boost::vertex_index, graph);
     boost::dag_shortest_paths(graph, source, boost::make_iterator_property_map(binding.begin(), index),
                               boost::get(boost::edge_bundle, graph),
                               boost::make_iterator_property_map(color.begin(), index),
                               boost::dummy_property_map(), boost::default_dijkstra_visitor(), LaterArrival(),
-                              LastEdge(), unreached, Binding{});
+                              LastEdge(), unreached, EdgeBinding{});
 
     // From the last-ending task (the first of equals) back along each vertex's binding edge.
     TaskId current = 0;
@@ -120,8 +122,8 @@ std::vector<CriticalStep> critical_path_on_graph(const Program& program, const R
     }
     std::vector<CriticalStep> path;
     while (true) {
-        const Binding& b = binding[vertex_of(current)];
-        if (b.predecessor == kNone) {
+        const EdgeBinding& b = binding[vertex_of(current)];
+        if (b.predecessor == kNoTask) {
             path.push_back({current, start_of(current)});
             break;
         }
