@@ -120,7 +120,7 @@ TEST(ScenarioErrors, KeyInTheWrongSectionSuggestsItsSection) {
 TEST(ScenarioErrors, UnknownKeyWithNothingCloseListsTheKeys) {
     expect_error(with("hardware", "interconnect", "nvlink"),
                  {"hardware.interconnect: unknown key (expected one of: profile, gpus_per_node, "
-                  "network_model, collective_contention, topology)"});
+                  "network_model, collective_contention, compute_contention, topology)"});
 }
 
 // --- types ---

@@ -332,6 +332,10 @@ enum class NetworkModel { Analytical, Flow };
 /// "hardware.collective_contention"): the profile's fixed compute_share_while_overlapped per scope, or
 /// NCCL's channels (SMs) and the collective's HBM traffic (sim/cost/collective_contention.h).
 enum class CollectiveContentionModel { FixedShare, NcclChannels };
+/// Where that slowdown is decided (scenarios/README.md "hardware.compute_contention"): priced into the
+/// kernels before the run from the op list's order, or by the engine while it runs, with the GPU's
+/// compute a resource that running collectives and sends hold a share of (sim/engine/gpu_compute.h).
+enum class ComputeContention { Priced, Engine };
 enum class FabricKind { RailOptimized, FatTree };
 
 /// hardware.topology: the shape of the fabric (sim/network/ builds the graph from it and the profile's
@@ -354,6 +358,7 @@ struct HardwareConfig {
     std::int64_t gpus_per_node = 8;
     NetworkModel network_model = NetworkModel::Analytical;
     CollectiveContentionModel collective_contention = CollectiveContentionModel::FixedShare;
+    ComputeContention compute_contention = ComputeContention::Priced;
     TopologyConfig topology;
 };
 

@@ -89,6 +89,11 @@ inline constexpr std::array<EnumName<CollectiveContentionModel>, 2> kCollectiveC
     {CollectiveContentionModel::NcclChannels, "nccl_channels"},
 }};
 
+inline constexpr std::array<EnumName<ComputeContention>, 2> kComputeContentionNames{{
+    {ComputeContention::Priced, "priced"},
+    {ComputeContention::Engine, "engine"},
+}};
+
 inline constexpr std::array<EnumName<FabricKind>, 2> kFabricKindNames{{
     {FabricKind::RailOptimized, "rail_optimized"},
     {FabricKind::FatTree, "fat_tree"},

@@ -254,6 +254,8 @@ HardwareConfig read_hardware(const Json& document) {
     h.collective_contention =
         r.enumeration("collective_contention", kCollectiveContentionNames, /*nullable=*/false)
             .value_or(CollectiveContentionModel::FixedShare);
+    h.compute_contention = r.enumeration("compute_contention", kComputeContentionNames, /*nullable=*/false)
+                               .value_or(ComputeContention::Priced);
     h.topology = read_topology(document);
     return h;
 }

@@ -52,6 +52,41 @@ RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std
     return static_cast<RendezvousId>(rendezvous_members_.size() - 1);
 }
 
+void Program::set_compute_stream(StreamId stream) {
+    if (stream < 0 || static_cast<std::size_t>(stream) >= streams_.size()) {
+        throw std::invalid_argument("compute stream " + std::to_string(stream) + " is unknown");
+    }
+    streams_[static_cast<std::size_t>(stream)].compute = true;
+}
+
+void Program::set_compute_share(RendezvousId r, double rate) {
+    if (r < 0 || static_cast<std::size_t>(r) >= rendezvous_members_.size()) {
+        throw std::invalid_argument("compute share of unknown rendezvous " + std::to_string(r));
+    }
+    if (!(rate > 0.0 && rate <= 1.0)) {
+        throw std::invalid_argument("rendezvous '" + rendezvous_name(r) + "' leaves compute a rate of " +
+                                    std::to_string(rate) + "; it must be in (0, 1]");
+    }
+    if (compute_share_.size() <= static_cast<std::size_t>(r)) {
+        compute_share_.resize(static_cast<std::size_t>(r) + 1, 1.0);
+    }
+    compute_share_[static_cast<std::size_t>(r)] = rate;
+}
+
+void Program::set_outside_compute(TaskId t) {
+    if (t < 0 || static_cast<std::size_t>(t) >= payload_.size() ||
+        payload_[static_cast<std::size_t>(t)] < 0) {
+        throw std::invalid_argument("outside compute: task " + std::to_string(t) +
+                                    " is unknown or a rendezvous member");
+    }
+    // Tasks are marked as they are added, so the list stays sorted by appending.
+    if (outside_compute_.empty() || outside_compute_.back() < t) {
+        outside_compute_.push_back(t);
+    } else if (!outside_compute(t)) {
+        outside_compute_.insert(std::lower_bound(outside_compute_.begin(), outside_compute_.end(), t), t);
+    }
+}
+
 ResourceId Program::add_resource(double capacity) {
     if (!(capacity > 0.0) || capacity == std::numeric_limits<double>::infinity()) {
         throw std::invalid_argument("resource " + std::to_string(resource_capacity_.size()) +

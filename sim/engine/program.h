@@ -3,6 +3,7 @@
 // durations arrive already priced.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -29,6 +30,9 @@ struct Stream {
     /// nothing, and are preempted (paused, to resume later) when it starts a task — a low-priority CUDA
     /// stream filling the idle time of the high-priority one. -1 for an ordinary stream.
     StreamId yields_to = -1;
+    /// Its tasks run on the GPU's compute (its SMs): they progress at the rate the compute sharing
+    /// policy gives while communication holding a share of that GPU runs (gpu_compute.h).
+    bool compute = false;
 };
 
 /// A program holds every task of every simulated GPU: tens of millions for an unfolded 2240-GPU
@@ -45,6 +49,15 @@ public:
     /// end together `duration` later: a collective over a process group, or a send matched to its
     /// receive. `name` is optional, as for tasks.
     RendezvousId add_rendezvous(std::int32_t members, SimTime duration, std::string name);
+
+    /// Puts `stream`'s tasks on its GPU's compute resource (Stream::compute).
+    void set_compute_stream(StreamId stream);
+    /// While rendezvous `r` runs, it holds a share of each member's GPU: that GPU's compute tasks
+    /// progress at `rate` (0 < rate <= 1) of their speed alone, under the fixed-share policy. A program
+    /// that sets none runs every task at its duration, and pays nothing for the resource.
+    void set_compute_share(RendezvousId r, double rate);
+    /// A task on a compute stream that holds no compute (a host-side wait): it runs its duration.
+    void set_outside_compute(TaskId t);
 
     /// A resource that flows share (a link, a NIC, an NVLink port), of `capacity` units per second. The
     /// engine does not name it: whoever built it (sim/network's topology) does.
@@ -110,6 +123,17 @@ public:
     [[nodiscard]] std::size_t flow_spec_count() const { return flow_specs_.size(); }
     [[nodiscard]] const std::vector<double>& resource_capacities() const { return resource_capacity_; }
 
+    /// The compute rate rendezvous `r` leaves its members' GPUs while it runs (1: it holds none).
+    [[nodiscard]] double compute_share(RendezvousId r) const {
+        const auto i = static_cast<std::size_t>(r);
+        return i < compute_share_.size() ? compute_share_[i] : 1.0;
+    }
+    /// Whether any rendezvous holds a share of a GPU's compute.
+    [[nodiscard]] bool has_compute_shares() const { return !compute_share_.empty(); }
+    [[nodiscard]] bool outside_compute(TaskId t) const {
+        return std::binary_search(outside_compute_.begin(), outside_compute_.end(), t);
+    }
+
     /// The name given to add_rendezvous, or "".
     [[nodiscard]] std::string rendezvous_name(RendezvousId r) const {
         const auto i = static_cast<std::size_t>(r);
@@ -133,6 +157,8 @@ private:
     TaskVector<std::uint32_t> rendezvous_duration_;  // index into durations_
     std::vector<std::string> rendezvous_names_;      // only as long as the last named rendezvous
     std::vector<FlowSpecId> rendezvous_flow_;        // only as long as the last flow rendezvous
+    std::vector<double> compute_share_;              // only as long as the last that holds a share
+    std::vector<TaskId> outside_compute_;            // sorted
     // Shared resources and interned flow specs.
     std::vector<double> resource_capacity_;
     std::vector<FlowSpec> flow_specs_;

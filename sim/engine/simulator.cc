@@ -1,6 +1,7 @@
 #include "sim/engine/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -13,6 +14,13 @@ namespace {
 
 // The version of a queued event that stands for the end of every member of rendezvous `task`.
 constexpr std::uint32_t kRendezvousEnd = 0xffffffffU;
+
+const FixedShare kFixedShare;
+
+// How long `work` ns of a task's time alone take at `rate`: exactly `work` at rate 1.
+SimTime at_rate(double work, double rate) {
+    return static_cast<SimTime>(std::llround(work / rate));
+}
 
 class Run {
 public:
@@ -71,10 +79,15 @@ public:
                 has_background_ = true;
             }
         }
-        // A background stream runs one task at a time, so what a preemptible task needs lives per stream.
-        if (has_background_) {
-            remaining_.assign(s, 0);
-            slice_start_.assign(s, 0);
+        if (program.has_compute_shares()) {
+            compute_ = std::make_unique<GpuCompute>(
+                program, options.compute_sharing != nullptr ? *options.compute_sharing : kFixedShare);
+        }
+        // A stream runs one task at a time, so what a preemptible or repriced task needs lives per stream.
+        versioned_ = has_background_ || compute_ != nullptr;
+        if (versioned_) {
+            remaining_.assign(s, 0.0);
+            since_.assign(s, 0);
             version_.assign(s, 0);
         }
         // Each rendezvous must be joined by exactly its number of members, or the run would stall.
@@ -120,8 +133,8 @@ public:
                 }
                 continue;
             }
-            if (has_background_ && e.version != version_[static_cast<std::size_t>(program_.stream(e.task))]) {
-                continue;  // the completion of a slice that was preempted
+            if (versioned_ && e.version != version_[static_cast<std::size_t>(program_.stream(e.task))]) {
+                continue;  // the completion of a slice that was preempted, or of a task since repriced
             }
             now_ = e.time;
             complete(e.task);
@@ -166,11 +179,57 @@ private:
         }
         if (!started(t)) {
             result_.timings[static_cast<std::size_t>(t)].start = now_;
-            remaining_[si] = program_.duration(t);
+            remaining_[si] = static_cast<double>(program_.duration(t));
         }
-        slice_start_[si] = now_;
+        since_[si] = now_;
         running_[si] = t;
-        queue_.push(end_of(t, remaining_[si]), t, version_[si]);
+        queue_.push(end_of(t, at_rate(remaining_[si], rate_of(t, s))), t, version_[si]);
+    }
+
+    // The rate task `t` of stream `s` progresses at now: its GPU's compute rate for a compute task, else 1.
+    [[nodiscard]] double rate_of(TaskId t, StreamId s) const {
+        const Stream& stream = program_.streams()[static_cast<std::size_t>(s)];
+        return compute_ && stream.compute && !program_.outside_compute(t) ? compute_->rate(stream.gpu) : 1.0;
+    }
+
+    // A new version for stream `si`'s pending completion: the one queued is stale. A version never takes
+    // the value that marks a rendezvous.
+    void bump_version(std::size_t si) {
+        if (++version_[si] == kRendezvousEnd) {
+            version_[si] = 0;
+        }
+    }
+
+    // The running tasks of `gpu`'s compute streams progressed at `old_rate` since their last update and
+    // go on at the GPU's new rate: their completions move.
+    void reprice(std::int32_t gpu, double old_rate) {
+        const double rate = compute_->rate(gpu);
+        for (const StreamId s : compute_->streams(gpu)) {
+            const auto si = static_cast<std::size_t>(s);
+            const TaskId t = running_[si];
+            if (t < 0 || program_.rendezvous_of(t) != kNoRendezvous || program_.outside_compute(t)) {
+                continue;
+            }
+            remaining_[si] =
+                std::max(0.0, remaining_[si] - old_rate * static_cast<double>(now_ - since_[si]));
+            since_[si] = now_;
+            bump_version(si);
+            queue_.push(end_of(t, at_rate(remaining_[si], rate)), t, version_[si]);
+        }
+    }
+
+    // The compute share rendezvous `rv` holds on each member's GPU while it runs (1: none).
+    [[nodiscard]] double share_of(RendezvousId rv) const {
+        return compute_ ? program_.compute_share(rv) : 1.0;
+    }
+
+    // A member on stream `s` takes (`hold`) or gives back `share` of its GPU's compute.
+    void share_compute(StreamId s, double share, bool hold) {
+        const std::int32_t gpu = program_.streams()[static_cast<std::size_t>(s)].gpu;
+        const double old_rate = compute_->rate(gpu);
+        if (hold ? compute_->hold(gpu, share) : compute_->release(gpu, share)) {
+            reprice(gpu, old_rate);
+        }
     }
 
     void preempt_background_of(StreamId foreground) {
@@ -179,11 +238,10 @@ private:
             return;
         }
         const auto si = static_cast<std::size_t>(bg);
-        remaining_[si] -= now_ - slice_start_[si];
-        // Its pending completion is now stale; a version never takes the value that marks a rendezvous.
-        if (++version_[si] == kRendezvousEnd) {
-            version_[si] = 0;
-        }
+        const TaskId t = running_[si];
+        remaining_[si] =
+            std::max(0.0, remaining_[si] - rate_of(t, bg) * static_cast<double>(now_ - since_[si]));
+        bump_version(si);  // its pending completion is now stale
         running_[si] = -1;
     }
 
@@ -230,6 +288,7 @@ private:
     // Every member of `rv` starts now; the arrival list stays threaded through pending_dependencies_
     // until they end, to end them.
     void start_members(RendezvousId rv) {
+        const double share = share_of(rv);
         TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
         for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
             result_.timings[static_cast<std::size_t>(member)].start = now_;
@@ -238,6 +297,9 @@ private:
             running_[static_cast<std::size_t>(s)] = member;
             if (has_background_) {
                 preempt_background_of(s);
+            }
+            if (share < 1.0) {
+                share_compute(s, share, true);
             }
             member = static_cast<TaskId>(pending_dependencies_[static_cast<std::size_t>(member)]);
         }
@@ -248,6 +310,7 @@ private:
     // nothing between them (a run is FIFO and nothing earlier can be pushed): the order of completions,
     // and every timing, is the same. Each member still counts as an event, against the budget too.
     void complete_rendezvous(RendezvousId rv) {
+        const double share = share_of(rv);
         TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
         for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
             if (i > 0 && result_.events >= options_.max_events) {
@@ -259,6 +322,10 @@ private:
             const auto mi = static_cast<std::size_t>(member);
             const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
             pending_dependencies_[mi] = 0;
+            // Its share goes back first: what its completion starts on its GPU runs at the new rate.
+            if (share < 1.0) {
+                share_compute(program_.stream(member), share, false);
+            }
             complete(member);
             member = next;
         }
@@ -290,11 +357,18 @@ private:
     void start(TaskId t, SimTime duration) {
         result_.timings[static_cast<std::size_t>(t)].start = now_;
         const StreamId s = program_.stream(t);
-        running_[static_cast<std::size_t>(s)] = t;
+        const auto si = static_cast<std::size_t>(s);
+        running_[si] = t;
         if (has_background_) {
             preempt_background_of(s);
         }
-        queue_.push(end_of(t, duration), t);
+        if (!versioned_) {
+            queue_.push(end_of(t, duration), t);
+            return;
+        }
+        remaining_[si] = static_cast<double>(duration);
+        since_[si] = now_;
+        queue_.push(end_of(t, at_rate(remaining_[si], rate_of(t, s))), t, version_[si]);
     }
 
     void complete(TaskId t) {
@@ -402,10 +476,14 @@ private:
     std::vector<char> head_arrived_;       // its head waits at a rendezvous for the other members
     std::vector<StreamId> background_of_;  // its background stream, or -1
     bool has_background_ = false;
-    // Background streams only (sized when the program has any): time still to run of the head task,
-    // when its current slice began, and the version that marks its completion event current.
-    std::vector<SimTime> remaining_;
-    std::vector<SimTime> slice_start_;
+    // Each GPU's compute resource, for programs whose rendezvous hold shares of it.
+    std::unique_ptr<GpuCompute> compute_;
+    // With background streams or a compute resource (sized then): the running task's time alone still
+    // to run (ns; fractional once it has run at a rate below 1), since when, and the version that marks
+    // its completion event current.
+    bool versioned_ = false;
+    std::vector<double> remaining_;
+    std::vector<SimTime> since_;
     std::vector<std::uint32_t> version_;
     // Per rendezvous: how many members have arrived, and the first and last of them.
     TaskVector<std::uint32_t> arrived_;

@@ -13,6 +13,7 @@
 
 #include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
+#include "sim/engine/gpu_compute.h"
 #include "sim/engine/program.h"
 
 namespace trainsim::engine {
@@ -43,6 +44,9 @@ struct RunOptions {
     /// Names for error messages, for programs that do not store them; default: the stored names.
     std::function<std::string(TaskId)> describe_task;
     std::function<std::string(RendezvousId)> describe_rendezvous;
+    /// How a GPU's compute is shared with the communication running beside it, for programs whose
+    /// rendezvous hold shares (Program::set_compute_share); null: FixedShare.
+    const ComputeSharing* compute_sharing = nullptr;
 };
 
 /// A run that cannot finish: a deadlock (tasks remain but nothing can start) or an exhausted event

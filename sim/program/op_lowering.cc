@@ -22,6 +22,7 @@ OpLowering::OpLowering(IterationProgram& out, const OpPricing& pricing, Rendezvo
     global_rank_ = pricing.layout().global_rank(at);
     engine::Program& p = out_.program;
     foreground_.compute = p.add_stream(gpu, "compute");
+    p.set_compute_stream(foreground_.compute);
     foreground_.tensor_comm = p.add_stream(gpu, "tp_comm");
     data_comm_ = p.add_stream(gpu, "dp_comm");
     send_[0] = p.add_stream(gpu, "pp_send_fwd");
@@ -67,7 +68,8 @@ PricedOps OpLowering::price(const OpList& ops) const {
             t = static_cast<SimTime>(std::llround(static_cast<double>(t) * slowdown_));
         }
         if (op.kind == OpKind::Collective) {
-            if (!op.blocking) {
+            // Under engine contention the engine slows the kernels beside a running collective.
+            if (!op.blocking && !pricing_.engine_contention()) {
                 open.push_back(
                     {static_cast<std::int32_t>(i), t, pricing_.compute_slowdown_beside(op, at_, t)});
             }
@@ -291,7 +293,7 @@ void OpLowering::end_overlap() {
         if (span.chain == beside.chain) {
             beside.left = 0;  // its own chain waits for it: nothing more runs beside it
         }
-        if (beside.left > 0) {
+        if (beside.left > 0 && !pricing_.engine_contention()) {
             slow_beside(q, span.begin, span.end, beside);
         }
         foreground_.last_compute = chain.last_compute;
@@ -356,7 +358,9 @@ void OpLowering::add_host_gap(const OpList& ops, std::int32_t priced_index, cons
     // All of the list's host-bound idle is placed before it: the same total, one task. The CPU resumes
     // once what it synchronised on is done; the list's kernels follow this task in stream order.
     TaskInfo info{gpu_, TaskCategory::Host, ctx.phase, ctx.microbatch, ctx.chunk, ctx.layer};
-    add_task(foreground_.compute, bound.idle, engine::kNoRendezvous, foreground_.pending, info);
+    const engine::TaskId id =
+        add_task(foreground_.compute, bound.idle, engine::kNoRendezvous, foreground_.pending, info);
+    out_.program.set_outside_compute(id);  // the GPU idles while the CPU catches up: no kernel to slow
     foreground_.pending.clear();
 }
 
@@ -364,6 +368,7 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
                                             std::vector<engine::TaskId> start_after) {
     if (background_.compute < 0) {
         background_.compute = out_.program.add_background_stream(foreground_.compute, "recompute");
+        out_.program.set_compute_stream(background_.compute);
         background_.tensor_comm = out_.program.add_stream(gpu_, "tp_comm_recompute");
         background_.index = 1;
         out_.gpus[static_cast<std::size_t>(gpu_)].recompute_stream = background_.compute;
@@ -469,6 +474,10 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
             info.op_count = 1;
             const engine::RendezvousId r =
                 collective_rendezvous(op, next_collective(op.group, lane), group_members(op.group), d[i]);
+            // (A collective that takes no time holds nothing: not worth two reprices.)
+            if (pricing_.engine_contention() && d[i] > 0) {
+                out_.program.set_compute_share(r, pricing_.compute_rate_beside(op, at_, d[i]));
+            }
             const engine::StreamId stream = stream_of(op.stream, lane);
             ids[i] = add_task(stream, d[i], r, deps, info);
             if (op.blocking) {
@@ -567,6 +576,9 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
                                                               send ? network_->transfer(wire, at_, peer)
                                                                    : network_->transfer(wire, peer, at_))
                                        : rendezvous_.get(out_.program, meeting, seq, 2, duration);
+    if (pricing_.engine_contention() && duration > 0) {
+        out_.program.set_compute_share(r, pricing_.compute_rate_beside_transfer(at_, peer));
+    }
     // A send follows the compute that produced its tensor; a receive is posted when the program
     // reaches it, after the compute before it.
     // (The compute before it, if any: a span over a one-element array, so a transfer allocates nothing.)
@@ -600,6 +612,9 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     gather_info.category = TaskCategory::PipelineComm;
     const engine::RendezvousId g = collective_rendezvous(
         gather, next_collective(CommGroup::Tensor, foreground_), members_.tensor, gather_time);
+    if (pricing_.engine_contention() && gather_time > 0) {
+        out_.program.set_compute_share(g, pricing_.compute_rate_beside(gather, at_, gather_time));
+    }
     const std::array<engine::TaskId, 1> received{id};
     foreground_.pending.push_back(add_task(foreground_.tensor_comm, gather_time, g, received, gather_info));
 }

@@ -171,6 +171,16 @@ cost::OverlapSlowdown OpPricing::compute_slowdown_beside(const workload::Op& col
                                     static_cast<int>(span.size), span.scope(), to_seconds(duration)));
 }
 
+double OpPricing::compute_rate_beside(const workload::Op& collective, const parallel::Coordinates& at,
+                                      SimTime duration) const {
+    return 1.0 / compute_slowdown_beside(collective, at, duration).compute_bound;
+}
+
+double OpPricing::compute_rate_beside_transfer(const parallel::Coordinates& from,
+                                               const parallel::Coordinates& to) const {
+    return 1.0 / cost_.compute_slowdown_while_overlapped(layout_.pair(from, to).scope());
+}
+
 parallel::GroupSpan OpPricing::collective_span(const workload::Op& op,
                                                const parallel::Coordinates& at) const {
     // A ring step's send/recv moves between neighbours: priced as one hop of the ring.

@@ -31,7 +31,8 @@ public:
     /// With the scenario: its expert layout too, when the model has experts (the expert groups).
     OpPricing(const cost::CostModel& cost, const parallel::Layout& layout, const config::Scenario& scenario)
         : cost_(cost), layout_(layout), stage_copies_(scenario.bidirectional_placement()),
-          contention_(scenario.hardware.collective_contention) {
+          contention_(scenario.hardware.collective_contention),
+          engine_contention_(scenario.hardware.compute_contention == config::ComputeContention::Engine) {
         if (scenario.model.moe) {
             experts_.emplace(scenario);
         }
@@ -45,6 +46,16 @@ public:
     [[nodiscard]] cost::OverlapSlowdown compute_slowdown_beside(const workload::Op& collective,
                                                                 const parallel::Coordinates& at,
                                                                 SimTime duration) const;
+    /// hardware.compute_contention=engine: the engine decides what collectives take from the compute
+    /// beside them (sim/engine/gpu_compute.h), so prices leave it out.
+    [[nodiscard]] bool engine_contention() const { return engine_contention_; }
+    /// The rate a GPU's compute runs at beside `collective` under engine contention: the inverse of
+    /// compute_slowdown_beside's compute-bound factor (nccl_channels: the SMs its channels leave).
+    [[nodiscard]] double compute_rate_beside(const workload::Op& collective, const parallel::Coordinates& at,
+                                             SimTime duration) const;
+    /// The same beside a pipeline send/receive between `from` and `to`: the fixed share of its link.
+    [[nodiscard]] double compute_rate_beside_transfer(const parallel::Coordinates& from,
+                                                      const parallel::Coordinates& to) const;
     /// A pipeline send/receive of `bytes` between two GPUs.
     [[nodiscard]] Seconds p2p(Bytes bytes, const parallel::Coordinates& from,
                               const parallel::Coordinates& to) const;
@@ -97,6 +108,7 @@ private:
     // a placement, so ranks whose mirrors sit on different nodes still share their priced lists.
     bool stage_copies_ = false;
     config::CollectiveContentionModel contention_ = config::CollectiveContentionModel::FixedShare;
+    bool engine_contention_ = false;
     mutable std::unordered_map<ListKey, std::int32_t, ListKeyHash> shared_;
 };
 

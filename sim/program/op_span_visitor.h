@@ -2,6 +2,8 @@
 // for loops over every task of a large program (no allocation per task).
 #pragma once
 
+#include <cmath>
+
 #include "sim/program/iteration_program.h"
 
 namespace trainsim::program {
@@ -21,8 +23,34 @@ void for_each_op_span(const IterationProgram& program, const TaskShape& shape,
         visit(OpSpan{&(*p.ops)[shape.first_op], timing.start, timing.end});
         return;
     }
+    const auto first = static_cast<std::size_t>(shape.first_op);
+    const auto last = first + static_cast<std::size_t>(shape.op_count);
+    if (program.program.has_compute_shares()) {
+        // Under hardware.compute_contention=engine a task runs longer than its ops' prices where
+        // collectives ran beside it: each op takes its share of the whole span (where in the span the
+        // slowdown fell is not recorded).
+        SimTime priced = 0;
+        for (std::size_t k = first; k < last; ++k) {
+            priced += p.durations[k];
+        }
+        const SimTime span = timing.end - timing.start;
+        if (priced > 0 && span != priced) {
+            const double scale = static_cast<double>(span) / static_cast<double>(priced);
+            SimTime before = 0;
+            SimTime at = timing.start;
+            for (std::size_t k = first; k < last; ++k) {
+                before += p.durations[k];
+                const SimTime end = k + 1 == last ? timing.end
+                                                  : timing.start + static_cast<SimTime>(std::llround(
+                                                                       static_cast<double>(before) * scale));
+                visit(OpSpan{&(*p.ops)[k], at, end});
+                at = end;
+            }
+            return;
+        }
+    }
     SimTime at = timing.start;
-    for (std::size_t k = shape.first_op; k < static_cast<std::size_t>(shape.first_op + shape.op_count); ++k) {
+    for (std::size_t k = first; k < last; ++k) {
         visit(OpSpan{&(*p.ops)[k], at, at + p.durations[k]});
         at += p.durations[k];
     }

@@ -212,6 +212,12 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     };
     std::vector<SimTime> previous_end(gpus, 0);
     std::vector<SimTime> inline_recompute(gpus, 0);  // recomputation run on the compute stream itself
+    // What running collectives took from each GPU's kernels in the engine (hardware.compute_contention=
+    // engine): a compute-stream task runs alone for its duration, so the rest of its span is theirs.
+    struct Stretch {
+        SimTime compute = 0, recompute = 0, optimizer = 0;
+    };
+    std::vector<Stretch> stretch(gpus);
     std::vector<engine::TaskId> waited;
     for (std::size_t t = 0; t < n; ++t) {
         if (!is_compute(t)) {
@@ -229,6 +235,12 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         charge_gap(g, previous_end[g], timing.start, waited);
         const TaskCategory category = prog.info.category(t);
         charge_busy(out[g], category, to_seconds(timing.end - timing.start));
+        if (const SimTime s = (timing.end - timing.start) - program.duration(static_cast<engine::TaskId>(t));
+            s != 0 && category != TaskCategory::Host) {
+            (category == TaskCategory::Recompute   ? stretch[g].recompute
+             : category == TaskCategory::Optimizer ? stretch[g].optimizer
+                                                   : stretch[g].compute) += s;
+        }
         if (category == TaskCategory::Optimizer) {
             // The optimizer's extra memory passes (training.optimizer_param_copy, zero_grad_buffer) get
             // lines of their own.
@@ -272,11 +284,12 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         // engine tick (a rounding residue otherwise shows as hidden recompute where there is none).
         const Seconds hidden = to_seconds(background[g]) - waited;
         out[g].hidden_recompute = hidden.value < 1e-9 ? Seconds{0.0} : hidden;
-        // Collectives beside kernels lengthened them by a known time, charged to each kind it came from.
+        // Collectives beside kernels lengthened them by a known time, charged to each kind it came from:
+        // priced into the kernels, or measured in the engine.
         const program::SimulatedGpu& gpu = prog.gpus[g];
-        const Seconds contention_compute = to_seconds(gpu.contention_compute);
-        const Seconds contention_recompute = to_seconds(gpu.contention_recompute);
-        const Seconds contention_optimizer = to_seconds(gpu.contention_optimizer);
+        const Seconds contention_compute = to_seconds(gpu.contention_compute + stretch[g].compute);
+        const Seconds contention_recompute = to_seconds(gpu.contention_recompute + stretch[g].recompute);
+        const Seconds contention_optimizer = to_seconds(gpu.contention_optimizer + stretch[g].optimizer);
         out[g].compute = out[g].compute - contention_compute;
         out[g].recompute = out[g].recompute - contention_recompute;
         out[g].optimizer = out[g].optimizer - contention_optimizer;
