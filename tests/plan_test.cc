@@ -745,9 +745,12 @@ TEST(PlanCli, PrintsTheTopLayoutsAndWhy) {
 // An MoE scenario plans end to end: the table and the JSON carry each layout's ep, and
 // --max-expert-parallel caps it. Mixtral 8x7B on 16 GPUs, micro-batch 1: a fraction of a second.
 TEST(PlanCli, PlansExpertParallelismForAnMoeScenario) {
+    // The expert-parallel axis and its cap; expert TP stays 1 (PlanSpace.SearchesExpertTensorParallelism
+    // and PlanBounds check that axis), which keeps the search at a third of the layouts.
     const std::string args = "plan --scenario " +
                              testing::source_path("scenarios/moe/mixtral-8x7b-64gpu.json") +
-                             " --gpus 16 --global-batch 16 --max-micro-batch 1 --top 3 --jobs 2";
+                             " --gpus 16 --global-batch 16 --max-micro-batch 1 --top 3 --jobs 2"
+                             " --max-expert-tensor-parallel 1";
     const auto text = testing::run_trainsim(args);
     ASSERT_EQ(text.status, 0) << text.err;
     EXPECT_NE(text.out.find("   1  t"), std::string::npos) << text.out;

@@ -28,7 +28,7 @@ std::string fmt(const char* format, double v) {
 }
 
 double gib(Bytes b) {
-    return static_cast<double>(b.value) / (1024.0 * 1024.0 * 1024.0);
+    return static_cast<double>(b.value) / kBytesPerGiB;
 }
 
 std::string memory_verdict(const whatif::Sensitivity& s) {

@@ -40,7 +40,7 @@ std::string fmt(const char* format, double v) {
 }
 
 double gib(Bytes b) {
-    return static_cast<double>(b.value) / (1024.0 * 1024.0 * 1024.0);
+    return static_cast<double>(b.value) / kBytesPerGiB;
 }
 
 struct Part {
@@ -184,7 +184,7 @@ void write_html_report(std::ostream& out, const whatif::WhatIf& w) {
         largest = std::max(largest, static_cast<double>(s.peak_memory_bytes.value));
     }
     if (!memory_rows.empty()) {
-        stacked_bars(out, memory_rows, largest, "%.2f GiB", 1.0 / (1024.0 * 1024.0 * 1024.0));
+        stacked_bars(out, memory_rows, largest, "%.2f GiB", 1.0 / kBytesPerGiB);
     }
     out << "<p>Usable memory: " << fmt("%.2f GiB", gib(r.memory_capacity_bytes))
         << " per GPU.</p>\n</section>\n";
