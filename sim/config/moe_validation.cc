@@ -95,12 +95,62 @@ void check_mla(const Scenario& s) {
     }
 }
 
+// Megatron-Core's checks of overlap_moe_expert_parallel_comm (transformer_config.py __post_init__) that
+// trainsim can meet, and the schedules its combined 1F1B exists for (schedules.py).
+void check_moe_pair_overlap(const Scenario& s) {
+    if (!s.parallelism.overlap_moe_expert_parallel_comm) {
+        return;
+    }
+    const std::string key = "parallelism.overlap_moe_expert_parallel_comm";
+    if (!s.model.moe || s.model.moe->num_moe_layers() == 0 || s.parallelism.expert_model_parallel_size < 2) {
+        fail(key + " needs MoE layers and parallelism.expert_model_parallel_size > 1 (Megatron-Core: only "
+                   "with expert model parallelism)");
+    }
+    if (s.model.moe->token_dispatcher != MoeTokenDispatcher::AllToAll) {
+        fail(key + " needs model.moe_token_dispatcher_type=\"alltoall\" (Megatron-Core: alltoall or flex; "
+                   "flex is not modelled)");
+    }
+    const RecomputeGranularity g = s.training.recompute_granularity;
+    if (g == RecomputeGranularity::Full || g == RecomputeGranularity::Overlapped) {
+        fail(key + " is not possible with training.recompute_granularity=" + "\"" +
+             std::string(to_string(g)) + "\"" +
+             " (Megatron-Core: disable full recomputation; overlapped is trainsim's own)");
+    }
+    if (g == RecomputeGranularity::Selective &&
+        s.training.selective_modules().contains(RecomputeModule::Moe)) {
+        fail(key + " is not possible with \"moe\" in training.recompute_modules (Megatron-Core)");
+    }
+    if (s.model.mtp_num_layers > 1) {
+        fail(key + " allows at most one MTP layer, got model.mtp_num_layers=" +
+             std::to_string(s.model.mtp_num_layers) + " (Megatron-Core)");
+    }
+    if (s.parallelism.data_parallel_sharding_strategy == DataParallelSharding::OptimGradsParams) {
+        fail(key + " is not modelled with parallelism.data_parallel_sharding_strategy=\"optim_grads_params\" "
+                   "(FSDP)");
+    }
+    const std::int64_t p = s.parallelism.pipeline_model_parallel_size;
+    const ScheduleKind schedule = s.resolved_schedule();
+    if (p == 1 && schedule != ScheduleKind::OneFOneB) {
+        fail(key +
+             " runs Megatron's combined 1F1B: with parallelism.pipeline_model_parallel_size=1 it needs "
+             "schedule \"1f1b\" or \"auto\", got " +
+             "\"" + std::string(to_string(schedule)) + "\"");
+    }
+    if (p > 1 && schedule != ScheduleKind::Interleaved) {
+        fail(key + " with parallelism.pipeline_model_parallel_size=" + std::to_string(p) +
+             " needs the interleaved schedule (parallelism.virtual_pipeline_model_parallel_size > 1; "
+             "Megatron-Core: virtual_pipeline_model_parallel_size must be specified), got schedule " +
+             "\"" + std::string(to_string(schedule)) + "\"");
+    }
+}
+
 }  // namespace
 
 void validate_moe(const Scenario& scenario) {
     check_moe_model(scenario);
     check_expert_parallel(scenario);
     check_mla(scenario);
+    check_moe_pair_overlap(scenario);
 }
 
 }  // namespace trainsim::config

@@ -1,5 +1,6 @@
-// The rules between the mixture-of-experts, multi-latent attention and expert-parallel keys, as
-// Megatron-LM's argument checks and Megatron-Core's expert rank generator impose them.
+// The rules between the mixture-of-experts, multi-latent attention and expert-parallel keys, and those of
+// the combined 1F1B that overlaps the expert all-to-alls, as Megatron-LM's argument checks, Megatron-Core's
+// TransformerConfig and its expert rank generator impose them.
 #pragma once
 
 #include "sim/config/scenario.h"
