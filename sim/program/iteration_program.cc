@@ -14,6 +14,7 @@
 #include "sim/program/stage_op_lists.h"
 #include "sim/program/variability.h"
 #include "sim/recompute/megatron_recompute_plan.h"
+#include "sim/schedule/interleaved_schedule.h"
 #include "sim/schedule/schedule.h"
 #include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
@@ -187,13 +188,12 @@ private:
         // of both are posted before the forward.
         const bool paired =
             !sc_.parallelism.overlap_p2p_comm && sc_.resolved_schedule() == config::ScheduleKind::Interleaved;
-        // The warm-up forwards (min((p - rank - 1)·2 + (v - 1)·group, m·v), as the schedule computes them)
-        // each send at once; every later forward pairs with the backward after it.
+        // The schedule's warm-up forwards each send at once; every later forward pairs with the backward
+        // after it.
         std::vector<char> steady_forward(steps.size(), 0);
         if (paired) {
-            const std::int64_t group = sc_.parallelism.microbatch_group_size();
             const std::int64_t warmup =
-                std::min((p_ - at.pp - 1) * 2 + (v_ - 1) * group, sc_.num_microbatches() * v_);
+                dynamic_cast<const schedule::InterleavedSchedule&>(*sched_).warmup(at.pp);
             std::int64_t forwards = 0;
             for (std::size_t k = 0; k < steps.size(); ++k) {
                 if (steps[k].pass == schedule::Pass::Forward) {
