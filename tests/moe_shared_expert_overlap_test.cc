@@ -322,6 +322,40 @@ TEST(SharedExpertOverlap, ShortensTheShippedDeepSeekV3B200Run) {
     EXPECT_LT(with, without);
 }
 
+TEST(SharedExpertOverlap, Fp8QuantizesTheGatheredTokensWhole) {
+    // TP 2 with SP, FP8 tensorwise: serially TE's column-parallel fc1 casts the rank's 512 tokens and
+    // gathers FP8, transposing the gathered copy for the wgrad; overlapped its TE Linear (parallel_mode
+    // None) gets Megatron's BF16-gathered 1024 tokens and casts and transposes them whole.
+    auto kernels = [](const std::string& overlap) {
+        Options o;
+        o.overlap = overlap;
+        o.tp = 2;
+        o.ep = 8;
+        o.training = R"(, "fp8_format": "e4m3", "fp8_recipe": "tensorwise")";
+        const workload::LayerShape x =
+            workload::layer_shape_of(config::parse_scenario(scenario_text(o), "test"));
+        std::map<std::string, std::int64_t> bytes;
+        for (const OpList& ops : {workload::layer_forward(x, RecomputeGranularity::None),
+                                  workload::layer_backward(x, RecomputeGranularity::None)}) {
+            for (const Op& op : ops) {
+                if (op.name.starts_with("fp8.shared_expert.fc1.")) {
+                    bytes[op.name] += op.bytes_moved.value;
+                }
+            }
+        }
+        return bytes;
+    };
+    const std::int64_t h = 1024, sb = 1024;
+    const std::map<std::string, std::int64_t> serial = kernels("false");
+    EXPECT_EQ(serial.at("fp8.shared_expert.fc1.amax"), sb / 2 * h * 2);
+    EXPECT_EQ(serial.at("fp8.shared_expert.fc1.cast"), sb / 2 * h * 3);
+    EXPECT_EQ(serial.at("fp8.shared_expert.fc1.input_transpose"), sb * h * 2);
+    const std::map<std::string, std::int64_t> overlapped = kernels("true");
+    EXPECT_EQ(overlapped.at("fp8.shared_expert.fc1.amax"), sb * h * 2);
+    EXPECT_EQ(overlapped.at("fp8.shared_expert.fc1.cast_transpose"), sb * h * 4);
+    EXPECT_EQ(overlapped.count("fp8.shared_expert.fc1.input_transpose"), 0u);
+}
+
 void expect_refused(const std::string& text, const std::string& message) {
     try {
         (void)config::parse_scenario(text, "test");
