@@ -39,6 +39,8 @@ struct Options {
     std::string shared = "2048";
     std::string training = "";     // more training keys
     std::string parallelism = "";  // more parallelism keys
+    std::string schedule = "auto";
+    std::int64_t micro_batches = 1;  // per data-parallel replica
 };
 
 std::string scenario_text(const Options& o) {
@@ -55,8 +57,9 @@ std::string scenario_text(const Options& o) {
            R"(, "pipeline_model_parallel_size": 1, "data_parallel_size": )" + std::to_string(dp) +
            R"(, "expert_model_parallel_size": )" + std::to_string(o.ep) + o.parallelism + R"(},
       "training": {"micro_batch_size": 1, "global_batch_size": )" +
-           std::to_string(dp) + R"(, "attention_backend": "flash")" + o.training + R"(},
-      "hardware": {"profile": "h100-80gb-dgx", "gpus_per_node": 8}})";
+           std::to_string(dp * o.micro_batches) + R"(, "attention_backend": "flash")" + o.training + R"(},
+      "schedule": ")" +
+           o.schedule + R"(", "hardware": {"profile": "h100-80gb-dgx", "gpus_per_node": 8}})";
 }
 
 config::Scenario scenario(bool overlap) {
@@ -380,6 +383,14 @@ TEST(SharedExpertOverlap, MegatronsRulesAreRefused) {
     combined.parallelism = R"(, "overlap_moe_expert_parallel_comm": true)";
     expect_refused(scenario_text(combined), "model.moe_shared_expert_overlap=true is not possible with "
                                             "parallelism.overlap_moe_expert_parallel_comm=true");
+    // trainsim's own: DualPipe's overlapped pairs already interleave two chunks at the all-to-alls.
+    Options dualpipe;
+    dualpipe.schedule = "dualpipev";
+    dualpipe.parallelism = R"(, "virtual_pipeline_model_parallel_size": 2)";
+    dualpipe.micro_batches = 2;
+    expect_refused(
+        scenario_text(dualpipe),
+        "model.moe_shared_expert_overlap=true is not modelled with DualPipe's overlapped F&B pairs");
     // A dense model has no MoE keys.
     expect_refused(R"({"model": {"num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8,
         "seq_length": 1024, "padded_vocab_size": 32768, "moe_shared_expert_overlap": true},
