@@ -12,15 +12,16 @@ namespace trainsim::config {
 
 namespace {
 
-constexpr std::array<std::string_view, 9> kMoeKeys{"moe_router_topk",
-                                                   "moe_ffn_hidden_size",
-                                                   "moe_shared_expert_intermediate_size",
-                                                   "moe_layer_freq",
-                                                   "moe_token_dispatcher_type",
-                                                   "moe_expert_capacity_factor",
-                                                   "moe_pad_expert_input_to_capacity",
-                                                   "moe_grouped_gemm",
-                                                   "moe_load_skew"};
+constexpr std::array<std::string_view, 10> kMoeKeys{"moe_router_topk",
+                                                    "moe_ffn_hidden_size",
+                                                    "moe_shared_expert_intermediate_size",
+                                                    "moe_layer_freq",
+                                                    "moe_token_dispatcher_type",
+                                                    "moe_expert_capacity_factor",
+                                                    "moe_pad_expert_input_to_capacity",
+                                                    "moe_grouped_gemm",
+                                                    "moe_shared_expert_overlap",
+                                                    "moe_load_skew"};
 
 // Megatron's moe_layer_freq: an int k puts an MoE MLP on every layer i with i % k == 0; a list of
 // num_layers 0/1 entries gives the pattern (arguments.py, moe_freq_type).
@@ -110,6 +111,7 @@ std::optional<MoeConfig> read_moe(const SectionReader& r, const ModelPreset* pre
                          r.path("moe_expert_capacity_factor") + " (a capacity to pad to)");
     }
     moe.grouped_gemm = r.boolean("moe_grouped_gemm", false);
+    moe.shared_expert_overlap = r.boolean("moe_shared_expert_overlap", false);
     if (const Json* skew = r.value("moe_load_skew"); skew != nullptr) {
         // An expert receives each token at most once, so at most E/k times the mean of T·k/E.
         const double most = static_cast<double>(moe.num_experts) / static_cast<double>(moe.router_topk);

@@ -144,6 +144,39 @@ void check_moe_pair_overlap(const Scenario& s) {
     }
 }
 
+// Megatron-Core's rules for moe_shared_expert_overlap (transformer_config.py __post_init__): with a shared
+// expert only the alltoall or flex dispatcher calls its pieces, and its recompute checkpoint would hide
+// them from the dispatcher; overlap_moe_expert_parallel_comm asserts it off, shared expert or not.
+void check_shared_expert_overlap(const Scenario& s) {
+    if (!s.model.moe || !s.model.moe->shared_expert_overlap) {
+        return;
+    }
+    const std::string key = "model.moe_shared_expert_overlap";
+    if (s.parallelism.overlap_moe_expert_parallel_comm) {
+        fail(key + "=true is not possible with parallelism.overlap_moe_expert_parallel_comm=true "
+                   "(Megatron-Core: disable moe_shared_expert_overlap when enabling "
+                   "overlap_moe_expert_parallel_comm)");
+    }
+    const MoeConfig& moe = *s.model.moe;
+    if (moe.shared_expert_intermediate_size == 0) {
+        return;  // Megatron: "Only effective when moe-shared-expert-intermediate-size is set"
+    }
+    if (moe.token_dispatcher != MoeTokenDispatcher::AllToAll) {
+        fail(key + "=true needs model.moe_token_dispatcher_type=\"alltoall\" (Megatron-Core: only the "
+                   "alltoall or flex dispatcher; flex is not modelled)");
+    }
+    if (s.training.recompute_granularity == RecomputeGranularity::Selective &&
+        s.training.selective_modules().contains(RecomputeModule::SharedExperts)) {
+        fail(key + "=true is not possible with \"shared_experts\" in training.recompute_modules "
+                   "(Megatron-Core)");
+    }
+    if (s.dualpipe_overlaps_pairs()) {
+        fail(key +
+             "=true is not modelled with DualPipe's overlapped F&B pairs (their chunks already "
+             "hide each other's all-to-alls; set parallelism.dualpipe_overlapped_forward_backward=false)");
+    }
+}
+
 }  // namespace
 
 void validate_moe(const Scenario& scenario) {
@@ -151,6 +184,7 @@ void validate_moe(const Scenario& scenario) {
     check_expert_parallel(scenario);
     check_mla(scenario);
     check_moe_pair_overlap(scenario);
+    check_shared_expert_overlap(scenario);
 }
 
 }  // namespace trainsim::config

@@ -38,6 +38,9 @@ struct MoeConfig {
     /// moe_pad_expert_input_to_capacity: every expert's input padded to its capacity (needs a factor).
     bool pad_expert_input_to_capacity = false;
     bool grouped_gemm = false;
+    /// moe_shared_expert_overlap: the shared expert runs on its own CUDA stream beside the alltoall
+    /// dispatcher's all-to-alls (sim/workload/shared_expert.h); no effect without a shared expert.
+    bool shared_expert_overlap = false;
     /// Router load imbalance (moe_load_skew, trainsim's own key): the busiest expert receives this
     /// many times the mean tokens; 1: balanced, as published benchmarks force it. At most E / k (the
     /// busiest expert then receives every token once).

@@ -63,6 +63,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "moe_expert_capacity_factor",
           "moe_pad_expert_input_to_capacity",
           "moe_grouped_gemm",
+          "moe_shared_expert_overlap",
           "moe_load_skew",
           "multi_latent_attention",
           "q_lora_rank",

@@ -31,8 +31,10 @@ inline constexpr SimTime kUnboundedLead = std::numeric_limits<SimTime>::max() / 
 /// compute op, host.collective_dispatch_us per collective), and starts host.kernel_launch_us later or
 /// when the compute stream is free, whichever is later. A kernel then holds the compute stream for its
 /// duration, and so does a blocking collective (the stream waits for it); an asynchronous collective
-/// costs CPU time only. Before it issues an op with host_waits_for = j the CPU waits until op j has
-/// finished on the GPU; the ops it issued before keep the GPU busy meanwhile.
+/// costs CPU time only, but an asynchronous expert exchange runs from its launch and the op that joins
+/// it (Op::after) starts after it, without counting that wait as idle. Before it issues an op with
+/// host_waits_for = j the CPU waits until op j has finished on the GPU; the ops it issued before keep the GPU
+/// busy meanwhile.
 [[nodiscard]] HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> durations,
                                         const cost::HostCosts& host, SimTime lead = 0);
 

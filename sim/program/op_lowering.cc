@@ -412,10 +412,17 @@ void OpLowering::slow_beside(QueuedList& q, std::size_t begin, std::size_t end, 
     }
 }
 
-engine::StreamId OpLowering::stream_of(OpStream stream, const Lane& lane) {
+engine::StreamId OpLowering::stream_of(OpStream stream, Lane& lane) {
     switch (stream) {
     case OpStream::TensorComm:
         return lane.tensor_comm;
+    case OpStream::SharedExpertComm:
+        // Created on first use, so that programs without moe_shared_expert_overlap keep their streams.
+        if (lane.shared_expert_comm < 0) {
+            lane.shared_expert_comm = out_.program.add_stream(
+                gpu_, lane.index == 0 ? "shared_expert_comm" : "shared_expert_comm_recompute");
+        }
+        return lane.shared_expert_comm;
     case OpStream::ContextComm:
         // Created on first use, so that programs without context parallelism keep their streams.
         if (context_comm_ < 0) {

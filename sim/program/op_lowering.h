@@ -122,6 +122,7 @@ private:
     struct Lane {
         engine::StreamId compute = -1;
         engine::StreamId tensor_comm = -1;
+        engine::StreamId shared_expert_comm = -1;  // created on first use (OpStream::SharedExpertComm)
         engine::TaskId last_compute = -1;
         std::vector<engine::TaskId>
             pending;  // blocking collectives and receives the next compute op waits for
@@ -133,7 +134,7 @@ private:
     /// Lowers ops [begin, end) of `ops`; `ids` (ops.size() long) holds the task of each op lowered so far.
     void lower_on(Lane& lane, const workload::OpList& ops, const StepContext& ctx, std::int32_t priced_index,
                   std::size_t begin, std::size_t end, std::vector<engine::TaskId>& ids);
-    [[nodiscard]] engine::StreamId stream_of(workload::OpStream stream, const Lane& lane);
+    [[nodiscard]] engine::StreamId stream_of(workload::OpStream stream, Lane& lane);
     engine::TaskId add_task(engine::StreamId stream, SimTime duration, engine::RendezvousId r,
                             std::span<const engine::TaskId> deps, TaskInfo info);
     /// Index into out.priced of `ops` priced on this GPU (each list is priced once per GPU).

@@ -191,11 +191,19 @@ private:
         out_.push_back(std::move(k));
     }
 
+    // Whether TE gathers the linear's input itself under SP: not the shared expert's fc1 under
+    // moe_shared_expert_overlap, whose TE Linear has parallel_mode None and reads the tokens Megatron
+    // gathered in BF16 (shared_experts.py pre_forward_comm): it quantizes them whole.
+    [[nodiscard]] bool te_gathers(const Fp8Linear& linear) const {
+        return linear.gathered && shape_.sequence_parallel &&
+               !(shape_.shared_expert_overlap && linear.name == "shared_expert.fc1");
+    }
+
     void insert_kernels_before(const Op& op, const Fp8Linear& linear, GemmPass pass) {
         const std::string_view gemm = linear.name;
         const bool amax = recipe_ == Fp8Recipe::Tensorwise;
         const bool transposes_later =
-            transposes_in_backward(linear, shape_.sequence_parallel && shape_.tp > 1, recipe_);
+            transposes_in_backward(linear, te_gathers(linear) && shape_.tp > 1, recipe_);
         // The A operand of each GEMM as the op lists shape it: the input [m, k] in the forward, the output
         // gradient [m, k] in the dgrad, the (gathered) input [k = tokens] in the wgrad; a grouped GEMM
         // (the routed experts) has one per local expert, quantized together by TE's multi-tensor kernels.
@@ -203,7 +211,7 @@ private:
         switch (pass) {
         case GemmPass::Forward: {
             // With SP a gathered input is cast on the local sequence shard, then gathered in FP8.
-            const bool sharded = linear.gathered && shape_.sequence_parallel;
+            const bool sharded = te_gathers(linear);
             const std::int64_t n = sharded ? a_elements / shape_.tp : a_elements;
             if (amax) {
                 kernel(op, gemm, "amax", n * kAmaxBytes);

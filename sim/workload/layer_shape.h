@@ -42,10 +42,11 @@ struct LayerShape {
     std::int64_t moe_ffn = 0;
     std::int64_t ep = 1;
     std::int64_t etp = 1;
-    std::int64_t shared_ffn = 0;   // the shared expert's MLP width (0: none), split over the t ranks
-    double load_skew = 1.0;        // the busiest expert's tokens over the mean (moe_load_skew)
-    double capacity_factor = 0.0;  // moe_expert_capacity_factor; 0: dropless
-    bool pad_to_capacity = false;  // moe_pad_expert_input_to_capacity
+    std::int64_t shared_ffn = 0;         // the shared expert's MLP width (0: none), split over the t ranks
+    bool shared_expert_overlap = false;  // the shared expert beside the all-to-alls (shared_expert.h)
+    double load_skew = 1.0;              // the busiest expert's tokens over the mean (moe_load_skew)
+    double capacity_factor = 0.0;        // moe_expert_capacity_factor; 0: dropless
+    bool pad_to_capacity = false;        // moe_pad_expert_input_to_capacity
     config::MoeTokenDispatcher moe_dispatcher = config::MoeTokenDispatcher::AllToAll;
     // Multi-latent attention (sim/workload/mla_attention.h) in place of the GQA block; unset: GQA.
     std::optional<config::MlaConfig> mla;

@@ -7,7 +7,7 @@
 #include "sim/workload/element_bytes.h"
 #include "sim/workload/moe_sizes.h"
 #include "sim/workload/moe_token_dispatch.h"
-#include "sim/workload/tensor_parallel_linear.h"
+#include "sim/workload/shared_expert.h"
 
 namespace trainsim::workload {
 namespace {
@@ -19,63 +19,6 @@ using cost::TokenDim;
 
 std::string activation_name(const LayerShape& x) {
     return x.swiglu ? "experts.swiglu" : "experts.gelu";
-}
-
-// The shared expert (Megatron-Core's SharedExpertMLP): a dense MLP of width f_s on every token, split
-// over the t ranks like the dense MLP (column-parallel fc1, row-parallel fc2, with SP an all-gather
-// before and a reduce-scatter after), its output added to the routed experts'. Run after them, as
-// Megatron does without moe_shared_expert_overlap.
-struct SharedSizes {
-    std::int64_t sb, full, E, local, local_in;
-};
-
-SharedSizes shared_sizes(const LayerShape& x) {
-    SharedSizes z{};
-    z.sb = x.tokens();
-    z.full = x.tokens() * x.hidden;
-    z.E = x.sequence_sharded_elements();
-    z.local = x.shared_ffn / x.tp;
-    z.local_in = (x.swiglu ? 2 : 1) * z.local;
-    return z;
-}
-
-// The shared expert up to its output (the add into the routed output is the MoE layer's postprocess,
-// outside Megatron's shared_experts checkpoint). fc1's input is the pre-MLP norm's output, the tensor the
-// router's GEMM keeps (PyTorch keeps one tensor once, whatever reads it), so fc1 keeps nothing of its own
-// but, with `fc1_fp8_copy`, its quantized copy (saved_bytes halved by fp8_layer.h): Megatron has TE keep
-// the original input instead except under the delayed recipe or inside the shared_experts checkpoint
-// (shared_experts.py, set_save_original_input when fp8_recipe != delayed and not recomputed).
-void shared_expert_forward(OpListBuilder& ops, const LayerShape& x, bool keep, bool fc1_fp8_copy) {
-    const SharedSizes z = shared_sizes(x);
-    auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
-    if (x.sequence_parallel && x.tp > 1) {
-        ops.sync_collective("shared_expert.fc1.allgather", CollectiveKind::AllGather,
-                            z.full * kActivationBytes);
-    }
-    ops.gemm("shared_expert.fc1", {z.sb, z.local_in, x.hidden},
-             Bytes{fc1_fp8_copy ? z.E * kActivationBytes : 0});
-    ops.memory(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu", MemoryBoundKind::BiasGelu,
-               z.sb * (z.local_in + z.local) * kActivationBytes, saved(z.sb * z.local_in * kActivationBytes));
-    ops.gemm("shared_expert.fc2", {z.sb, x.hidden, z.local}, saved(z.sb * z.local * kActivationBytes));
-    if (x.tp > 1) {
-        ops.sync_collective(x.sequence_parallel ? "shared_expert.fc2.reducescatter"
-                                                : "shared_expert.fc2.allreduce",
-                            x.sequence_parallel ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce,
-                            z.full * kActivationBytes);
-    }
-}
-
-void shared_expert_backward(OpListBuilder& ops, const LayerShape& x) {
-    const SharedSizes z = shared_sizes(x);
-    if (x.sequence_parallel && x.tp > 1) {
-        ops.sync_collective("shared_expert.fc2.grad_allgather", CollectiveKind::AllGather,
-                            z.full * kActivationBytes);
-    }
-    ops.gemm("shared_expert.fc2.dgrad", {z.sb, z.local, x.hidden});
-    ops.gemm("shared_expert.fc2.wgrad", {z.local, x.hidden, z.sb});
-    ops.memory(std::string(x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu") + ".bwd",
-               MemoryBoundKind::BiasGelu, z.sb * (z.local + 2 * z.local_in) * kActivationBytes);
-    column_parallel_backward(ops, x, z.sb, x.hidden, z.local_in, "shared_expert.fc1");
 }
 
 // The experts' activation: reads fc1's output (f_in wide) and writes f per row, each row weighted by its
@@ -114,7 +57,10 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, MoeKeep keep) {
     ops.gemm("router", {z.T, z.n, z.h}, Bytes{keep.input ? z.T * z.h * kActivationBytes : 0});
     ops.memory("router.softmax_topk", MemoryBoundKind::Generic, 2 * z.T * z.n * kActivationBytes,
                saved(z.T * z.n * (kFp32Bytes + kRouteBytes)));
-    const std::int32_t host_wait = moe_dispatch_forward(ops, x, z, keep.routed);
+    // moe_shared_expert_overlap: the dispatcher runs the shared expert's pieces beside its all-to-alls.
+    OverlappedSharedExpert overlapped(x, keep.shared);
+    OverlappedSharedExpert* beside = x.shared_expert_overlap ? &overlapped : nullptr;
+    const std::int32_t host_wait = moe_dispatch_forward(ops, x, z, keep.routed, beside);
     const std::int32_t first_expert_op = ops.next_index();
     if (z.R_pad != z.R_max) {
         // Fp8Padding (TE's fused_multi_row_padding): read the R_max rows, write them and the zero rows.
@@ -134,12 +80,12 @@ void moe_mlp_forward(OpListBuilder& ops, const LayerShape& x, MoeKeep keep) {
         // Fp8Unpadding: copy each expert's R_max real rows out of the padded output (read and write them).
         ops.memory("experts.fp8_unpadding", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);
     }
-    moe_combine_forward(ops, x, z);
-    if (x.shared_ffn > 0) {
+    moe_combine_forward(ops, x, z, beside);
+    if (beside != nullptr) {
+        beside->get_output(ops);
+    } else if (x.shared_ffn > 0) {
         shared_expert_forward(ops, x, keep.shared, keep.shared && x.fp8 == config::Fp8Recipe::Delayed);
-        // Routed plus shared output: read both, write one.
-        ops.memory("moe.shared_add", MemoryBoundKind::Generic,
-                   3 * x.sequence_sharded_elements() * kActivationBytes);
+        shared_expert_output_add(ops, x);
     }
 }
 
@@ -156,10 +102,12 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x, const SelectiveRe
         shared_expert_forward(ops, x, /*keep=*/true, /*fc1_fp8_copy=*/x.fp8.has_value());
     }
     ops.set_recompute(false);
-    if (x.shared_ffn > 0) {
+    OverlappedSharedExpert overlapped(x, /*keep=*/true);
+    OverlappedSharedExpert* beside = x.shared_expert_overlap ? &overlapped : nullptr;
+    if (x.shared_ffn > 0 && beside == nullptr) {
         shared_expert_backward(ops, x);
     }
-    moe_combine_backward(ops, x, z);
+    moe_combine_backward(ops, x, z, beside);
     if (z.R_pad != z.R_max) {
         // Fp8Unpadding's backward pads the output gradient back (read R_max rows, write R_pad).
         ops.memory("experts.fp8_unpadding.bwd", MemoryBoundKind::Generic,
@@ -182,15 +130,17 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x, const SelectiveRe
         // Fp8Padding's backward drops the padding rows' gradient (read and write the R_max real rows).
         ops.memory("experts.fp8_padding.bwd", MemoryBoundKind::Generic, 2 * z.R_max * z.h * kActivationBytes);
     }
-    moe_dispatch_backward(ops, x, z);
+    moe_dispatch_backward(ops, x, z, beside);
     // Softmax backward: read the probabilities and their gradient, write the logits' gradient.
     ops.memory("router.softmax_topk.bwd", MemoryBoundKind::Generic, 3 * z.T * z.n * kActivationBytes);
     ops.gemm("router.dgrad", {z.T, z.h, z.n});
     ops.gemm("router.wgrad", {z.h, z.n, z.T});
     // The router's input gradient and the permuted tokens' meet at the norm's output: read both, write one.
     ops.memory("moe.input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kActivationBytes);
-    if (x.shared_ffn > 0) {
-        ops.memory("moe.shared_input_grad_add", MemoryBoundKind::Generic, 3 * z.T * z.h * kActivationBytes);
+    if (beside != nullptr) {
+        beside->input_grad(ops);
+    } else if (x.shared_ffn > 0) {
+        shared_expert_input_grad_add(ops, x);
     }
 }
 

@@ -7,7 +7,8 @@
 // Modelled: expert tensor parallelism (each rank a 1/etp slice of its local experts' MLP width on the
 // expert-TP group's routed copies, moe_sizes.h), dropless routing, balanced (every expert receives T·k/N of
 // the group's routed tokens, as the published benchmarks force it) or skewed (moe_load_skew), the shared
-// expert as a tensor-parallel dense MLP after the routed ones, no expert biases; BF16 or FP8. Under FP8
+// expert as a tensor-parallel dense MLP after the routed ones (or, with moe_shared_expert_overlap, beside
+// the dispatch and combine all-to-alls: shared_expert.h), no expert biases; BF16 or FP8. Under FP8
 // (fp8_layer.h) the routed experts' grouped GEMMs (TE GroupedLinear) and the shared expert's linears run
 // in FP8 with TE's quantize kernels, each expert's rows padded to the FP8 alignment (moe_sizes.h); the
 // router's GEMM and top-k stay BF16 (moe/router.py), and the dispatch/combine exchange BF16 tokens (the

@@ -1,6 +1,7 @@
 #include "sim/workload/moe_token_dispatch.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "sim/workload/element_bytes.h"
 
@@ -23,29 +24,56 @@ bool exchanges(const LayerShape& x) {
     return x.etp * x.ep > 1;
 }
 
+// The alltoall dispatcher's exchanges over the expert groups: synchronous (the compute stream waits for
+// each), or with the shared expert beside them on NCCL's stream, joined by the routed op after them.
+class Exchanges {
+public:
+    Exchanges(OpListBuilder& ops, const OverlappedSharedExpert* shared) : ops_(ops), overlapped_(shared) {}
+
+    std::int32_t issue(const char* name, CollectiveKind kind, std::int64_t bytes, CommGroup group) {
+        if (!overlapped_) {
+            return ops_.sync_collective(name, kind, bytes, group);
+        }
+        const std::int32_t index = ops_.async_collective(name, kind, bytes, group);
+        issued_.push_back(index);
+        return index;
+    }
+    /// The next compute op waits for every exchange issued so far.
+    void join_all() {
+        for (const std::int32_t index : issued_) {
+            ops_.join(index);
+        }
+        issued_.clear();
+    }
+
+private:
+    OpListBuilder& ops_;
+    bool overlapped_;
+    std::vector<std::int32_t> issued_;
+};
+
 // The all-to-all over the EP group: S is the busiest rank's received routed tokens of h elements
 // (nccl-tests' alltoall S; R for every rank with balanced routing): it ends when that rank has received
 // them. Returns its index, or -1 when there is none (Megatron's all_to_all returns its input on one rank).
-std::int32_t expert_all_to_all(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, const char* name) {
+std::int32_t expert_all_to_all(Exchanges& ex, const LayerShape& x, const MoeSizes& z, const char* name) {
     if (x.ep == 1) {
         return -1;
     }
-    return ops.sync_collective(name, CollectiveKind::AllToAll, z.received * z.h * kActivationBytes,
-                               CommGroup::Expert);
+    return ex.issue(name, CollectiveKind::AllToAll, z.received * z.h * kActivationBytes, CommGroup::Expert);
 }
 
 // MoEAlltoAllTokenDispatcher under expert TP: dispatch_postprocess all-gathers the received tokens and
 // their permuted probs ([received] in the probs' dtype) over the expert-TP group, so each rank runs its
 // slice of the local experts on all R_max = etp·received copies (gather_from_sequence_parallel_region
 // with output_splits_tp; nccl-tests' S: the gathered array). Returns the first one's index, or -1.
-std::int32_t expert_tensor_gather(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+std::int32_t expert_tensor_gather(Exchanges& ex, const LayerShape& x, const MoeSizes& z) {
     if (x.etp == 1) {
         return -1;
     }
-    const std::int32_t first = ops.sync_collective("moe.dispatch.etp_allgather", CollectiveKind::AllGather,
-                                                   z.R_max * z.h * kActivationBytes, CommGroup::ExpertTensor);
-    ops.sync_collective("moe.dispatch.etp_probs_allgather", CollectiveKind::AllGather, z.R_max * kProbBytes,
-                        CommGroup::ExpertTensor);
+    const std::int32_t first = ex.issue("moe.dispatch.etp_allgather", CollectiveKind::AllGather,
+                                        z.R_max * z.h * kActivationBytes, CommGroup::ExpertTensor);
+    ex.issue("moe.dispatch.etp_probs_allgather", CollectiveKind::AllGather, z.R_max * kProbBytes,
+             CommGroup::ExpertTensor);
     return first;
 }
 
@@ -57,9 +85,11 @@ std::int64_t gathered_rows_read(const MoeSizes& z) {
 
 }  // namespace
 
-std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep) {
+std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, bool keep,
+                                  OverlappedSharedExpert* shared) {
     const auto saved = [keep](std::int64_t bytes) { return Bytes{keep ? bytes : 0}; };
     if (all_to_all(x)) {
+        Exchanges ex(ops, shared);
         // MoEAlltoAllTokenDispatcher.preprocess: with EP or expert TP the ranks exchange their tokens per
         // expert (gather_from_sequence_parallel_region over tp_ep of [num_experts] int64) for the splits.
         if (exchanges(x)) {
@@ -69,6 +99,9 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
         // The splits' device-to-host copy is queued before permutation 1 (cuda_dtoh_point): it waits for
         // the GPU's work so far, and the CPU reads it at the dispatcher's cuda_sync_point.
         const std::int32_t dtoh = ops.next_index() - 1;
+        if (shared != nullptr) {
+            shared->pre_forward_comm(ops);  // dispatch_preprocess, before permutation 1
+        }
         // Permute: each token copied to its k experts' slots, grouped by expert (read T·h, write R·h).
         // TE's fused permute (moe_permute_fusion; permutation.py _moe_permute_mask_map) keeps its
         // row_id_map, [T, 2E+1] int32 (triton/permutation.py make_row_id_map), which the unpermute
@@ -76,8 +109,14 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
         const std::int32_t permute =
             ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes,
                        saved(z.T * (2 * z.n + 1) * kRowIdBytes));
-        const std::int32_t dispatch = expert_all_to_all(ops, x, z, "moe.dispatch.alltoall");
-        const std::int32_t gather = expert_tensor_gather(ops, x, z);
+        const std::int32_t dispatch = expert_all_to_all(ex, x, z, "moe.dispatch.alltoall");
+        const std::int32_t gather = expert_tensor_gather(ex, x, z);
+        if (shared != nullptr) {
+            // token_dispatch: fc1 right after the tokens' all-to-all is issued (and the expert-TP gathers of
+            // dispatch_postprocess, which follow it on NCCL's stream); the experts wait for the exchanges.
+            shared->linear_fc1_forward_and_act(ops);
+            ex.join_all();
+        }
         if (x.pad_to_capacity) {
             return -1;  // drop_and_pad: every split is the capacity, known on the host; no sync
         }
@@ -123,15 +162,22 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
 // activation (experts.py bias_act_func, its permuted_probs), and both dispatchers call unpermute without
 // probs (token_dispatcher.py combine_postprocess / combine_preprocess), so TE's unpermute saves only the
 // permute's row_id_map (permutation.py _moe_unpermute_mask_map, merging_probs None).
-void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
+                         OverlappedSharedExpert* shared) {
     if (all_to_all(x)) {
         if (x.etp > 1) {
             // combine_preprocess: reduce-scatter the experts' partial outputs (fc2 is row-parallel) over
-            // the expert-TP group, in the probs' dtype: [R_max, h] → [received, h].
+            // the expert-TP group, in the probs' dtype: [R_max, h] → [received, h]. The shared expert's
+            // stream waits for it (token_combine's wait_current_stream).
             ops.sync_collective("moe.combine.etp_reducescatter", CollectiveKind::ReduceScatter,
                                 z.R_max * z.h * kProbBytes, CommGroup::ExpertTensor);
         }
-        expert_all_to_all(ops, x, z, "moe.combine.alltoall");
+        Exchanges ex(ops, shared);
+        expert_all_to_all(ex, x, z, "moe.combine.alltoall");
+        if (shared != nullptr) {
+            shared->linear_fc2_forward_and_post_comm(ops);  // token_combine, after the all-to-all
+            ex.join_all();
+        }
         // Unpermute: the k weighted expert outputs of each token summed (read R·h, write T·h).
         ops.memory("moe.unpermute", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes);
         return;
@@ -147,17 +193,29 @@ void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes
     }
 }
 
-void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
+                          OverlappedSharedExpert* shared) {
     if (all_to_all(x)) {
+        Exchanges ex(ops, shared);
+        if (shared != nullptr) {
+            // The shared output's reduce-scatter node is first (its sequence number is INT_MAX).
+            shared->post_forward_comm_backward(ops);
+        }
         // Copy each token's output gradient to its k rows: read T·h, write R·h. R·h more is still charged:
         // the read of the weighted outputs the unpermute kept when it applied the probabilities (before
         // Megatron-Core moved them into the activation); the documented MoE timings include it.
         ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kActivationBytes);
-        expert_all_to_all(ops, x, z, "moe.combine.alltoall.bwd");
+        expert_all_to_all(ex, x, z, "moe.combine.alltoall.bwd");
         if (x.etp > 1) {
             // The reduce-scatter's backward: all-gather the output gradient over the expert-TP group.
-            ops.sync_collective("moe.combine.etp_reducescatter.bwd", CollectiveKind::AllGather,
-                                z.R_max * z.h * kProbBytes, CommGroup::ExpertTensor);
+            ex.issue("moe.combine.etp_reducescatter.bwd", CollectiveKind::AllGather,
+                     z.R_max * z.h * kProbBytes, CommGroup::ExpertTensor);
+        }
+        if (shared != nullptr) {
+            // The combine all-to-all's output was given sequence number INT_MAX (linear_fc2_forward): its
+            // backward is issued first, fc2's backward beside it on the shared expert's stream.
+            shared->linear_fc2_backward(ops);
+            ex.join_all();
         }
         return;
     }
@@ -172,8 +230,10 @@ void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSize
                (gathered_rows_read(z) + 2 * z.R_max) * z.h * kActivationBytes);
 }
 
-void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z) {
+void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
+                           OverlappedSharedExpert* shared) {
     if (all_to_all(x)) {
+        Exchanges ex(ops, shared);
         if (x.etp > 1) {
             // The expert-TP gathers' backward: reduce-scatter the tokens' and the probs' gradients.
             ops.sync_collective("moe.dispatch.etp_allgather.bwd", CollectiveKind::ReduceScatter,
@@ -181,7 +241,13 @@ void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSiz
             ops.sync_collective("moe.dispatch.etp_probs_allgather.bwd", CollectiveKind::ReduceScatter,
                                 z.R_max * kProbBytes, CommGroup::ExpertTensor);
         }
-        expert_all_to_all(ops, x, z, "moe.dispatch.alltoall.bwd");
+        expert_all_to_all(ex, x, z, "moe.dispatch.alltoall.bwd");
+        if (shared != nullptr) {
+            // "Backward launch order: probs A2A -> tokens A2A -> shared experts fc1": fc1's backward after
+            // the routed experts' (_BackwardStreamWait), beside the tokens' all-to-all.
+            shared->linear_fc1_backward(ops);
+            ex.join_all();
+        }
         // Sum each token's k gradient copies back (read R·h, write T·h).
         ops.memory("moe.permute.bwd", MemoryBoundKind::Generic, (z.R + z.T) * z.h * kActivationBytes);
         return;

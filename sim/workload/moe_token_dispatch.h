@@ -15,6 +15,10 @@
 // The backward mirrors it: the reduce-scatter's backward is an all-gather of the output gradient, the
 // all-gathers' backward reduce-scatters of the hidden and the probs gradients (the routing map is
 // gathered under no_grad).
+//
+// With moe_shared_expert_overlap (alltoall only) the dispatcher calls the shared expert's pieces around
+// its exchanges (`shared`, shared_expert.h), and the exchanges run on NCCL's stream (use_nccl_stream):
+// the shared expert's compute does not wait for them, and the routed op after them does (handle.wait()).
 #pragma once
 
 #include <string_view>
@@ -22,6 +26,7 @@
 #include "sim/workload/layer_shape.h"
 #include "sim/workload/moe_sizes.h"
 #include "sim/workload/op_list_builder.h"
+#include "sim/workload/shared_expert.h"
 
 namespace trainsim::workload {
 
@@ -39,16 +44,19 @@ inline constexpr std::string_view kTokensPerExpertGather = "moe.dispatch.tokens_
 /// op the CPU still waits for before it issues the experts' first op, or -1. `keep`: the permute keeps its
 /// index maps (false under full recompute and the moe module's).
 [[nodiscard]] std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
-                                                bool keep);
+                                                bool keep, OverlappedSharedExpert* shared = nullptr);
 
 /// From the local experts' output to this rank's tokens: combine and unpermute (which keeps nothing of
 /// its own: the permute's row_id_map serves it).
-void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+void moe_combine_forward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
+                         OverlappedSharedExpert* shared = nullptr);
 
 /// The combine's backward: from the MoE output's gradient to the local experts' output gradient.
-void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
+                          OverlappedSharedExpert* shared = nullptr);
 
 /// The dispatch's backward: from the local experts' input gradient to this rank's tokens' gradient.
-void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z);
+void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
+                           OverlappedSharedExpert* shared = nullptr);
 
 }  // namespace trainsim::workload

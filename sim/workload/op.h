@@ -42,8 +42,10 @@ inline constexpr std::size_t kCommGroupCount = static_cast<std::size_t>(CommGrou
 
 /// Where an op runs: the compute stream, or the tensor-parallel communication stream (collectives
 /// that Megatron issues asynchronously, and the synchronous ones the compute stream waits for), the
-/// data-parallel one, or the context-parallel one (Transformer Engine's KV exchange beside attention).
-enum class OpStream : std::uint8_t { Compute, TensorComm, DataComm, ContextComm };
+/// data-parallel one, the context-parallel one (Transformer Engine's KV exchange beside attention), or
+/// the one of the collectives the shared expert issues from its own CUDA stream under
+/// moe_shared_expert_overlap (sim/workload/shared_expert.h), which do not queue behind the all-to-alls.
+enum class OpStream : std::uint8_t { Compute, TensorComm, DataComm, ContextComm, SharedExpertComm };
 
 /// Why an op exists, for the time breakdown.
 enum class OpRole : std::uint8_t { Layer, Embedding, OutputLayer, Loss, Optimizer, GradientSync };

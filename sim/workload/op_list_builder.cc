@@ -71,26 +71,37 @@ std::int32_t OpListBuilder::memory(std::string name, cost::MemoryBoundKind kind,
     return push_compute(std::move(op));
 }
 
-std::int32_t OpListBuilder::sync_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
-                                            CommGroup group) {
+namespace {
+
+Op collective_op(std::string name, cost::CollectiveKind kind, std::int64_t bytes, CommGroup group) {
     Op op;
     op.name = std::move(name);
     op.kind = OpKind::Collective;
     op.collective = kind;
     op.collective_bytes = Bytes{bytes};
     op.group = group;
-    return push_collective(std::move(op), /*blocking=*/true);
+    return op;
+}
+
+}  // namespace
+
+std::int32_t OpListBuilder::sync_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
+                                            CommGroup group) {
+    return push_collective(collective_op(std::move(name), kind, bytes, group), /*blocking=*/true);
 }
 
 std::int32_t OpListBuilder::async_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
                                              CommGroup group) {
-    Op op;
-    op.name = std::move(name);
-    op.kind = OpKind::Collective;
-    op.collective = kind;
-    op.collective_bytes = Bytes{bytes};
-    op.group = group;
-    return push_collective(std::move(op), /*blocking=*/false);
+    return push_collective(collective_op(std::move(name), kind, bytes, group), /*blocking=*/false);
+}
+
+std::int32_t OpListBuilder::side_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
+                                            CommGroup group) {
+    Op op = collective_op(std::move(name), kind, bytes, group);
+    op.after = pending_joins_;  // what the compute stream waits for before its next op, not consumed here
+    const std::int32_t index = push_collective(std::move(op), /*blocking=*/false);
+    ops_[static_cast<std::size_t>(index)].stream = OpStream::SharedExpertComm;
+    return index;
 }
 
 }  // namespace trainsim::workload

@@ -28,6 +28,11 @@ public:
     /// A collective issued asynchronously after the last compute op; `join(i)` makes a later op wait.
     std::int32_t async_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
                                   CommGroup group = CommGroup::Tensor);
+    /// A collective issued from a side CUDA stream that first waited for the compute stream
+    /// (stream.wait_stream(current_stream())): on OpStream::SharedExpertComm, after the last compute op
+    /// and the synchronous collectives the compute stream waits for; `join(i)` makes a later op wait.
+    std::int32_t side_collective(std::string name, cost::CollectiveKind kind, std::int64_t bytes,
+                                 CommGroup group = CommGroup::Tensor);
     /// Sets the role of the ops added from now on.
     void set_role(OpRole role) { role_ = role; }
 

@@ -92,6 +92,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
         x.capacity_factor = sc.model.moe->expert_capacity_factor.value_or(0.0);
         x.pad_to_capacity = sc.model.moe->pad_expert_input_to_capacity;
         x.shared_ffn = sc.model.moe->shared_expert_intermediate_size;
+        x.shared_expert_overlap = x.shared_ffn > 0 && sc.model.moe->shared_expert_overlap;
         x.moe_dispatcher = sc.model.moe->token_dispatcher;
     }
     return x;
