@@ -1,0 +1,90 @@
+#include "sim/program/parameter_gather.h"
+
+#include <memory>
+#include <utility>
+
+#include "sim/workload/stage_ops.h"
+
+namespace trainsim::program {
+
+ParameterGather::ParameterGather(const config::Scenario& scenario, OpListStore& store)
+    : on_(scenario.training.overlap_param_gather && scenario.parallelism.data_parallel_size_with_cp() > 1),
+      bucket_parameters_(workload::gradient_bucket_parameters(scenario)), store_(&store) {}
+
+std::vector<std::int32_t> ParameterGather::buckets(const std::vector<std::int64_t>& unit_parameters,
+                                                   std::int64_t bucket_parameters,
+                                                   std::vector<std::int64_t>& bucket_sizes) {
+    // Filled in backward order as BackwardLowering fills the gradient buckets: a bucket closes once it
+    // holds bucket_parameters; the last may hold less.
+    std::vector<std::int32_t> reversed(unit_parameters.size(), -1);
+    std::vector<std::int64_t> sizes;
+    std::int64_t filled = 0;
+    for (std::size_t k = unit_parameters.size(); k-- > 0;) {
+        if (unit_parameters[k] == 0) {
+            continue;
+        }
+        reversed[k] = static_cast<std::int32_t>(sizes.size());
+        filled += unit_parameters[k];
+        if (filled >= bucket_parameters) {
+            sizes.push_back(filled);
+            filled = 0;
+        }
+    }
+    if (filled > 0) {
+        sizes.push_back(filled);
+    }
+    // Gathered the other way round: the bucket holding the first units goes first.
+    const auto n = static_cast<std::int32_t>(sizes.size());
+    for (std::int32_t& b : reversed) {
+        b = b < 0 ? -1 : n - 1 - b;
+    }
+    bucket_sizes.assign(sizes.rbegin(), sizes.rend());
+    return reversed;
+}
+
+void ParameterGather::begin_chunk(std::vector<std::int64_t> unit_parameters) {
+    if (!on_) {
+        return;
+    }
+    bucket_of_ = buckets(unit_parameters, bucket_parameters_, bucket_sizes_);
+    issued_.assign(bucket_sizes_.size(), -1);
+    waited_ = -1;
+}
+
+void ParameterGather::issue(OpLowering& low, std::int32_t bucket, const StepContext& ctx) {
+    const auto b = static_cast<std::size_t>(bucket);
+    if (issued_[b] >= 0) {
+        return;
+    }
+    const std::int64_t parameters = bucket_sizes_[b];
+    auto [it, added] = ops_.try_emplace(parameters, nullptr);
+    if (added) {
+        store_->push_back(std::make_unique<workload::OpList>(workload::parameter_bucket_gather(parameters)));
+        it->second = store_->back().get();
+    }
+    StepContext at = ctx;
+    at.layer = -1;
+    low.lower(*it->second, at);
+    issued_[b] = low.last_data_collective();
+}
+
+void ParameterGather::before(OpLowering& low, std::size_t unit, const StepContext& ctx) {
+    if (unit >= bucket_of_.size()) {
+        return;
+    }
+    const std::int32_t bucket = bucket_of_[unit];
+    if (bucket <= waited_) {
+        return;  // no parameters, or its bucket is already here
+    }
+    issue(low, bucket, ctx);
+    // The next bucket is issued before the wait is recorded (as FsdpLowering prefetches): on the
+    // data-parallel stream it queues behind this one either way, and lowering a list must not take the
+    // wait meant for the next compute op.
+    if (static_cast<std::size_t>(bucket) + 1 < issued_.size()) {
+        issue(low, bucket + 1, ctx);
+    }
+    low.wait_for(issued_[static_cast<std::size_t>(bucket)]);
+    waited_ = bucket;
+}
+
+}  // namespace trainsim::program
