@@ -1,7 +1,8 @@
 // training.overlap_param_gather: the distributed optimizer's parameter all-gather runs bucket by bucket
 // in the first forward (Megatron-Core's finish_param_sync, Apex DistributedFusedAdam's pre-forward hook):
 // the buckets are the gradient buckets gathered the other way round, the first is exposed, each later one
-// runs beside the compute of the one before, and the blocking all-gather after the step is gone.
+// runs beside the compute of the one before, and the blocking all-gather after the step is gone; with
+// several chunks a rank dispatches whole chunks (Megatron's interleaved schedule).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -137,6 +138,46 @@ TEST(ParameterGather, FirstBucketIsExposedAndTheNextRunsBesideTheComputeBeforeIt
     const SimTime exposed = (gathers[0].span.end - gathers[0].span.start) +
                             (gathers[1].span.end - gathers[1].span.start) - (embedding_end - embedding_start);
     EXPECT_EQ(run.makespan, off_run.makespan - blocking + exposed);
+}
+
+TEST(ParameterGather, WithSeveralChunksTheFirstTwoChunksGatherFromTheStart) {
+    // Four 175B layers, p = 2, v = 2, d = 2: rank 0 holds chunk 0 (the embedding and layer 0) and chunk 1
+    // (layer 2). As Megatron's interleaved schedule calls param_sync_func for chunks 0 and 1 before its
+    // first step, all three of rank 0's buckets ({embedding}, {layer 0}, {layer 2}) are issued at once and
+    // run back to back from the start; the compute still waits bucket by bucket.
+    const config::Scenario base = testing::one_gpu_175b_layers();
+    const std::int64_t layer = workload::layer_parameters_per_rank(workload::layer_shape_of(base));
+    const config::Scenario sc =
+        testing::one_gpu_175b_layers({{"model.num_layers", "4"},
+                                      {"parallelism.pipeline_model_parallel_size", "2"},
+                                      {"parallelism.virtual_pipeline_model_parallel_size", "2"},
+                                      {"parallelism.data_parallel_size", "2"},
+                                      {"training.global_batch_size", "4"},
+                                      {"training.use_distributed_optimizer", "true"},
+                                      {"training.overlap_grad_reduce", "true"},
+                                      {"training.ddp_bucket_size", std::to_string(layer)},
+                                      {"training.overlap_param_gather", "true"}});
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    ASSERT_EQ(prog.gpus[0].coordinates.pp, 0);
+    std::vector<Span> gathers;
+    SimTime embedding_start = -1;
+    for (const Span& s : spans_of_gpu0(prog, run)) {
+        if (s.span.op->name == "dp.param_allgather") {
+            gathers.push_back(s);
+        } else if (s.span.op->name.starts_with("embedding.") && embedding_start < 0 &&
+                   s.task.phase == program::Phase::Forward) {
+            embedding_start = s.span.start;
+        }
+    }
+    ASSERT_EQ(gathers.size(), 3u);
+    EXPECT_EQ(gathers[0].span.start, 0);
+    EXPECT_EQ(gathers[1].span.start, gathers[0].span.end);
+    EXPECT_EQ(gathers[2].span.start, gathers[1].span.end);
+    EXPECT_EQ(gathers[1].span.op->collective_bytes.value, 2 * layer);
+    EXPECT_EQ(gathers[2].span.op->collective_bytes.value, 2 * layer);
+    EXPECT_EQ(embedding_start, gathers[0].span.end);
 }
 
 TEST(ParameterGather, NeedsTheDistributedOptimizerAndOverlappedGradients) {

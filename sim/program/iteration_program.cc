@@ -36,7 +36,7 @@ public:
         const workload::LayerShape shape = workload::layer_shape_of(sc);
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
         fsdp_.emplace(sc, out_.op_lists);
-        parameter_gather_.emplace(sc, out_.op_lists);
+        parameter_gather_.emplace(sc, out_.op_lists, v_);
         stage_lists_.emplace(sc, out_.op_lists, fsdp_->on(),
                              sc.training.overlap_grad_reduce &&
                                  sc.parallelism.data_parallel_size_with_cp() > 1);
@@ -165,6 +165,13 @@ private:
                       StepContext{-1, -1, -1, Phase::Iteration});
         }
         const std::int64_t virtual_stages = sched_->model_stages(p_, v_);
+        // overlap_param_gather with several chunks: the first two chunks' gathers open the iteration.
+        parameter_gather_->begin_gpu();
+        if (parameter_gather_->on() && parameter_gather_->dispatches_chunks()) {
+            for (std::int32_t c = 0; c < std::min<std::int32_t>(2, static_cast<std::int32_t>(v_)); ++c) {
+                dispatch_gathers(low, at, c);
+            }
+        }
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
         // (With the backward split, during its last W.)
@@ -271,12 +278,17 @@ private:
                     low.begin_overlap(PairChain::Forward);
                     in_pair = true;
                 }
-                // The chunk's first forward of the iteration waits for its parameters, bucket by bucket.
+                // The chunk's first forward of the iteration waits for its parameters, bucket by bucket;
+                // with several chunks it dispatches the gathers of the chunk after next.
                 std::size_t unit = 0;
                 if (parameter_gather_->on() && gathered_chunk[static_cast<std::size_t>(step.chunk)] == 0) {
                     gathered_chunk[static_cast<std::size_t>(step.chunk)] = 1;
-                    parameter_gather_->begin_chunk(
-                        forward_unit_parameters(at, first, last, first_layer, chunk_layers));
+                    if (parameter_gather_->dispatches_chunks() && step.chunk + 1 >= 2 &&
+                        step.chunk + 1 < v_) {
+                        dispatch_gathers(low, at, step.chunk + 1);
+                    }
+                    prepare_gathers(at, step.chunk);
+                    parameter_gather_->begin_chunk(step.chunk);
                 }
                 if (first) {
                     parameter_gather_->before(low, unit++, ctx);
@@ -389,6 +401,22 @@ private:
                                                     std::int64_t depth) const {
         return workload::mtp_depth_parameters_per_rank(workload::mtp_layer_shape(sc_)) +
                (depth == 0 ? workload::mtp_embedding_copy_parameters(sc_, at.pp) : 0);
+    }
+
+    // Groups chunk `chunk`'s parameters into overlap_param_gather's buckets (once per GPU).
+    void prepare_gathers(const parallel::Coordinates& at, std::int32_t chunk) {
+        if (parameter_gather_->prepared(chunk)) {
+            return;
+        }
+        const std::int64_t vs = sched_->stage_of(at.pp, chunk, p_);
+        const std::int64_t stages = sched_->model_stages(p_, v_);
+        parameter_gather_->prepare(chunk, forward_unit_parameters(at, vs == 0, vs == stages - 1,
+                                                                  sc_.first_layer_of_virtual_stage(vs),
+                                                                  sc_.chunk_num_layers(at.pp, chunk)));
+    }
+    void dispatch_gathers(OpLowering& low, const parallel::Coordinates& at, std::int32_t chunk) {
+        prepare_gathers(at, chunk);
+        parameter_gather_->dispatch(low, chunk, StepContext{0, chunk, -1, Phase::Forward});
     }
 
     // The parameters of each unit a chunk's forward runs, in forward order, as its backward adds them to

@@ -7,9 +7,10 @@
 
 namespace trainsim::program {
 
-ParameterGather::ParameterGather(const config::Scenario& scenario, OpListStore& store)
+ParameterGather::ParameterGather(const config::Scenario& scenario, OpListStore& store, std::int64_t chunks)
     : on_(scenario.training.overlap_param_gather && scenario.parallelism.data_parallel_size_with_cp() > 1),
-      bucket_parameters_(workload::gradient_bucket_parameters(scenario)), store_(&store) {}
+      bucket_parameters_(workload::gradient_bucket_parameters(scenario)), store_(&store),
+      chunks_(static_cast<std::size_t>(chunks)) {}
 
 std::vector<std::int32_t> ParameterGather::buckets(const std::vector<std::int64_t>& unit_parameters,
                                                    std::int64_t bucket_parameters,
@@ -42,21 +43,46 @@ std::vector<std::int32_t> ParameterGather::buckets(const std::vector<std::int64_
     return reversed;
 }
 
-void ParameterGather::begin_chunk(std::vector<std::int64_t> unit_parameters) {
-    if (!on_) {
-        return;
+void ParameterGather::begin_gpu() {
+    for (Chunk& c : chunks_) {
+        c = Chunk{};
     }
-    bucket_of_ = buckets(unit_parameters, bucket_parameters_, bucket_sizes_);
-    issued_.assign(bucket_sizes_.size(), -1);
-    waited_ = -1;
+    current_ = -1;
 }
 
-void ParameterGather::issue(OpLowering& low, std::int32_t bucket, const StepContext& ctx) {
-    const auto b = static_cast<std::size_t>(bucket);
-    if (issued_[b] >= 0) {
+void ParameterGather::prepare(std::int32_t chunk, const std::vector<std::int64_t>& unit_parameters) {
+    Chunk& c = chunks_[static_cast<std::size_t>(chunk)];
+    if (!on_ || c.prepared) {
         return;
     }
-    const std::int64_t parameters = bucket_sizes_[b];
+    c.bucket_of = buckets(unit_parameters, bucket_parameters_, c.bucket_sizes);
+    c.issued.assign(c.bucket_sizes.size(), -1);
+    c.prepared = true;
+}
+
+bool ParameterGather::prepared(std::int32_t chunk) const {
+    return chunks_[static_cast<std::size_t>(chunk)].prepared;
+}
+
+void ParameterGather::dispatch(OpLowering& low, std::int32_t chunk, const StepContext& ctx) {
+    Chunk& c = chunks_[static_cast<std::size_t>(chunk)];
+    for (std::size_t b = 0; b < c.issued.size(); ++b) {
+        issue(low, c, static_cast<std::int32_t>(b), ctx);
+    }
+}
+
+void ParameterGather::begin_chunk(std::int32_t chunk) {
+    if (on_ && chunks_[static_cast<std::size_t>(chunk)].prepared) {
+        current_ = chunk;
+    }
+}
+
+void ParameterGather::issue(OpLowering& low, Chunk& chunk, std::int32_t bucket, const StepContext& ctx) {
+    const auto b = static_cast<std::size_t>(bucket);
+    if (chunk.issued[b] >= 0) {
+        return;
+    }
+    const std::int64_t parameters = chunk.bucket_sizes[b];
     auto [it, added] = ops_.try_emplace(parameters, nullptr);
     if (added) {
         store_->push_back(std::make_unique<workload::OpList>(workload::parameter_bucket_gather(parameters)));
@@ -65,26 +91,30 @@ void ParameterGather::issue(OpLowering& low, std::int32_t bucket, const StepCont
     StepContext at = ctx;
     at.layer = -1;
     low.lower(*it->second, at);
-    issued_[b] = low.last_data_collective();
+    chunk.issued[b] = low.last_data_collective();
 }
 
 void ParameterGather::before(OpLowering& low, std::size_t unit, const StepContext& ctx) {
-    if (unit >= bucket_of_.size()) {
+    if (current_ < 0) {
         return;
     }
-    const std::int32_t bucket = bucket_of_[unit];
-    if (bucket <= waited_) {
+    Chunk& c = chunks_[static_cast<std::size_t>(current_)];
+    if (unit >= c.bucket_of.size()) {
+        return;
+    }
+    const std::int32_t bucket = c.bucket_of[unit];
+    if (bucket <= c.waited) {
         return;  // no parameters, or its bucket is already here
     }
-    issue(low, bucket, ctx);
+    issue(low, c, bucket, ctx);
     // The next bucket is issued before the wait is recorded (as FsdpLowering prefetches): on the
     // data-parallel stream it queues behind this one either way, and lowering a list must not take the
     // wait meant for the next compute op.
-    if (static_cast<std::size_t>(bucket) + 1 < issued_.size()) {
-        issue(low, bucket + 1, ctx);
+    if (static_cast<std::size_t>(bucket) + 1 < c.issued.size()) {
+        issue(low, c, bucket + 1, ctx);
     }
-    low.wait_for(issued_[static_cast<std::size_t>(bucket)]);
-    waited_ = bucket;
+    low.wait_for(c.issued[static_cast<std::size_t>(bucket)]);
+    c.waited = bucket;
 }
 
 }  // namespace trainsim::program
