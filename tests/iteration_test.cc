@@ -42,6 +42,9 @@ TEST(Folding, UnfoldedRunGivesTheSameIterationTime) {
              {{"parallelism.sequence_parallel", "false"}, {"training.recompute_granularity", "full"}},
              {{"training.use_distributed_optimizer", "true"}},
              {{"training.overlap_grad_reduce", "true"}, {"training.ddp_bucket_size", "1000000"}},
+             {{"training.use_distributed_optimizer", "true"},
+              {"training.overlap_grad_reduce", "true"},
+              {"training.overlap_param_gather", "true"}},
              {{"parallelism.sequence_parallel", "false"}},  // pipeline scatter/gather
              {{"schedule", "breadth_first"}},
              {{"parallelism.virtual_pipeline_model_parallel_size", "1"}, {"schedule", "1f1b"}}}) {

@@ -226,6 +226,30 @@ std::vector<ScenarioCase> scenario_cases() {
          edited([](json& d) { d["training"]["ddp_bucket_size"] = 1000000; }),
          {},
          {"training.ddp_bucket_size requires training.overlap_grad_reduce=true"}},
+        {"ParamGatherOverlapWithoutTheDistributedOptimizer",
+         edited([](json& d) {
+             d["training"]["overlap_grad_reduce"] = true;
+             d["training"]["overlap_param_gather"] = true;
+         }),
+         {},
+         {"training.overlap_param_gather requires training.use_distributed_optimizer=true"}},
+        {"ParamGatherOverlapWithoutGradientOverlap",
+         edited([](json& d) {
+             d["training"]["use_distributed_optimizer"] = true;
+             d["training"]["overlap_param_gather"] = true;
+         }),
+         {},
+         {"training.overlap_param_gather requires training.overlap_grad_reduce=true"}},
+        {"ParamGatherOverlapUnderFsdp",
+         edited([](json& d) {
+             d["parallelism"]["data_parallel_sharding_strategy"] = "optim_grads_params";
+             d["training"]["use_distributed_optimizer"] = true;
+             d["training"]["overlap_grad_reduce"] = true;
+             d["training"]["overlap_param_gather"] = true;
+         }),
+         {},
+         {"training.overlap_param_gather is not modelled with",
+          "data_parallel_sharding_strategy=\"optim_grads_params\""}},
         {"MemoryBudgetWithoutOverlappedRecompute",
          edited([](json& d) { d["training"]["recompute_memory_budget"] = k2to30; }),
          {},

@@ -83,8 +83,9 @@ TEST(Validate, ShippedCasesPassWithinTheirTolerances) {
 TEST(Validate, NemoH100Fp8RowsStayWithinFifteenPercentAndTheirMeanErrorIsRecorded) {
     // NeMo 24.07's DGX-H100 FP8 rows that the simulator reproduces within ±15 % (GPT3-20B, GPT3-175B on
     // 128 and 512 GPUs, Nemotron-340B, Llama 2 7B/13B/70B, Llama 3 70B with CP 2, Nemotron-22B) against
-    // h100-80gb-dgx, no constant fitted to them (results/README.md, issue 15). The mean |error| (4.8 %
-    // when recorded, with TE's split-accumulator dgrad/wgrad) must not grow past 5.5 % unnoticed.
+    // h100-80gb-dgx, no constant fitted to them (results/README.md, issue 15). The mean |error| (5.4 %
+    // when recorded, with TE's split-accumulator dgrad/wgrad and the parameter all-gather overlapped with
+    // the first forward as NeMo runs it) must not grow past 6 % unnoticed.
     const auto r = run_trainsim("validate " + source_path("scenarios/validation/nemo-24.07-h100-fp8.json") +
                                 " --format json");
     ASSERT_EQ(r.status, 0) << r.out << r.err;
@@ -96,7 +97,7 @@ TEST(Validate, NemoH100Fp8RowsStayWithinFifteenPercentAndTheirMeanErrorIsRecorde
         EXPECT_TRUE(c["pass"].get<bool>()) << c["id"] << ": " << c["simulated"] << " vs " << c["published"];
         sum += std::abs(c["relative_error"].get<double>());
     }
-    EXPECT_LT(sum / 9.0, 0.055);
+    EXPECT_LT(sum / 9.0, 0.06);
 }
 
 TEST(Validate, BlackwellMoeRowsRunInFp8AndAreAllSimulatedFast) {

@@ -278,6 +278,10 @@ struct TrainingConfig {
     /// Parameters per gradient bucket with overlap_grad_reduce; unset means Megatron's default,
     /// max(40M, 1M × d).
     std::optional<std::int64_t> ddp_bucket_size;
+    /// Megatron's overlap_param_gather (NeMo 24.07's overlap_param_sync): the distributed optimizer's
+    /// all-gather of the updated 16-bit parameters runs bucket by bucket during the next iteration's first
+    /// forward of each chunk instead of blocking at the end of the step.
+    bool overlap_param_gather = false;
     /// Appendix B of Korthikanti: a stage frees its output tensor's data once sent (it duplicates the
     /// next stage's input); false keeps it until the backward.
     bool deallocate_pipeline_outputs = true;

@@ -197,6 +197,7 @@ TrainingConfig read_training(const Json& document) {
         r.boolean("tp_replicated_grad_allreduce", TrainingConfig{}.tp_replicated_grad_allreduce);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);
     t.ddp_bucket_size = r.nullable_positive_integer("ddp_bucket_size");
+    t.overlap_param_gather = r.boolean("overlap_param_gather", TrainingConfig{}.overlap_param_gather);
     t.deallocate_pipeline_outputs = r.boolean("deallocate_pipeline_outputs", true);
     t.fp8_format = r.enumeration("fp8_format", kFp8FormatNames, /*nullable=*/true);
     t.fp8_recipe = r.enumeration("fp8_recipe", kFp8RecipeNames, /*nullable=*/true);

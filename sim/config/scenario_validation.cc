@@ -600,6 +600,22 @@ void check_data_parallel(const Scenario& s) {
         fail("training.ddp_bucket_size requires training.overlap_grad_reduce=true (buckets are how the "
              "gradient reduction overlaps the backward)");
     }
+    // Megatron-LM's arguments.py refuses --overlap-param-gather without the distributed optimizer or
+    // without --overlap-grad-reduce.
+    if (s.training.overlap_param_gather && !s.training.use_distributed_optimizer) {
+        fail("training.overlap_param_gather requires training.use_distributed_optimizer=true (only the "
+             "distributed optimizer gathers parameters)");
+    }
+    if (s.training.overlap_param_gather && !s.training.overlap_grad_reduce) {
+        fail("training.overlap_param_gather requires training.overlap_grad_reduce=true (as Megatron-LM "
+             "requires)");
+    }
+    if (s.training.overlap_param_gather &&
+        s.parallelism.data_parallel_sharding_strategy == DataParallelSharding::OptimGradsParams) {
+        fail("training.overlap_param_gather is not modelled with "
+             "parallelism.data_parallel_sharding_strategy=\"optim_grads_params\" (FSDP gathers each layer's "
+             "weights itself)");
+    }
 }
 
 void check_hardware(const Scenario& s) {

@@ -204,6 +204,11 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                     tr.fp8_recipe = config::Fp8Recipe::Delayed;
                                 }
                                 tr.ddp_bucket_size.reset();
+                                // The base's parameter-gather overlap where the candidate's optimizer
+                                // and sharding allow it (Megatron's rules, scenario validation).
+                                tr.overlap_param_gather =
+                                    tr.overlap_param_gather && distributed && tr.overlap_grad_reduce &&
+                                    state.sharding != DataParallelSharding::OptimGradsParams;
                                 try {
                                     config::resolve_pipeline_split(sc);
                                 } catch (const InputError&) {

@@ -11,6 +11,7 @@
 #include "sim/program/layer_op_lists.h"
 #include "sim/program/op_lowering.h"
 #include "sim/program/overlapped_pair.h"
+#include "sim/program/parameter_gather.h"
 #include "sim/program/stage_op_lists.h"
 #include "sim/program/variability.h"
 #include "sim/recompute/megatron_recompute_plan.h"
@@ -35,6 +36,7 @@ public:
         const workload::LayerShape shape = workload::layer_shape_of(sc);
         p2p_bytes_ = Bytes{shape.sequence_sharded_elements() * 2};
         fsdp_.emplace(sc, out_.op_lists);
+        parameter_gather_.emplace(sc, out_.op_lists, v_);
         stage_lists_.emplace(sc, out_.op_lists, fsdp_->on(),
                              sc.training.overlap_grad_reduce &&
                                  sc.parallelism.data_parallel_size_with_cp() > 1);
@@ -163,6 +165,13 @@ private:
                       StepContext{-1, -1, -1, Phase::Iteration});
         }
         const std::int64_t virtual_stages = sched_->model_stages(p_, v_);
+        // overlap_param_gather with several chunks: the first two chunks' gathers open the iteration.
+        parameter_gather_->begin_gpu();
+        if (parameter_gather_->on() && parameter_gather_->dispatches_chunks()) {
+            for (std::int32_t c = 0; c < std::min<std::int32_t>(2, static_cast<std::int32_t>(v_)); ++c) {
+                dispatch_gathers(low, at, c);
+            }
+        }
         // With overlap_grad_reduce a chunk's gradients are final during its last backward: that is
         // when Megatron's DDP fills its buckets and launches their reductions.
         // (With the backward split, during its last W.)
@@ -222,6 +231,7 @@ private:
             }
         }
         std::vector<char> received(steps.size(), 0);
+        std::vector<char> gathered_chunk(static_cast<std::size_t>(v_), 0);  // overlap_param_gather
         auto receive_for = [&](std::size_t k) {
             if (received[k] != 0) {
                 return;
@@ -268,12 +278,26 @@ private:
                     low.begin_overlap(PairChain::Forward);
                     in_pair = true;
                 }
+                // The chunk's first forward of the iteration waits for its parameters, bucket by bucket;
+                // with several chunks it dispatches the gathers of the chunk after next.
+                std::size_t unit = 0;
+                if (parameter_gather_->on() && gathered_chunk[static_cast<std::size_t>(step.chunk)] == 0) {
+                    gathered_chunk[static_cast<std::size_t>(step.chunk)] = 1;
+                    if (parameter_gather_->dispatches_chunks() && step.chunk + 1 >= 2 &&
+                        step.chunk + 1 < v_) {
+                        dispatch_gathers(low, at, step.chunk + 1);
+                    }
+                    prepare_gathers(at, step.chunk);
+                    parameter_gather_->begin_chunk(step.chunk);
+                }
                 if (first) {
+                    parameter_gather_->before(low, unit++, ctx);
                     low.lower(layers_.embedding_forward(), ctx);
                 }
                 engine::TaskId gathered = fsdp_->gather(low, ctx);
                 for (std::int64_t j = 0; j < chunk_layers; ++j) {
                     ctx.layer = static_cast<std::int32_t>(first_layer + j);
+                    parameter_gather_->before(low, unit++, ctx);
                     if (fsdp_->on()) {
                         // Prefetch the next layer's weights while this one computes.
                         const engine::TaskId next = j + 1 < chunk_layers ? fsdp_->gather(low, ctx) : -1;
@@ -286,9 +310,11 @@ private:
                 }
                 ctx.layer = -1;
                 if (last) {
-                    lower_mtp_forwards(low, ctx);
+                    lower_mtp_forwards(low, ctx, unit);
+                    parameter_gather_->before(low, unit, ctx);
                     low.lower(layers_.output_forward(), ctx);
                 }
+                parameter_gather_->end_chunk();
                 if (!last && neighbour(at, vs + 1, step.chunk).pp != at.pp) {
                     // A kept output belongs with the chunk's last layer: its backward is when it goes. A
                     // chunk without layers (a layout's "E" or empty stage) passes on what it received or
@@ -351,9 +377,12 @@ private:
     // (num_layers + depth) so that its activations go with its backward. Megatron runs them between the
     // decoder's final norm and the main logits; here the final norm is the output list's first op, after
     // them: the same kernels on the same stream, only that norm moved.
-    void lower_mtp_forwards(OpLowering& low, StepContext ctx) {
+    // `unit`: the first depth's index among the chunk's forward units (ParameterGather), advanced past
+    // the depths.
+    void lower_mtp_forwards(OpLowering& low, StepContext ctx, std::size_t& unit) {
         for (std::int64_t depth = 0; depth < sc_.model.mtp_num_layers; ++depth) {
             ctx.layer = static_cast<std::int32_t>(sc_.model.num_layers + depth);
+            parameter_gather_->before(low, unit++, ctx);
             low.lower(layers_.mtp_forward(), ctx);
         }
     }
@@ -361,15 +390,56 @@ private:
         if (sc_.model.mtp_num_layers == 0) {
             return;
         }
-        const std::int64_t depth_parameters =
-            workload::mtp_depth_parameters_per_rank(workload::mtp_layer_shape(sc_));
         for (std::int64_t depth = sc_.model.mtp_num_layers - 1; depth >= 0; --depth) {
             ctx.layer = static_cast<std::int32_t>(sc_.model.num_layers + depth);
-            // The embedding copy's gradient is complete after the first depth's backward, the last to run.
-            const std::int64_t parameters =
-                depth_parameters + (depth == 0 ? workload::mtp_embedding_copy_parameters(sc_, at.pp) : 0);
-            backward_->lower_backward(low, layers_.mtp_backward(), ctx, parameters);
+            backward_->lower_backward(low, layers_.mtp_backward(), ctx, mtp_depth_parameters(at, depth));
         }
+    }
+    // The parameters whose gradients an MTP depth's backward completes: the embedding copy's gradient is
+    // complete after the first depth's backward, the last to run.
+    [[nodiscard]] std::int64_t mtp_depth_parameters(const parallel::Coordinates& at,
+                                                    std::int64_t depth) const {
+        return workload::mtp_depth_parameters_per_rank(workload::mtp_layer_shape(sc_)) +
+               (depth == 0 ? workload::mtp_embedding_copy_parameters(sc_, at.pp) : 0);
+    }
+
+    // Groups chunk `chunk`'s parameters into overlap_param_gather's buckets (once per GPU).
+    void prepare_gathers(const parallel::Coordinates& at, std::int32_t chunk) {
+        if (parameter_gather_->prepared(chunk)) {
+            return;
+        }
+        const std::int64_t vs = sched_->stage_of(at.pp, chunk, p_);
+        const std::int64_t stages = sched_->model_stages(p_, v_);
+        parameter_gather_->prepare(chunk, forward_unit_parameters(at, vs == 0, vs == stages - 1,
+                                                                  sc_.first_layer_of_virtual_stage(vs),
+                                                                  sc_.chunk_num_layers(at.pp, chunk)));
+    }
+    void dispatch_gathers(OpLowering& low, const parallel::Coordinates& at, std::int32_t chunk) {
+        prepare_gathers(at, chunk);
+        parameter_gather_->dispatch(low, chunk, StepContext{0, chunk, -1, Phase::Forward});
+    }
+
+    // The parameters of each unit a chunk's forward runs, in forward order, as its backward adds them to
+    // the gradient buckets (BackwardLowering::lower_backward): the embedding, the layers, the MTP depths
+    // (the first with the embedding copy), the output layer.
+    [[nodiscard]] std::vector<std::int64_t> forward_unit_parameters(const parallel::Coordinates& at,
+                                                                    bool first, bool last,
+                                                                    std::int64_t first_layer,
+                                                                    std::int64_t chunk_layers) const {
+        std::vector<std::int64_t> units;
+        if (first) {
+            units.push_back(embedding_parameters());
+        }
+        for (std::int64_t j = 0; j < chunk_layers; ++j) {
+            units.push_back(layers_.parameters_at(first_layer + j));
+        }
+        if (last) {
+            for (std::int64_t depth = 0; depth < sc_.model.mtp_num_layers; ++depth) {
+                units.push_back(mtp_depth_parameters(at, depth));
+            }
+            units.push_back(output_layer_parameters(at));
+        }
+        return units;
     }
 
     // Parameters outside the layers, as workload::stage_parameters counts them.
@@ -416,6 +486,7 @@ private:
     IterationProgram out_;
     LayerOpLists layers_;  // builds into out_.op_lists, so it comes after out_
     std::optional<FsdpLowering> fsdp_;
+    std::optional<ParameterGather> parameter_gather_;
     std::optional<StageOpLists> stage_lists_;
     std::optional<BackwardLowering> backward_;
 };

@@ -115,6 +115,13 @@ OpList gradient_bucket_reduction(const config::Scenario& sc, std::int64_t parame
     return ops.take();
 }
 
+OpList parameter_bucket_gather(std::int64_t parameters) {
+    OpListBuilder ops(OpRole::GradientSync);
+    ops.async_collective("dp.param_allgather", CollectiveKind::AllGather, parameters * kActivationBytes,
+                         CommGroup::Data);
+    return ops.take();
+}
+
 std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
     return sc.training.ddp_bucket_size.value_or(
         // Megatron-Core's default over the dp×cp group (resolve_ddp_bucket_size: 1M × dp_cp size).
@@ -180,7 +187,8 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
         ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
     }
     ops.set_role(OpRole::GradientSync);
-    if (distributed && d > 1) {
+    // With overlap_param_gather the gather runs bucket by bucket in the next forward (parameter_gather.h).
+    if (distributed && d > 1 && !sc.training.overlap_param_gather) {
         ops.sync_collective("dp.param_allgather", CollectiveKind::AllGather, unsharded * kActivationBytes,
                             CommGroup::Data);
     }

@@ -36,7 +36,8 @@ inline constexpr std::int64_t kGradientBytes = 4;
 /// (or reduce-scatter with the distributed optimizer), DualPipe's sum of its two model copies'
 /// gradients (between ranks r and p − 1 − r), the tied-embedding gradient all-reduce between
 /// first and last stage (when `embedding_parameters` > 0), the gradient-norm all-reduce over the
-/// model-parallel group, the Adam step, and with the distributed optimizer the parameter all-gather.
+/// model-parallel group, the Adam step, and with the distributed optimizer the parameter all-gather
+/// (unless training.overlap_param_gather moves it into the next iteration's first forward).
 /// With overlap_grad_reduce the data-parallel reduction already ran in buckets during the backward
 /// (`gradients_reduced`), and only the rest remains.
 /// `expert_parameters` of them are routed experts, reduced and sharded over expert data parallelism.
@@ -59,6 +60,12 @@ inline constexpr std::int64_t kGradientBytes = 4;
 [[nodiscard]] OpList gradient_buffer_zeroing(std::int64_t parameters);
 
 [[nodiscard]] OpList gradient_bucket_reduction(const config::Scenario& scenario, std::int64_t parameters);
+
+/// One bucket's all-gather of `parameters` updated 16-bit parameters over the data-parallel group, issued
+/// asynchronously (training.overlap_param_gather: Megatron's DDP gathers bucket by bucket before the
+/// forward that needs it; Apex's DistributedFusedAdam, NeMo 24.07's optimizer, the same with
+/// param_sync_dtype bf16). nccl-tests' S is the gathered size, parameters × 2 bytes.
+[[nodiscard]] OpList parameter_bucket_gather(std::int64_t parameters);
 
 /// Megatron's default bucket: max(40M, 1M × d) parameters.
 [[nodiscard]] std::int64_t gradient_bucket_parameters(const config::Scenario& scenario);
