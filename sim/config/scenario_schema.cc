@@ -100,7 +100,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "recompute_num_layers", "recompute_modules", "num_microbatches_with_partial_activation_checkpoints",
           "recompute_scheduler", "recompute_memory_budget", "attention_backend", "use_distributed_optimizer",
           "overlap_grad_reduce", "ddp_bucket_size", "deallocate_pipeline_outputs", "fp8_format", "fp8_recipe",
-          "fp8_split_accumulator", "optimizer_param_copy", "zero_grad_buffer",
+          "fp8_split_accumulator", "cross_entropy_loss_fusion", "optimizer_param_copy", "zero_grad_buffer",
           "tp_replicated_grad_allreduce"}},
         {"hardware",
          {"profile", "gpus_per_node", "network_model", "collective_contention", "compute_contention",
