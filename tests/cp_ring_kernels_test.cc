@@ -4,9 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <sstream>
 #include <string>
 
 #include "sim/config/scenario.h"
+#include "sim/program/iteration_program.h"
+#include "sim/report/iteration_report.h"
+#include "sim/report/report_json.h"
+#include "sim/report/report_text.h"
 #include "sim/workload/cp_ring_kernels.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/transformer_layer.h"
@@ -84,6 +89,52 @@ TEST(CpRingKernels, PricedAsStreamingKernels) {
     EXPECT_EQ(merge.memory_kind, cost::MemoryBoundKind::Generic);
     EXPECT_GT(s, 0.05e-3);
     EXPECT_LT(s, 0.2e-3);
+}
+
+// The breakdown's line is the time the ring kernels take in the simulated iteration: the sum of their
+// spans on the one simulated GPU (PP 1), each forward output merge at its streaming price (nothing runs
+// beside it: the ring's exchanges are done by then), 2 layers × 2 micro-batches of them.
+TEST(CpRingKernels, BreakdownLineIsTheirTimeInTheIteration) {
+    const cost::CostModel cost = testing::shipped_cost_model();
+    const config::Scenario sc = cp_scenario(2);
+    const program::IterationProgram prog = program::build_iteration(sc, cost);
+    const engine::RunResult run = program::simulate(prog);
+    const report::IterationReport r = report::make_iteration_report(sc, cost, prog, run);
+    ASSERT_TRUE(r.cp_ring_kernels.has_value());
+    SimTime total = 0;
+    int merges = 0;
+    const SimTime merge_price =
+        to_sim_time(cost.memory_bound(Bytes{7LL * 4096 * 32 * 128 * 2}, cost::MemoryBoundKind::Generic));
+    for (std::size_t t = 0; t < prog.info.size(); ++t) {
+        if (prog.info[t].gpu != 0 || prog.info[t].priced < 0) {
+            continue;
+        }
+        for (const program::OpSpan& span :
+             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+            if (span.op != nullptr && span.op->kind == workload::OpKind::MemoryBound &&
+                span.op->name.starts_with("attn.cp_")) {  // not the exchanges (collectives)
+                total += span.end - span.start;
+            }
+            if (span.op != nullptr && span.op->name == "attn.cp_out_merge") {
+                EXPECT_EQ(span.end - span.start, merge_price);
+                ++merges;
+            }
+        }
+    }
+    EXPECT_EQ(merges, 2 * 2);
+    EXPECT_GT(total, 0);
+    EXPECT_NEAR(r.cp_ring_kernels->value, to_seconds(total).value, 1e-12);
+    std::ostringstream text;
+    report::write_text(text, r);
+    EXPECT_NE(text.str().find("TE's context-parallel ring kernels"), std::string::npos) << text.str();
+    EXPECT_DOUBLE_EQ(report::to_json(r)["cp_ring_kernels_s"].get<double>(), r.cp_ring_kernels->value);
+    // Without CP there is no such line.
+    const config::Scenario plain = cp_scenario(1);
+    const program::IterationProgram plain_prog = program::build_iteration(plain, cost);
+    const report::IterationReport p =
+        report::make_iteration_report(plain, cost, plain_prog, program::simulate(plain_prog));
+    EXPECT_FALSE(p.cp_ring_kernels.has_value());
+    EXPECT_FALSE(report::to_json(p).contains("cp_ring_kernels_s"));
 }
 
 }  // namespace
