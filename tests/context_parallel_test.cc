@@ -288,11 +288,14 @@ void expect_ring_timing(std::int64_t cp, std::int64_t seq, bool exchange_exposed
     const std::map<std::string, program::OpSpan> spans = spans_of(prog, run, 0, program::Phase::Forward);
     auto step = [&](std::int64_t i) { return spans.at("attn.flash.cp_step." + std::to_string(i)); };
     auto exchange = [&](std::int64_t i) { return spans.at("attn.cp_kv_exchange." + std::to_string(i)); };
+    // TE's copy of the half chunk a step attends, between the arriving keys and values and the step.
+    auto half = [&](std::int64_t i) { return spans.at("attn.cp_kv_half." + std::to_string(i)); };
     ASSERT_EQ(spans.count("attn.flash"), 0u);
     ASSERT_EQ(spans.count("attn.flash.cp_step." + std::to_string(cp - 1)), 1u);
     ASSERT_EQ(spans.count("attn.flash.cp_step." + std::to_string(cp)), 0u);
-    // Both the first step and the first exchange start when RoPE is done.
+    // Both the first step and the first exchange start when TE has packed K and V after RoPE.
     EXPECT_EQ(exchange(1).start, step(0).start);
+    EXPECT_EQ(step(0).start, spans.at("attn.cp_kv_pack").end);
     const SimTime hop =
         to_sim_time(cost.collective(cost::CollectiveKind::SendRecv, Bytes{2 * (seq / cp) * 8 * 128 * 2}, 2,
                                     cp > 8 ? cost::Scope::InterNode : cost::Scope::IntraNode, cp > 8 ? 2 : 1,
@@ -302,7 +305,8 @@ void expect_ring_timing(std::int64_t cp, std::int64_t seq, bool exchange_exposed
     for (std::int64_t i = 1; i < cp; ++i) {
         SCOPED_TRACE("step " + std::to_string(i));
         EXPECT_EQ(exchange(i).end - exchange(i).start, hop);
-        EXPECT_EQ(step(i).start, std::max(step(i - 1).end, exchange(i).end));
+        EXPECT_EQ(half(i).start, std::max(step(i - 1).end, exchange(i).end));
+        EXPECT_EQ(step(i).start, half(i).end);
         if (i + 1 < cp) {
             EXPECT_EQ(exchange(i + 1).start, std::max(exchange(i).end, step(i - 1).end));
             EXPECT_GE(step(i).end - step(i).start, kernel);  // slowed by the exchange beside it
@@ -316,6 +320,7 @@ void expect_ring_timing(std::int64_t cp, std::int64_t seq, bool exchange_exposed
     }
     EXPECT_EQ(step(cp - 1).end - step(cp - 1).start, kernel);
     EXPECT_EQ(exchange_exposed, hop > kernel);
+    EXPECT_EQ(spans.at("attn.cp_out_merge").start, step(cp - 1).end);
 }
 
 TEST(ContextParallelEngine, RingExchangeHidesUnderLongSteps) {
@@ -342,20 +347,23 @@ TEST(ContextParallelEngine, BackwardRingReturnsTheLastDkvBeforeTheQkvBackward) {
         SCOPED_TRACE("step " + std::to_string(i));
         const std::string n = std::to_string(i);
         const program::OpSpan step = at("attn.flash.bwd.cp_step." + n);
+        const program::OpSpan merge = at("attn.cp_grad_merge." + n);  // TE's dQ and dK/dV accumulation
         const program::OpSpan dkv = at("attn.cp_dkv_exchange." + n);
-        EXPECT_GE(dkv.start, step.end);
+        EXPECT_EQ(merge.start, step.end);
+        EXPECT_EQ(dkv.start, merge.end);
         if (i > 0) {
             const program::OpSpan kv = at("attn.cp_kv_exchange.bwd." + n);
-            const program::OpSpan before = at("attn.flash.bwd.cp_step." + std::to_string(i - 1));
-            EXPECT_EQ(step.start, std::max(kv.end, before.end));
+            const program::OpSpan before = at("attn.cp_grad_merge." + std::to_string(i - 1));
+            EXPECT_EQ(at("attn.cp_kv_half.bwd." + n).start, std::max(kv.end, before.end));
+            EXPECT_EQ(step.start, at("attn.cp_kv_half.bwd." + n).end);
             // The dK/dV of step i−1 goes out beside step i.
             EXPECT_EQ(at("attn.cp_dkv_exchange." + std::to_string(i - 1)).start, before.end);
         }
     }
-    const program::OpSpan last_step = at("attn.flash.bwd.cp_step." + std::to_string(cp - 1));
+    const program::OpSpan last_merge = at("attn.cp_grad_merge." + std::to_string(cp - 1));
     const program::OpSpan last_dkv = at("attn.cp_dkv_exchange." + std::to_string(cp - 1));
-    EXPECT_EQ(at("rope.bwd").start, std::max(last_step.end, last_dkv.end));
-    EXPECT_GT(last_dkv.end, last_step.end);  // the return hop is exposed: nothing runs beside it
+    EXPECT_EQ(at("rope.bwd").start, std::max(last_merge.end, last_dkv.end));
+    EXPECT_GT(last_dkv.end, last_merge.end);  // the return hop is exposed: nothing runs beside it
 }
 
 // all_gather: the kernel waits for the blocking gather of every rank's K and V, which starts after RoPE.
@@ -532,7 +540,9 @@ TEST(ContextParallelScenarios, Fp8LayerKeepsTheRingOrder) {
     const program::OpSpan exchange = spans.at("attn.cp_kv_exchange.1");
     const program::OpSpan step1 = spans.at("attn.flash.cp_step.1");
     EXPECT_EQ(exchange.start, spans.at("attn.flash.cp_step.0").start);
-    EXPECT_EQ(step1.start, std::max(exchange.end, spans.at("attn.flash.cp_step.0").end));
+    const program::OpSpan half1 = spans.at("attn.cp_kv_half.1");
+    EXPECT_EQ(half1.start, std::max(exchange.end, spans.at("attn.flash.cp_step.0").end));
+    EXPECT_EQ(step1.start, half1.end);
 }
 
 TEST(ContextParallelRules, BadCombinationsNameTheKeyAndTheRule) {

@@ -294,6 +294,10 @@ struct TrainingConfig {
     /// split_accumulator_slowdown: dgrad and wgrad (TE's _2X_ACC_DGRAD/_2X_ACC_WGRAD), and the forward
     /// too under blockwise (Float8BlockScaling requires it). false: every FP8 GEMM at the fast rate.
     bool fp8_split_accumulator = true;
+    /// Megatron-Core's cross_entropy_loss_fusion: true, the vocab-parallel loss as torch.compile'd
+    /// functions; false, as eager PyTorch (Megatron's default). Unset keeps trainsim's earlier estimate of
+    /// the loss (one fused pass, fewer bytes than either), so that existing results do not move.
+    std::optional<bool> cross_entropy_loss_fusion;
 
     /// What selective recomputation re-runs (recompute_modules, or its default).
     [[nodiscard]] RecomputeModules selective_modules() const {

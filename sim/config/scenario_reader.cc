@@ -202,6 +202,7 @@ TrainingConfig read_training(const Json& document) {
     t.fp8_format = r.enumeration("fp8_format", kFp8FormatNames, /*nullable=*/true);
     t.fp8_recipe = r.enumeration("fp8_recipe", kFp8RecipeNames, /*nullable=*/true);
     t.fp8_split_accumulator = r.boolean("fp8_split_accumulator", TrainingConfig{}.fp8_split_accumulator);
+    t.cross_entropy_loss_fusion = r.nullable_boolean("cross_entropy_loss_fusion");
     t.num_microbatches_with_partial_activation_checkpoints =
         r.nullable_positive_integer("num_microbatches_with_partial_activation_checkpoints");
     // `full` alone means what Korthikanti's "full recompute" baseline does: checkpoint every layer's

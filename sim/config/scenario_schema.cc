@@ -115,6 +115,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "fp8_format",
           "fp8_recipe",
           "fp8_split_accumulator",
+          "cross_entropy_loss_fusion",
           "optimizer_param_copy",
           "zero_grad_buffer",
           "tp_replicated_grad_allreduce"}},

@@ -152,6 +152,14 @@ bool SectionReader::boolean(std::string_view key, bool fallback) const {
     return value->get<bool>();
 }
 
+std::optional<bool> SectionReader::nullable_boolean(std::string_view key) const {
+    const Json* value = find(key);
+    if (value == nullptr || value->is_null()) {
+        return std::nullopt;
+    }
+    return boolean(key, false);
+}
+
 std::optional<std::string> SectionReader::string(std::string_view key) const {
     const Json* value = find(key);
     if (value == nullptr) {

@@ -47,6 +47,9 @@ public:
     /// Absent → `fallback`; otherwise a JSON boolean.
     [[nodiscard]] bool boolean(std::string_view key, bool fallback) const;
 
+    /// Absent or null → nullopt; otherwise a JSON boolean.
+    [[nodiscard]] std::optional<bool> nullable_boolean(std::string_view key) const;
+
     /// Absent → nullopt; otherwise a JSON string.
     [[nodiscard]] std::optional<std::string> string(std::string_view key) const;
 

@@ -96,6 +96,9 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
                       config::to_string(*fp8) + "; attention, norms, embedding and output layer in bf16)";
         r.fp8_time = fp8_time(prog, cost.profile().fp8_split_accumulator_slowdown);
     }
+    if (sc.parallelism.context_parallel_size > 1 && sc.parallelism.cp_comm_type == config::CpCommType::P2p) {
+        r.cp_ring_kernels = cp_ring_kernel_time(prog);
+    }
     r.tokens_per_s =
         static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
 

@@ -10,6 +10,7 @@
 #include "sim/cost/cost_model.h"
 #include "sim/engine/simulator.h"
 #include "sim/program/iteration_program.h"
+#include "sim/report/cp_ring_time.h"
 #include "sim/report/fp8_time.h"
 #include "sim/report/network_report.h"
 
@@ -88,6 +89,8 @@ struct IterationReport {
     std::string precision;            // "bf16", or "fp8" with its format and recipe
     double mfu_fp8_peak = 0.0;        // the same model FLOPs against gpu.fp8_peak_tflops; 0 without FP8 peak
     std::optional<Fp8Time> fp8_time;  // with training.fp8_format: where FP8's GEMMs and kernels went
+    // With context parallelism over the p2p ring: TE's kernels around the ring steps (cp_ring_time.h).
+    std::optional<Seconds> cp_ring_kernels;
     double tflops_per_gpu = 0.0;
     double tokens_per_s = 0.0;
     Flops model_flops;

@@ -101,6 +101,10 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
              "(TE promotes their partial sums to FP32: the profile's "
              "compute.gemm_fp8.split_accumulator_slowdown)"}};
     }
+    if (r.cp_ring_kernels) {
+        // Busy time of one GPU per iteration, mean over stages, inside breakdown.compute_s and recompute_s.
+        j["cp_ring_kernels_s"] = r.cp_ring_kernels->value;
+    }
     if (!r.recompute_scheduler.empty()) {
         j["recompute_plan"] = {{"scheduler", r.recompute_scheduler},
                                {"plan", r.recompute_plan},

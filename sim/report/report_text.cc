@@ -120,6 +120,10 @@ void write_text(std::ostream& out, const IterationReport& r) {
             << ms(r.fp8_time->bf16_gemm) << ", FP8 cast/transpose/amax kernels " << ms(r.fp8_time->overhead)
             << ")\n";
     }
+    if (r.cp_ring_kernels) {
+        out << "    (of the compute: TE's context-parallel ring kernels " << ms(*r.cp_ring_kernels)
+            << ": K/V packing, half-chunk copies, output merge, dQ/dKV accumulation)\n";
+    }
     if (r.network.model == "flow") {
         const NetworkReport& n = r.network;
         out << "  network (flow model): contention added " << ms(n.contention())

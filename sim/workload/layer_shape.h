@@ -27,6 +27,7 @@ struct LayerShape {
     std::optional<config::Fp8Recipe> fp8;  // FP8 training (sim/workload/fp8_layer.h); unset: BF16
     bool fp8_split_accumulator = true;     // TE's split accumulator on the GEMMs it uses it for
     bool flash_attention = false;          // one FlashAttention kernel per pass, no s×s tensors kept
+    std::optional<bool> cross_entropy_loss_fusion;  // the loss's passes (cross_entropy_passes.h)
     /// Context parallelism (flash attention only): c ranks share the sequence, each holding `seq`
     /// tokens (two of the 2·c chunks); attention reaches the other ranks' keys and values by `cp_comm`.
     std::int64_t cp = 1;

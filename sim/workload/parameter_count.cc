@@ -81,6 +81,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.rope = sc.model.position_embedding_type == config::PositionEmbeddingType::Rope;
     x.bias = sc.model.add_bias_linear;
     x.flash_attention = sc.training.attention_backend != config::AttentionBackend::Unfused;
+    x.cross_entropy_loss_fusion = sc.training.cross_entropy_loss_fusion;
     x.mla = sc.model.mla;
     if (sc.model.moe && sc.model.moe->num_moe_layers() > 0) {
         x.experts = sc.model.moe->num_experts;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/workload/cross_entropy_passes.h"
 #include "sim/workload/element_bytes.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/op_list_builder.h"
@@ -61,12 +62,20 @@ OpList output_forward(const LayerShape& x) {
                             x.tokens() * x.hidden * kActivationBytes);
     }
     ops.gemm("output.logits", {x.tokens(), local_vocab, x.hidden}, Bytes{E * kActivationBytes});
-    // Vocab-parallel cross-entropy in fp32: read the 16-bit logits, write and re-read fp32 exp(logits).
-    ops.memory("loss.cross_entropy", MemoryBoundKind::Generic, logits * (kActivationBytes + 2 * kFp32Bytes),
+    // Vocab-parallel cross-entropy in fp32, its passes as Megatron-Core runs them (cross_entropy_passes.h);
+    // it keeps the fp32 softmax for its backward.
+    const CrossEntropyBytes loss = cross_entropy_bytes_per_logit(x.cross_entropy_loss_fusion);
+    ops.memory("loss.cross_entropy", MemoryBoundKind::Generic, logits * loss.forward,
                Bytes{logits * kFp32Bytes});
     if (x.tp > 1) {
-        for (const char* name : {"loss.allreduce_max", "loss.allreduce_target", "loss.allreduce_sum_exp"}) {
-            ops.sync_collective(name, CollectiveKind::AllReduce, x.tokens() * kFp32Bytes);
+        ops.sync_collective("loss.allreduce_max", CollectiveKind::AllReduce, x.tokens() * kFp32Bytes);
+        if (x.cross_entropy_loss_fusion.value_or(false)) {
+            // The fused version batches the target logit and the sum of exponentials into one all-reduce.
+            ops.sync_collective("loss.allreduce_target_sum_exp", CollectiveKind::AllReduce,
+                                2 * x.tokens() * kFp32Bytes);
+        } else {
+            ops.sync_collective("loss.allreduce_target", CollectiveKind::AllReduce, x.tokens() * kFp32Bytes);
+            ops.sync_collective("loss.allreduce_sum_exp", CollectiveKind::AllReduce, x.tokens() * kFp32Bytes);
         }
     }
     return ops.take();
@@ -77,8 +86,9 @@ OpList output_backward(const LayerShape& x) {
     const std::int64_t E = x.sequence_sharded_elements();
     const std::int64_t local_vocab = x.vocab / x.tp;
     const std::int64_t logits = x.tokens() * local_vocab;
-    // Softmax minus one-hot: read the fp32 softmax, write the 16-bit logits gradient.
-    ops.memory("loss.cross_entropy.bwd", MemoryBoundKind::Generic, logits * (kFp32Bytes + kActivationBytes));
+    // Softmax minus one-hot, times the loss gradient, down to the 16-bit gradient of the logits.
+    ops.memory("loss.cross_entropy.bwd", MemoryBoundKind::Generic,
+               logits * cross_entropy_bytes_per_logit(x.cross_entropy_loss_fusion).backward);
     column_parallel_backward(ops, x, x.tokens(), x.hidden, local_vocab, "output.logits");
     ops.memory(x.rmsnorm ? "final_rmsnorm.bwd" : "final_ln.bwd", MemoryBoundKind::LayerNorm,
                3 * E * kActivationBytes);

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "sim/workload/cp_ring_kernels.h"
 #include "sim/workload/element_bytes.h"
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/mla_attention.h"
@@ -88,8 +89,16 @@ std::int64_t cp_kv_bytes(const Sizes& z) {
     return 2 * z.kv * kActivationBytes;  // K and V of the rank's s/c tokens
 }
 
+// TE's memory-bound kernels around the steps (cp_ring_kernels.h): the K/V pack before the ring, the
+// half-chunk copy before each step i ≥ 1, the output merge after the last step.
+CpRingTensors cp_ring_tensors(const Sizes& z) {
+    return {z.q, 2 * z.kv};
+}
+
 void cp_ring_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch,
                      Bytes saved) {
+    const CpRingTensors t = cp_ring_tensors(z);
+    ops.memory("attn.cp_kv_pack", MemoryBoundKind::Generic, cp_kv_pack_bytes(t));
     std::int32_t arriving = -1;  // the exchange that brings this step's keys and values
     for (std::int64_t i = 0; i < x.cp; ++i) {
         std::int32_t next = -1;
@@ -99,17 +108,21 @@ void cp_ring_forward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, st
         }
         if (arriving >= 0) {
             ops.join(arriving);
+            ops.memory("attn.cp_kv_half." + std::to_string(i), MemoryBoundKind::Generic, cp_kv_half_bytes(t));
         }
         ops.gemm("attn.flash.cp_step." + std::to_string(i), {z.s, z.s, z.d, 2 * batch},
                  i == 0 ? saved : Bytes{0}, GemmClass::FlashForward);
         arriving = next;
     }
+    ops.memory("attn.cp_out_merge", MemoryBoundKind::Generic, cp_out_merge_bytes(t, x.cp));
 }
 
 // The ring's backward (TE's AttnFuncWithCPAndKVP2P.backward): the same c steps, the keys and values
 // travelling again, and each step's dK/dV sent on after it (accumulated into the gradient of the block
 // it belongs to); the last one returns to the block's owner before the QKV backward can use it.
 void cp_ring_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, std::int64_t batch) {
+    const CpRingTensors t = cp_ring_tensors(z);
+    ops.memory("attn.cp_kv_pack.bwd", MemoryBoundKind::Generic, cp_kv_pack_bytes(t));
     std::int32_t arriving = -1;
     std::int32_t returned = -1;
     for (std::int64_t i = 0; i < x.cp; ++i) {
@@ -120,9 +133,13 @@ void cp_ring_backward(OpListBuilder& ops, const LayerShape& x, const Sizes& z, s
         }
         if (arriving >= 0) {
             ops.join(arriving);
+            ops.memory("attn.cp_kv_half.bwd." + std::to_string(i), MemoryBoundKind::Generic,
+                       cp_kv_half_bytes(t));
         }
         ops.gemm("attn.flash.bwd.cp_step." + std::to_string(i), {z.s, z.s, z.d, 5 * batch}, Bytes{0},
                  GemmClass::FlashBackward);
+        ops.memory("attn.cp_grad_merge." + std::to_string(i), MemoryBoundKind::Generic,
+                   cp_grad_merge_bytes(t, i));
         returned = ops.async_collective("attn.cp_dkv_exchange." + std::to_string(i), CollectiveKind::SendRecv,
                                         cp_kv_bytes(z), CommGroup::Context);
         arriving = next;
