@@ -267,7 +267,7 @@ std::map<std::string, program::OpSpan> spans_of(const program::IterationProgram&
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (s.op != nullptr && (s.op->name.starts_with("attn.") || s.op->name.starts_with("rope"))) {
                 spans[s.op->name] = s;
             }

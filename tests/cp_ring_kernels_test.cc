@@ -110,7 +110,7 @@ TEST(CpRingKernels, BreakdownLineIsTheirTimeInTheIteration) {
             continue;
         }
         for (const program::OpSpan& span :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (span.op != nullptr && span.op->kind == workload::OpKind::MemoryBound &&
                 span.op->name.starts_with("attn.cp_")) {  // not the exchanges (collectives)
                 total += span.end - span.start;

@@ -126,7 +126,7 @@ experiment::Simulation simulate(const std::vector<config::Override>& overrides) 
 void expect_tiles(const experiment::Simulation& sim, const report::CriticalPath& path) {
     SimTime at = 0;
     for (const engine::CriticalStep& s : engine::critical_path(sim.program.program, sim.run)) {
-        const engine::TaskTiming& t = sim.run.timings[static_cast<std::size_t>(s.task)];
+        const engine::TaskTiming& t = sim.run.timings[s.task.index()];
         EXPECT_EQ(t.start, at + s.wait_before);
         at = t.end;
     }
@@ -167,7 +167,7 @@ TEST(CriticalPath, OneMicrobatchPipelineRunsThroughEveryStage) {
     SimTime compute = 0;
     int transfers = 0;
     for (std::size_t t = 0; t < sim.program.program.size(); ++t) {
-        const auto id = static_cast<TaskId>(t);
+        const auto id = TaskId::from_index(t);
         const program::TaskInfo info = sim.program.info[t];
         if (info.category == program::TaskCategory::Compute) {
             EXPECT_TRUE(on_path.contains(id)) << sim.program.describe(id);

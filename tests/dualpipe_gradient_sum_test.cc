@@ -44,7 +44,7 @@ std::map<std::int64_t, program::OpSpan> sums_by_rank(const program::IterationPro
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (s.op != nullptr && s.op->name == kSum) {
                 const std::int64_t rank =
                     prog.gpus[static_cast<std::size_t>(prog.info[t].gpu)].coordinates.pp;

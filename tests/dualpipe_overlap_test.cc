@@ -169,7 +169,7 @@ std::map<StepKey, StepRun> steps_on(const IterationProgram& prog, const engine::
         StepRun& s = out[{info.phase, info.microbatch, info.chunk}];
         // The token-count gather runs in its own chunk's piece (Megatron-Core's attention node), which
         // waits for it: it counts with the chunk's own work, not among the pair's overlapped exchanges.
-        const auto ops = op_spans(prog, static_cast<engine::TaskId>(t), timing);
+        const auto ops = op_spans(prog, engine::TaskId::from_index(t), timing);
         const bool count_gather = info.category == TaskCategory::ExpertComm && !ops.empty() &&
                                   ops.front().op != nullptr &&
                                   ops.front().op->name == workload::kTokensPerExpertGather;
@@ -314,7 +314,7 @@ Slots slots_on(const config::Scenario& sc, const IterationProgram& prog, const e
             info.phase == Phase::Iteration || is_communication(info.category)) {
             continue;
         }
-        const std::vector<OpSpan> ops = op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t]);
+        const std::vector<OpSpan> ops = op_spans(prog, engine::TaskId::from_index(t), run.timings[t]);
         const bool weight = std::all_of(ops.begin(), ops.end(), [](const OpSpan& o) {
             return o.op != nullptr && is_weight_gradient(*o.op);
         });

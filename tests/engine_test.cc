@@ -64,12 +64,12 @@ TEST(Simulator, StreamRunsTasksInProgramOrder) {
     const TaskId b = p.add_task(s, 7, "b");
     const TaskId c = p.add_task(s, 0, "c");
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[a].start, 0);
-    EXPECT_EQ(r.timings[a].end, 5);
-    EXPECT_EQ(r.timings[b].start, 5);
-    EXPECT_EQ(r.timings[b].end, 12);
-    EXPECT_EQ(r.timings[c].start, 12);
-    EXPECT_EQ(r.timings[c].end, 12);
+    EXPECT_EQ(r.timings[a.index()].start, 0);
+    EXPECT_EQ(r.timings[a.index()].end, 5);
+    EXPECT_EQ(r.timings[b.index()].start, 5);
+    EXPECT_EQ(r.timings[b.index()].end, 12);
+    EXPECT_EQ(r.timings[c.index()].start, 12);
+    EXPECT_EQ(r.timings[c.index()].end, 12);
     EXPECT_EQ(r.makespan, 12);
     EXPECT_EQ(r.events, 3u);
 }
@@ -84,11 +84,11 @@ TEST(Simulator, StreamsOverlapAndJoinThroughDependencies) {
     const TaskId g2 = p.add_task(compute, 10, "g2");
     const TaskId g3 = p.add_task(compute, 1, "g3", std::vector<TaskId>{c});
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[c].start, 10);
-    EXPECT_EQ(r.timings[c].end, 25);
-    EXPECT_EQ(r.timings[g2].start, 10);
-    EXPECT_EQ(r.timings[g2].end, 20);
-    EXPECT_EQ(r.timings[g3].start, 25);  // 5 ns exposed behind the collective
+    EXPECT_EQ(r.timings[c.index()].start, 10);
+    EXPECT_EQ(r.timings[c.index()].end, 25);
+    EXPECT_EQ(r.timings[g2.index()].start, 10);
+    EXPECT_EQ(r.timings[g2.index()].end, 20);
+    EXPECT_EQ(r.timings[g3.index()].start, 25);  // 5 ns exposed behind the collective
     EXPECT_EQ(r.makespan, 26);
 }
 
@@ -107,10 +107,10 @@ TEST(Simulator, CollectiveStartsWhenLastMemberArrives) {
     const TaskId after = p.add_task(s0, 1, "after");
     const RunResult r = simulate(p);
     for (const TaskId m : {m0, m1, m2}) {
-        EXPECT_EQ(r.timings[m].start, 30);
-        EXPECT_EQ(r.timings[m].end, 130);
+        EXPECT_EQ(r.timings[m.index()].start, 30);
+        EXPECT_EQ(r.timings[m.index()].end, 130);
     }
-    EXPECT_EQ(r.timings[after].start, 130);
+    EXPECT_EQ(r.timings[after.index()].start, 130);
     EXPECT_EQ(r.makespan, 131);
 }
 
@@ -128,10 +128,10 @@ TEST(Simulator, SendMatchedToReceive) {
     const TaskId recv = p.add_rendezvous_task(rx, link, "recv", std::vector<TaskId>{pre});
     const TaskId f1 = p.add_task(c1, 40, "F1", std::vector<TaskId>{recv});
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[send].start, 40);
-    EXPECT_EQ(r.timings[recv].start, 40);
-    EXPECT_EQ(r.timings[recv].end, 65);
-    EXPECT_EQ(r.timings[f1].start, 65);
+    EXPECT_EQ(r.timings[send.index()].start, 40);
+    EXPECT_EQ(r.timings[recv.index()].start, 40);
+    EXPECT_EQ(r.timings[recv.index()].end, 65);
+    EXPECT_EQ(r.timings[f1.index()].start, 65);
     EXPECT_EQ(r.makespan, 105);
 }
 
@@ -233,11 +233,11 @@ TEST(Simulator, RendezvousMembersEndInArrivalOrderAndEachCountsAsAnEvent) {
     const TaskId released = p.add_task(other, 0, "released", std::vector<TaskId>{members[0]});
     const RunResult r = simulate(p);
     for (int g = 0; g < 3; ++g) {
-        EXPECT_EQ(r.timings[static_cast<std::size_t>(members[static_cast<std::size_t>(g)])].start, 10);
-        EXPECT_EQ(r.timings[static_cast<std::size_t>(members[static_cast<std::size_t>(g)])].end, 15);
-        EXPECT_EQ(r.timings[static_cast<std::size_t>(after[static_cast<std::size_t>(g)])].end, 15);
+        EXPECT_EQ(r.timings[members[static_cast<std::size_t>(g)].index()].start, 10);
+        EXPECT_EQ(r.timings[members[static_cast<std::size_t>(g)].index()].end, 15);
+        EXPECT_EQ(r.timings[after[static_cast<std::size_t>(g)].index()].end, 15);
     }
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(released)].end, 15);
+    EXPECT_EQ(r.timings[released.index()].end, 15);
     EXPECT_EQ(r.events, 10u);  // 3 before, 3 members, 3 after, 1 released
     // The budget counts members one by one: 3 befores and 1 member, then it stops inside the rendezvous.
     RunOptions options;
@@ -251,7 +251,7 @@ TEST(Program, RejectsForwardDependenciesAndNegativeDurations) {
     Program p;
     const StreamId s = p.add_stream(0, "compute");
     EXPECT_THROW(p.add_task(s, -1, "neg"), std::invalid_argument);
-    EXPECT_THROW(p.add_task(s, 1, "fwd", std::vector<TaskId>{5}), std::invalid_argument);
+    EXPECT_THROW(p.add_task(s, 1, "fwd", std::vector<TaskId>{TaskId{5}}), std::invalid_argument);
     EXPECT_THROW(p.add_rendezvous(0, 1, "empty"), std::invalid_argument);
 }
 
@@ -273,9 +273,9 @@ TEST(BackgroundStream, FillsTheForegroundsIdleTime) {
     const TaskId r = p.add_task(recompute, 15, "R");
     const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
     const RunResult run = simulate(p);
-    EXPECT_EQ(run.timings[r].start, 10);
-    EXPECT_EQ(run.timings[r].end, 25);
-    EXPECT_EQ(run.timings[b].start, 40);
+    EXPECT_EQ(run.timings[r.index()].start, 10);
+    EXPECT_EQ(run.timings[r.index()].end, 25);
+    EXPECT_EQ(run.timings[b.index()].start, 40);
     EXPECT_EQ(run.makespan, 50);
 }
 
@@ -291,10 +291,10 @@ TEST(BackgroundStream, IsPreemptedAndResumes) {
     const TaskId r = p.add_task(recompute, 20, "R");
     const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
     const RunResult run = simulate(p);
-    EXPECT_EQ(run.timings[b].start, 22);
-    EXPECT_EQ(run.timings[b].end, 32);
-    EXPECT_EQ(run.timings[r].start, 10);
-    EXPECT_EQ(run.timings[r].end, 40);
+    EXPECT_EQ(run.timings[b.index()].start, 22);
+    EXPECT_EQ(run.timings[b.index()].end, 32);
+    EXPECT_EQ(run.timings[r.index()].start, 10);
+    EXPECT_EQ(run.timings[r.index()].end, 40);
     EXPECT_EQ(run.makespan, 40);
 }
 
@@ -309,9 +309,9 @@ TEST(BackgroundStream, WhatMissesTheWindowRunsOnDemand) {
     const TaskId r = p.add_task(recompute, 25, "R", std::vector<TaskId>{a});
     const TaskId d = p.add_task(compute, 5, "D", std::vector<TaskId>{c, r});
     const RunResult run = simulate(p);
-    EXPECT_EQ(run.timings[r].start, 10);
-    EXPECT_EQ(run.timings[r].end, 35);
-    EXPECT_EQ(run.timings[d].start, 35);
+    EXPECT_EQ(run.timings[r.index()].start, 10);
+    EXPECT_EQ(run.timings[r.index()].end, 35);
+    EXPECT_EQ(run.timings[d.index()].start, 35);
     EXPECT_EQ(run.makespan, 40);
     EXPECT_THROW(p.add_background_stream(compute, "second"), std::invalid_argument);
 }

@@ -52,7 +52,7 @@ constexpr double kUs = 1e-6;
 std::vector<std::size_t> forward_sends_of_gpu0(const program::IterationProgram& prog) {
     std::vector<std::size_t> sends;
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
-        const auto s = static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)));
+        const auto s = prog.program.stream(engine::TaskId::from_index(t)).index();
         if (prog.program.streams()[s].name == "pp_send_fwd" && prog.info[t].gpu == 0) {
             sends.push_back(t);
         }
@@ -72,8 +72,8 @@ TEST(MegatronP2p, ComputeAfterASendWaitsForIt) {
             ++sends;
             for (std::size_t u = t + 1; u < prog.program.size(); ++u) {
                 if (prog.info[u].gpu == 0 && prog.info.category(u) == program::TaskCategory::Compute) {
-                    const auto deps = prog.program.dependencies(static_cast<engine::TaskId>(u));
-                    waited += std::count(deps.begin(), deps.end(), static_cast<engine::TaskId>(t)) > 0;
+                    const auto deps = prog.program.dependencies(engine::TaskId::from_index(u));
+                    waited += std::count(deps.begin(), deps.end(), engine::TaskId::from_index(t)) > 0;
                     break;
                 }
             }
@@ -106,8 +106,8 @@ TEST(MegatronP2p, InterleavedSteadyForwardsSendAfterTheBackwardTheyPairWith) {
     int sends = 0, after_backward = 0;
     for (const std::size_t t : forward_sends_of_gpu0(prog)) {
         ++sends;
-        for (const engine::TaskId d : prog.program.dependencies(static_cast<engine::TaskId>(t))) {
-            after_backward += prog.info[static_cast<std::size_t>(d)].phase == program::Phase::Backward;
+        for (const engine::TaskId d : prog.program.dependencies(engine::TaskId::from_index(t))) {
+            after_backward += prog.info[d.index()].phase == program::Phase::Backward;
         }
     }
     EXPECT_EQ(sends, 16);

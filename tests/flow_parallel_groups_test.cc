@@ -171,7 +171,7 @@ TEST(FlowContextParallel, ProgramsBackwardExchangesRunTheRingTheOtherWay) {
     const engine::RunResult run = program::simulate(prog);
     std::map<std::string, std::vector<std::string>> links;  // op name → the links its flow crosses
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
-        const auto task = static_cast<engine::TaskId>(t);
+        const auto task = engine::TaskId::from_index(t);
         const engine::RendezvousId rv = prog.program.rendezvous_of(task);
         if (rv == engine::kNoRendezvous || prog.program.rendezvous_flow(rv) == engine::kNoFlow) {
             continue;

@@ -46,8 +46,8 @@ TEST(FlowEngine, TwoFlowsOnOneLinkEndTogetherAtTwiceTheTime) {
     const TaskId t0 = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, spec, "x"), "x");
     const TaskId t1 = p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, spec, "y"), "y");
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(t0)].end, 2100);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(t1)].end, 2100);
+    EXPECT_EQ(r.timings[t0.index()].end, 2100);
+    EXPECT_EQ(r.timings[t1.index()].end, 2100);
     ASSERT_EQ(r.resource_carried.size(), 1U);
     EXPECT_DOUBLE_EQ(r.resource_carried[0], 2000.0);
 }
@@ -67,9 +67,9 @@ TEST(FlowEngine, ASecondFlowSlowsTheFirstOnlyWhileBothRun) {
     const TaskId second =
         p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, spec, "second"), "second", after);
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(first)].end, 1500);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(second)].start, 500);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(second)].end, 2000);
+    EXPECT_EQ(r.timings[first.index()].end, 1500);
+    EXPECT_EQ(r.timings[second.index()].start, 500);
+    EXPECT_EQ(r.timings[second.index()].end, 2000);
 }
 
 // A flow rendezvous starts when its last member arrives, and all members end together.
@@ -86,10 +86,10 @@ TEST(FlowEngine, MembersStartWithTheLastArrivalAndEndTogether) {
     const TaskId late = p.add_rendezvous_task(s1, rv, "m1", after);
     const RunResult r = simulate(p);
     // Capped by the link (2 GB/s, below the flow's own 4 GB/s): 4000 bytes in 2 µs, then 10 ns.
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(early)].start, 300);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(late)].start, 300);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(early)].end, 2310);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(late)].end, 2310);
+    EXPECT_EQ(r.timings[early.index()].start, 300);
+    EXPECT_EQ(r.timings[late.index()].start, 300);
+    EXPECT_EQ(r.timings[early.index()].end, 2310);
+    EXPECT_EQ(r.timings[late.index()].end, 2310);
 }
 
 TEST(FlowEngine, IdenticalSpecsAreInterned) {
@@ -123,8 +123,8 @@ TEST(FlowEngine, RecordsEachLinksLoadAtEveryChange) {
     RunOptions options;
     options.record_rates_of = {1, 1, 1, 1};
     const RunResult r = simulate(p, options);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(second)].end, 1000);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(first)].end, 1250);
+    EXPECT_EQ(r.timings[second.index()].end, 1000);
+    EXPECT_EQ(r.timings[first.index()].end, 1250);
     ASSERT_EQ(r.resource_rates.size(), 4U);
     EXPECT_EQ(r.resource_rates[static_cast<std::size_t>(tx0)],
               (std::vector<RateSample>{{0, 1e9}, {500, 0.5e9}, {1000, 1e9}, {1250, 0.0}}));

@@ -51,8 +51,8 @@ TEST(GpuCompute, ComputeAloneTakesItsDuration) {
     const TaskId k = p.add_task(compute_stream(p, 0), 10 * kUs, "kernel");
     (void)collective_at(p, 1, 0, 4 * kUs, 0.5);  // shares held, but on another GPU
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[k].start, 0);
-    EXPECT_EQ(run.timings[k].end, 10 * kUs);
+    EXPECT_EQ(run.timings[k.index()].start, 0);
+    EXPECT_EQ(run.timings[k.index()].end, 10 * kUs);
 }
 
 TEST(GpuCompute, ACollectiveBesideTheKernelSlowsItByItsShare) {
@@ -62,9 +62,9 @@ TEST(GpuCompute, ACollectiveBesideTheKernelSlowsItByItsShare) {
     const TaskId k = p.add_task(compute_stream(p, 0), 10 * kUs, "kernel");
     const TaskId c = collective_at(p, 0, 2 * kUs, 4 * kUs, 0.5);
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[c].start, 2 * kUs);
-    EXPECT_EQ(run.timings[c].end, 6 * kUs);  // the collective keeps its own time
-    EXPECT_EQ(run.timings[k].end, 12 * kUs);
+    EXPECT_EQ(run.timings[c.index()].start, 2 * kUs);
+    EXPECT_EQ(run.timings[c.index()].end, 6 * kUs);  // the collective keeps its own time
+    EXPECT_EQ(run.timings[k.index()].end, 12 * kUs);
 }
 
 TEST(GpuCompute, ACollectiveOnAnotherGpuDoesNotSlowIt) {
@@ -73,8 +73,8 @@ TEST(GpuCompute, ACollectiveOnAnotherGpuDoesNotSlowIt) {
     (void)collective_at(p, 1, 2 * kUs, 4 * kUs, 0.5);
     const TaskId other = p.add_task(compute_stream(p, 1), 10 * kUs, "kernel on gpu 1");
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[k].end, 10 * kUs);
-    EXPECT_EQ(run.timings[other].end, 12 * kUs);
+    EXPECT_EQ(run.timings[k.index()].end, 10 * kUs);
+    EXPECT_EQ(run.timings[other.index()].end, 12 * kUs);
 }
 
 TEST(GpuCompute, OverlappingCollectivesLeaveTheLowestRateNotTheProduct) {
@@ -85,7 +85,7 @@ TEST(GpuCompute, OverlappingCollectivesLeaveTheLowestRateNotTheProduct) {
     (void)collective_at(p, 0, 2 * kUs, 4 * kUs, 0.5);
     (void)collective_at(p, 0, 4 * kUs, 4 * kUs, 0.8);
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[k].end, 12400);
+    EXPECT_EQ(run.timings[k.index()].end, 12400);
 }
 
 TEST(GpuCompute, SegmentsAfterTheFirstStartAtTheRateOfTheirTime) {
@@ -97,9 +97,9 @@ TEST(GpuCompute, SegmentsAfterTheFirstStartAtTheRateOfTheirTime) {
     const TaskId b = p.add_task(s, 6 * kUs, "b");
     (void)collective_at(p, 0, 2 * kUs, 4 * kUs, 0.5);
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[a].end, 6 * kUs);
-    EXPECT_EQ(run.timings[b].start, 6 * kUs);
-    EXPECT_EQ(run.timings[b].end, 12 * kUs);
+    EXPECT_EQ(run.timings[a.index()].end, 6 * kUs);
+    EXPECT_EQ(run.timings[b.index()].start, 6 * kUs);
+    EXPECT_EQ(run.timings[b.index()].end, 12 * kUs);
 }
 
 TEST(GpuCompute, AHostWaitOnTheComputeStreamHoldsNoCompute) {
@@ -112,8 +112,8 @@ TEST(GpuCompute, AHostWaitOnTheComputeStreamHoldsNoCompute) {
     const TaskId k = p.add_task(s, 5 * kUs, "kernel");
     (void)collective_at(p, 0, 2 * kUs, 4 * kUs, 0.5);
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[host].end, 10 * kUs);
-    EXPECT_EQ(run.timings[k].end, 15 * kUs);
+    EXPECT_EQ(run.timings[host.index()].end, 10 * kUs);
+    EXPECT_EQ(run.timings[k.index()].end, 15 * kUs);
 }
 
 TEST(GpuCompute, OverlappedRecomputationIsSlowedAndPreemptedAlike) {
@@ -131,9 +131,9 @@ TEST(GpuCompute, OverlappedRecomputationIsSlowedAndPreemptedAlike) {
     const TaskId rc = p.add_task(recompute, 10, "R");
     const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[rc].start, 10);
-    EXPECT_EQ(run.timings[rc].end, 30);
-    EXPECT_EQ(run.timings[b].start, 40);
+    EXPECT_EQ(run.timings[rc.index()].start, 10);
+    EXPECT_EQ(run.timings[rc.index()].end, 30);
+    EXPECT_EQ(run.timings[b.index()].start, 40);
     EXPECT_EQ(run.makespan, 50);
 }
 
@@ -155,7 +155,7 @@ TEST(GpuCompute, ASharingPolicyIsPluggable) {
     (void)collective_at(p, 0, 4 * kUs, 4 * kUs, 0.8);
     engine::RunOptions options;
     options.compute_sharing = &compounding;
-    EXPECT_EQ(engine::simulate(p, options).timings[k].end, 12600);
+    EXPECT_EQ(engine::simulate(p, options).timings[k.index()].end, 12600);
 }
 
 TEST(GpuCompute, SharesOutsideZeroToOneAreRejected) {
@@ -164,7 +164,7 @@ TEST(GpuCompute, SharesOutsideZeroToOneAreRejected) {
     const RendezvousId r = p.add_rendezvous(1, 10, "C");
     EXPECT_THROW(p.set_compute_share(r, 0.0), std::invalid_argument);
     EXPECT_THROW(p.set_compute_share(r, 1.5), std::invalid_argument);
-    EXPECT_THROW(p.set_compute_share(r + 1, 0.5), std::invalid_argument);
+    EXPECT_THROW(p.set_compute_share(RendezvousId{r.value() + 1}, 0.5), std::invalid_argument);
     EXPECT_FALSE(p.has_compute_shares());
 }
 

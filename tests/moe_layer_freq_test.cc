@@ -108,7 +108,7 @@ ProgramOps program_ops(const config::Scenario& sc) {
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (s.op == nullptr) {
                 continue;
             }

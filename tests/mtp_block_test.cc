@@ -219,7 +219,7 @@ TEST(MtpBlock, LastStageHoldsAnEmbeddingCopyAndReducesItsGradient) {
             continue;
         }
         for (const program::OpSpan& sp :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (sp.op != nullptr && sp.op->name == "embedding.grad_allreduce") {
                 EXPECT_EQ(sp.op->collective_bytes.value, V * h * 4);
                 iteration_ops.insert(

@@ -111,8 +111,8 @@ TEST(CollectiveFlows, RingAllReduceOnTwoNodesGivesTheRailsBusBandwidth) {
     const engine::RunResult run = engine::simulate(p);
     const double amount = 2.0 * 15.0 / 16.0 * static_cast<double>(s.value);
     EXPECT_NEAR(f.latency.value, 286.16e-6, 1e-10);
-    EXPECT_EQ(run.timings[static_cast<std::size_t>(t)].end, to_sim_time(Seconds{amount / 188e9}) + 286160);
-    const double busbw = amount / to_seconds(run.timings[static_cast<std::size_t>(t)].end).value / 1e9;
+    EXPECT_EQ(run.timings[t.index()].end, to_sim_time(Seconds{amount / 188e9}) + 286160);
+    const double busbw = amount / to_seconds(run.timings[t.index()].end).value / 1e9;
     EXPECT_NEAR(busbw / 192.0, 1.0, 0.10);
 }
 

@@ -60,7 +60,7 @@ std::vector<Span> spans_of_gpu0(const program::IterationProgram& prog, const eng
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             spans.push_back({task, s});
         }
     }

@@ -175,7 +175,7 @@ TEST(PipelineLayout, EveryChunkRunsTheLayersTheLayoutGivesIt) {
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(r.prog, static_cast<engine::TaskId>(t), r.run.timings[t])) {
+             program::op_spans(r.prog, engine::TaskId::from_index(t), r.run.timings[t])) {
             if (s.op != nullptr) {
                 outside[{rank, task.chunk}].insert(s.op->name);
             }

@@ -148,7 +148,7 @@ void expect_recompute_is_the_forward_again(const config::Scenario& sc, const std
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (s.op == nullptr || !s.op->is_recompute || s.op->kind == OpKind::Collective) {
                 continue;
             }

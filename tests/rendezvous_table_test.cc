@@ -28,7 +28,7 @@ TEST(RendezvousTable, TheKthOfEveryMemberMeets) {
     EXPECT_EQ(program.rendezvous_duration(a1), 20);
     EXPECT_EQ(table.pending(), 0U);  // forgotten once every member has it
     // The channel starts over at the sequence after its last: the fourth collective is a new one.
-    EXPECT_EQ(table.get(program, tp, 3, 3, 40), 3);
+    EXPECT_EQ(table.get(program, tp, 3, 3, 40), engine::RendezvousId{3});
 }
 
 TEST(RendezvousTable, ChannelsAreApart) {
@@ -48,9 +48,9 @@ TEST(RendezvousTable, ChannelsAreApart) {
     }
     EXPECT_EQ(program.rendezvous_count(), 6U);
     EXPECT_EQ(table.pending(), 6U);
-    engine::RendezvousId expected = 0;
+    std::int32_t expected = 0;
     for (const RendezvousChannel& c : channels) {
-        EXPECT_EQ(table.get(program, c, 0, 2, 1), expected++);
+        EXPECT_EQ(table.get(program, c, 0, 2, 1), engine::RendezvousId{expected++});
     }
     EXPECT_EQ(table.pending(), 0U);
 }
@@ -59,8 +59,9 @@ TEST(RendezvousTable, AGroupOfOneMeetsNobody) {
     engine::Program program;
     RendezvousTable table;
     const RendezvousChannel ep = RendezvousChannel::collective(CommGroup::Expert, 0, 7);
-    EXPECT_EQ(table.get(program, ep, 0, 1, 5), 0);
-    EXPECT_EQ(table.get(program, ep, 0, 1, 5), 1);  // a folded group: each call its own rendezvous
+    // A folded group: each call its own rendezvous.
+    EXPECT_EQ(table.get(program, ep, 0, 1, 5), engine::RendezvousId{0});
+    EXPECT_EQ(table.get(program, ep, 0, 1, 5), engine::RendezvousId{1});
     EXPECT_EQ(table.pending(), 0U);
 }
 
@@ -71,10 +72,10 @@ TEST(RendezvousTable, ManyPendingDrainInOrder) {
     const RendezvousChannel pp = RendezvousChannel::transfer(0, 1, 2);
     constexpr int kSends = 1000;
     for (int k = 0; k < kSends; ++k) {
-        EXPECT_EQ(table.get(program, pp, k, 2, k + 1), k);
+        EXPECT_EQ(table.get(program, pp, k, 2, k + 1), engine::RendezvousId{k});
     }
     for (int k = 0; k < kSends; ++k) {
-        EXPECT_EQ(table.get(program, pp, k, 2, k + 1), k);
+        EXPECT_EQ(table.get(program, pp, k, 2, k + 1), engine::RendezvousId{k});
         EXPECT_EQ(table.pending(), static_cast<std::size_t>(kSends - k - 1));
     }
 }

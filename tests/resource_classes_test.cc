@@ -72,8 +72,8 @@ TEST(ResourceClasses, EngineSharesMergedLinksExactly) {
     const TaskId ta = p.add_rendezvous_task(p.add_stream(0, "a"), p.add_flow_rendezvous(1, a, "a"), "a");
     const TaskId tb = p.add_rendezvous_task(p.add_stream(1, "b"), p.add_flow_rendezvous(1, b, "b"), "b");
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(tb)].end, 2000);
-    EXPECT_EQ(r.timings[static_cast<std::size_t>(ta)].end, 3000);
+    EXPECT_EQ(r.timings[tb.index()].end, 2000);
+    EXPECT_EQ(r.timings[ta.index()].end, 3000);
     EXPECT_EQ(r.resource_carried, (std::vector<double>{2000.0, 2000.0, 3000.0, 3000.0}));
 }
 
@@ -113,10 +113,8 @@ TEST(ResourceClasses, MergedSharingMatchesPerLinkSharing) {
     apart.record_rates_of.assign(link.size(), 1);
     const RunResult per_link = simulate(p, apart);
     for (const TaskId t : tasks) {
-        EXPECT_EQ(merged.timings[static_cast<std::size_t>(t)].start,
-                  per_link.timings[static_cast<std::size_t>(t)].start);
-        EXPECT_EQ(merged.timings[static_cast<std::size_t>(t)].end,
-                  per_link.timings[static_cast<std::size_t>(t)].end);
+        EXPECT_EQ(merged.timings[t.index()].start, per_link.timings[t.index()].start);
+        EXPECT_EQ(merged.timings[t.index()].end, per_link.timings[t.index()].end);
     }
     EXPECT_EQ(merged.resource_carried, per_link.resource_carried);
     EXPECT_EQ(merged.makespan, per_link.makespan);

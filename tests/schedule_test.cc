@@ -114,7 +114,7 @@ SimTime run_schedule(ScheduleKind kind, PipelineShape shape, SimTime tf, SimTime
                                   prog.add_stream(static_cast<std::int32_t>(r), "sb")};
         const StreamId recv[2] = {prog.add_stream(static_cast<std::int32_t>(r), "rf"),
                                   prog.add_stream(static_cast<std::int32_t>(r), "rb")};
-        TaskId last = -1;
+        TaskId last = kNoTask;
         for (const Step& s : sched->steps(r)) {
             const std::int64_t vs = s.chunk * p + r;
             const bool fwd = s.pass == Pass::Forward;
@@ -124,7 +124,7 @@ SimTime run_schedule(ScheduleKind kind, PipelineShape shape, SimTime tf, SimTime
             std::vector<TaskId> deps;
             if (from >= 0 && from < vstages) {
                 std::vector<TaskId> posted;
-                if (last >= 0) {
+                if (last != kNoTask) {
                     posted.push_back(last);
                 }
                 deps.push_back(

@@ -123,7 +123,7 @@ std::map<std::int32_t, Spans> spans_by_gpu(const program::IterationProgram& prog
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (s.op == nullptr) {
                 continue;
             }

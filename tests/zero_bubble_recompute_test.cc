@@ -141,7 +141,7 @@ TEST(SplitBackwardRecomputeMemory, WeightGemmInputsOfARecomputedLayerStayUntilW)
         }
         bool weight_only = true;
         for (const program::OpSpan& span :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             weight_only = weight_only && span.op != nullptr && program::is_weight_gradient(*span.op);
         }
         if (weight_only) {

@@ -163,17 +163,18 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
         // One stream per (send or receive, direction, peer), as trainsim's program has.
         std::map<std::array<std::int64_t, 3>, StreamId> streams;
         auto stream = [&](bool sending, int dir, std::int64_t peer) {
-            auto [it, added] = streams.try_emplace({sending ? 1 : 0, dir, peer}, -1);
+            auto [it, added] = streams.try_emplace({sending ? 1 : 0, dir, peer}, kNoStream);
             if (added) {
                 it->second = prog.add_stream(static_cast<std::int32_t>(r), "p2p");
             }
             return it->second;
         };
-        TaskId last = -1;
+        TaskId last = kNoTask;
         const std::vector<Step> steps = sched->steps(r);
         const auto split = split_backwards(steps);
         const std::int64_t stages = sched->model_stages(p, shape.chunks);
-        std::pair<RendezvousId, StreamId> deferred{-1, -1};  // a paired forward's send and its stream
+        // A paired forward's send and its stream.
+        std::pair<RendezvousId, StreamId> deferred{kNoRendezvous, kNoStream};
         // The receive of step k, posted once (a paired forward posts its backward's too).
         std::map<std::size_t, TaskId> received;
         auto receive = [&](std::size_t k) -> TaskId {
@@ -184,11 +185,11 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
             const std::int64_t vs = sched->stage_of(r, s.chunk, p);
             const bool fwd = s.pass == Pass::Forward;
             const std::int64_t from = fwd ? vs - 1 : vs + 1;
-            TaskId id = -1;
+            TaskId id = kNoTask;
             // A V's turn on rank p − 1 stays on the rank: nothing to receive.
             if (from >= 0 && from < stages && sched->rank_of(from, s.chunk, p) != r) {
                 std::vector<TaskId> posted;
-                if (last >= 0) {
+                if (last != kNoTask) {
                     posted.push_back(last);
                 }
                 const int dir = fwd ? 0 : 1;
@@ -210,11 +211,11 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
             const int dir = fwd ? 0 : 1;
             const std::int64_t to = fwd ? vs + 1 : vs - 1;
             std::vector<TaskId> deps;
-            if (const TaskId id = receive(k); id >= 0) {
+            if (const TaskId id = receive(k); id != kNoTask) {
                 deps.push_back(id);
             }
             if (s.paired && k + 1 < steps.size()) {
-                if (const TaskId id = receive(k + 1); id >= 0) {
+                if (const TaskId id = receive(k + 1); id != kNoTask) {
                     deps.push_back(id);
                 }
             }
@@ -231,9 +232,9 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
                     prog.add_rendezvous_task(stream(true, dir, peer), id, "send", std::vector<TaskId>{last});
                 }
             }
-            if (!fwd && deferred.first >= 0) {
+            if (!fwd && deferred.first != kNoRendezvous) {
                 prog.add_rendezvous_task(deferred.second, deferred.first, "send", std::vector<TaskId>{last});
-                deferred.first = -1;
+                deferred.first = kNoRendezvous;
             }
         }
     }
@@ -243,7 +244,7 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
     for (const auto& tasks : compute_tasks) {
         SimTime busy = 0, first = run.makespan, last = 0;
         for (const TaskId id : tasks) {
-            const TaskTiming& timing = run.timings[static_cast<std::size_t>(id)];
+            const TaskTiming& timing = run.timings[id.index()];
             busy += timing.end - timing.start;
             first = std::min(first, timing.start);
             last = std::max(last, timing.end);

@@ -6,7 +6,7 @@ std::vector<OpSample> simulated_ops(const program::IterationProgram& prog, const
     std::vector<OpSample> samples;
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
         const program::TaskInfo info = prog.info[t];
-        const auto id = static_cast<engine::TaskId>(t);
+        const auto id = engine::TaskId::from_index(t);
         for (const program::OpSpan& span : program::op_spans(prog, id, run.timings[t])) {
             OpSample s;
             s.gpu = info.gpu;

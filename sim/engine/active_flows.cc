@@ -122,7 +122,7 @@ RendezvousId ActiveFlows::finish(std::int32_t slot, SimTime now, std::vector<Res
             neighbours.push_back(list.front());
         }
     }
-    f.rendezvous = -1;
+    f.rendezvous = kNoRendezvous;
     ++f.version;
     free_slots_.push_back(slot);
     if (!neighbours.empty()) {

@@ -36,7 +36,7 @@ public:
     /// Whether an end event of `slot` with `version` is still the current one.
     [[nodiscard]] bool current(std::int32_t slot, std::uint32_t version) const {
         const Flow& f = flows_[static_cast<std::size_t>(slot)];
-        return f.rendezvous >= 0 && f.version == version;
+        return f.rendezvous != kNoRendezvous && f.version == version;
     }
     /// Units carried by each resource so far (rate × weight integrated over time).
     [[nodiscard]] std::vector<double> carried() const { return classes_.per_resource(carried_); }
@@ -45,7 +45,7 @@ public:
 
 private:
     struct Flow {
-        RendezvousId rendezvous = -1;  // -1: a free slot
+        RendezvousId rendezvous = kNoRendezvous;  // kNoRendezvous: a free slot
         FlowSpecId spec = kNoFlow;
         double remaining = 0.0;
         double rate = 0.0;

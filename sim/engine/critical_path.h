@@ -15,7 +15,7 @@ namespace trainsim::engine {
 
 /// One task on the critical path and how long the path waited before it started.
 struct CriticalStep {
-    TaskId task = 0;
+    TaskId task = kNoTask;
     SimTime wait_before = 0;  // start − the predecessor's end (the first step: its start)
 };
 

@@ -10,8 +10,6 @@ namespace trainsim::engine {
 
 namespace {
 
-constexpr TaskId kNoTask = -1;
-
 // What held a task back, as the label of an edge into its vertex: the predecessor task, when it ended,
 // the task that waited for it (for a rendezvous, which member), and the order in which the walk offers
 // predecessors (the stream predecessor first, then dependencies in order; members in task order), so
@@ -52,12 +50,11 @@ std::vector<CriticalStep> critical_path_on_graph(const Program& program, const R
     const std::size_t rendezvous = program.rendezvous_count();
     auto vertex_of = [&](TaskId t) {
         const RendezvousId r = program.rendezvous_of(t);
-        return static_cast<std::uint32_t>(r == kNoRendezvous ? static_cast<std::size_t>(t)
-                                                             : n + static_cast<std::size_t>(r));
+        return static_cast<std::uint32_t>(r == kNoRendezvous ? t.index() : n + r.index());
     };
     const auto source = static_cast<std::uint32_t>(n + rendezvous);
-    auto end_of = [&](TaskId t) { return run.timings[static_cast<std::size_t>(t)].end; };
-    auto start_of = [&](TaskId t) { return run.timings[static_cast<std::size_t>(t)].start; };
+    auto end_of = [&](TaskId t) { return run.timings[t.index()].end; };
+    auto start_of = [&](TaskId t) { return run.timings[t.index()].start; };
 
     // Edges from each task's stream predecessor and dependencies, if they ended by its start. Tasks are
     // added in stream order, so the stream predecessor is the last task seen on its stream; member tasks
@@ -77,8 +74,8 @@ std::vector<CriticalStep> critical_path_on_graph(const Program& program, const R
         }
     };
     for (std::size_t i = 0; i < n; ++i) {
-        const auto t = static_cast<TaskId>(i);
-        TaskId& last = last_on_stream[static_cast<std::size_t>(program.stream(t))];
+        const TaskId t = TaskId::from_index(i);
+        TaskId& last = last_on_stream[program.stream(t).index()];
         offer(last, t);
         last = t;
         for (const TaskId d : program.dependencies(t)) {
@@ -114,10 +111,10 @@ std::vector<CriticalStep> critical_path_on_graph(const Program& program, const R
                               LastEdge(), unreached, EdgeBinding{});
 
     // From the last-ending task (the first of equals) back along each vertex's binding edge.
-    TaskId current = 0;
+    TaskId current{0};
     for (std::size_t t = 1; t < n; ++t) {
-        if (run.timings[t].end > run.timings[static_cast<std::size_t>(current)].end) {
-            current = static_cast<TaskId>(t);
+        if (run.timings[t].end > run.timings[current.index()].end) {
+            current = TaskId::from_index(t);
         }
     }
     std::vector<CriticalStep> path;

@@ -20,7 +20,7 @@ GpuCompute::GpuCompute(const Program& program, const ComputeSharing& policy) : p
     const auto& streams = program.streams();
     for (std::size_t s = 0; s < streams.size(); ++s) {
         if (streams[s].compute) {
-            streams_[static_cast<std::size_t>(streams[s].gpu)].push_back(static_cast<StreamId>(s));
+            streams_[static_cast<std::size_t>(streams[s].gpu)].push_back(StreamId::from_index(s));
         }
     }
 }

@@ -11,23 +11,22 @@ namespace trainsim::engine {
 
 StreamId Program::add_stream(std::int32_t gpu, std::string name) {
     streams_.push_back(Stream{gpu, std::move(name)});
-    return static_cast<StreamId>(streams_.size() - 1);
+    return StreamId::from_index(streams_.size() - 1);
 }
 
 StreamId Program::add_background_stream(StreamId foreground, std::string name) {
-    if (foreground < 0 || static_cast<std::size_t>(foreground) >= streams_.size() ||
-        streams_[static_cast<std::size_t>(foreground)].yields_to >= 0) {
+    if (!foreground.valid() || foreground.index() >= streams_.size() ||
+        streams_[foreground.index()].yields_to != kNoStream) {
         throw std::invalid_argument("background stream '" + name + "' needs an ordinary foreground stream");
     }
     for (const Stream& s : streams_) {
         if (s.yields_to == foreground) {
-            throw std::invalid_argument("stream '" + streams_[static_cast<std::size_t>(foreground)].name +
+            throw std::invalid_argument("stream '" + streams_[foreground.index()].name +
                                         "' already has a background stream");
         }
     }
-    streams_.push_back(
-        Stream{streams_[static_cast<std::size_t>(foreground)].gpu, std::move(name), foreground});
-    return static_cast<StreamId>(streams_.size() - 1);
+    streams_.push_back(Stream{streams_[foreground.index()].gpu, std::move(name), foreground});
+    return StreamId::from_index(streams_.size() - 1);
 }
 
 RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std::string name) {
@@ -38,7 +37,8 @@ RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std
         throw std::invalid_argument("rendezvous '" + name + "' has a negative duration");
     }
     // Rendezvous ids are stored negated in a task's 32-bit payload: keep −(id + 1) representable.
-    if (rendezvous_members_.size() >= static_cast<std::size_t>(std::numeric_limits<RendezvousId>::max())) {
+    if (rendezvous_members_.size() >=
+        static_cast<std::size_t>(std::numeric_limits<RendezvousId::rep_type>::max())) {
         throw SimulationError(
             "the program has more rendezvous than the engine can index (2^31 - 1); simulate fewer "
             "micro-batches or GPUs");
@@ -49,34 +49,33 @@ RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std
         rendezvous_names_.resize(rendezvous_members_.size());
         rendezvous_names_.back() = std::move(name);
     }
-    return static_cast<RendezvousId>(rendezvous_members_.size() - 1);
+    return RendezvousId::from_index(rendezvous_members_.size() - 1);
 }
 
 void Program::set_compute_stream(StreamId stream) {
-    if (stream < 0 || static_cast<std::size_t>(stream) >= streams_.size()) {
-        throw std::invalid_argument("compute stream " + std::to_string(stream) + " is unknown");
+    if (!stream.valid() || stream.index() >= streams_.size()) {
+        throw std::invalid_argument("compute stream " + std::to_string(stream.value()) + " is unknown");
     }
-    streams_[static_cast<std::size_t>(stream)].compute = true;
+    streams_[stream.index()].compute = true;
 }
 
 void Program::set_compute_share(RendezvousId r, double rate) {
-    if (r < 0 || static_cast<std::size_t>(r) >= rendezvous_members_.size()) {
-        throw std::invalid_argument("compute share of unknown rendezvous " + std::to_string(r));
+    if (!r.valid() || r.index() >= rendezvous_members_.size()) {
+        throw std::invalid_argument("compute share of unknown rendezvous " + std::to_string(r.value()));
     }
     if (!(rate > 0.0 && rate <= 1.0)) {
         throw std::invalid_argument("rendezvous '" + rendezvous_name(r) + "' leaves compute a rate of " +
                                     std::to_string(rate) + "; it must be in (0, 1]");
     }
-    if (compute_share_.size() <= static_cast<std::size_t>(r)) {
-        compute_share_.resize(static_cast<std::size_t>(r) + 1, 1.0);
+    if (compute_share_.size() <= r.index()) {
+        compute_share_.resize(r.index() + 1, 1.0);
     }
-    compute_share_[static_cast<std::size_t>(r)] = rate;
+    compute_share_[r.index()] = rate;
 }
 
 void Program::set_outside_compute(TaskId t) {
-    if (t < 0 || static_cast<std::size_t>(t) >= payload_.size() ||
-        payload_[static_cast<std::size_t>(t)] < 0) {
-        throw std::invalid_argument("outside compute: task " + std::to_string(t) +
+    if (!t.valid() || t.index() >= payload_.size() || payload_[t.index()] < 0) {
+        throw std::invalid_argument("outside compute: task " + std::to_string(t.value()) +
                                     " is unknown or a rendezvous member");
     }
     // Tasks are marked as they are added, so the list stays sorted by appending.
@@ -143,7 +142,7 @@ RendezvousId Program::add_flow_rendezvous(std::int32_t members, FlowSpecId spec,
     // Its duration alone on the network, for descriptions; the engine decides the real one.
     const SimTime alone = f.latency + to_sim_time(Seconds{f.amount / f.max_rate});
     const RendezvousId r = add_rendezvous(members, alone, std::move(name));
-    rendezvous_flow_.resize(static_cast<std::size_t>(r) + 1, kNoFlow);
+    rendezvous_flow_.resize(r.index() + 1, kNoFlow);
     rendezvous_flow_.back() = spec;
     return r;
 }
@@ -158,14 +157,14 @@ TaskId Program::add_task(StreamId stream, SimTime duration, std::string name,
 
 TaskId Program::add_rendezvous_task(StreamId stream, RendezvousId r, std::string name,
                                     std::span<const TaskId> dependencies) {
-    if (r < 0 || static_cast<std::size_t>(r) >= rendezvous_members_.size()) {
+    if (!r.valid() || r.index() >= rendezvous_members_.size()) {
         throw std::invalid_argument("task '" + name + "' joins an unknown rendezvous");
     }
-    if (stream >= 0 && static_cast<std::size_t>(stream) < streams_.size() &&
-        streams_[static_cast<std::size_t>(stream)].yields_to >= 0) {
+    if (stream.valid() && stream.index() < streams_.size() &&
+        streams_[stream.index()].yields_to != kNoStream) {
         throw std::invalid_argument("task '" + name + "': a background stream cannot join a rendezvous");
     }
-    return add(stream, -(r + 1), std::move(name), dependencies);
+    return add(stream, -(r.value() + 1), std::move(name), dependencies);
 }
 
 std::uint32_t Program::intern(SimTime duration) {
@@ -185,11 +184,11 @@ std::uint32_t Program::intern(SimTime duration) {
 
 TaskId Program::add(StreamId stream, std::int32_t payload, std::string name,
                     std::span<const TaskId> dependencies) {
-    if (stream < 0 || static_cast<std::size_t>(stream) >= streams_.size()) {
+    if (!stream.valid() || stream.index() >= streams_.size()) {
         throw std::invalid_argument("task '" + name + "' is on an unknown stream");
     }
     // TaskId is 32 bits: one more task would wrap to a negative id and corrupt every dependency after it.
-    if (payload_.size() >= static_cast<std::size_t>(std::numeric_limits<TaskId>::max())) {
+    if (payload_.size() >= static_cast<std::size_t>(std::numeric_limits<TaskId::rep_type>::max())) {
         throw SimulationError(
             "the program has more tasks than the engine can index (2^31 - 1); simulate fewer "
             "micro-batches or GPUs");
@@ -200,10 +199,10 @@ TaskId Program::add(StreamId stream, std::int32_t payload, std::string name,
             "the program has more dependencies than the engine can index (2^32 - 1); simulate fewer "
             "micro-batches or GPUs");
     }
-    const auto id = static_cast<TaskId>(payload_.size());
+    const TaskId id = TaskId::from_index(payload_.size());
     for (const TaskId d : dependencies) {
         // Only earlier tasks: the program is built in an order that makes it acyclic by construction.
-        if (d < 0 || d >= id) {
+        if (!d.valid() || d >= id) {
             throw std::invalid_argument("task '" + name + "' depends on a task not yet added");
         }
     }

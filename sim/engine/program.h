@@ -11,15 +11,19 @@
 #include <vector>
 
 #include "sim/core/huge_page_allocator.h"
+#include "sim/core/strong_id.h"
 #include "sim/core/units.h"
 #include "sim/engine/flow.h"
 
 namespace trainsim::engine {
 
-using TaskId = std::int32_t;
-using StreamId = std::int32_t;
-using RendezvousId = std::int32_t;
-inline constexpr RendezvousId kNoRendezvous = -1;
+// Distinct kinds: a stream id passed where a task id is expected does not compile.
+using TaskId = StrongId<struct TaskTag>;
+using StreamId = StrongId<struct StreamTag>;
+using RendezvousId = StrongId<struct RendezvousTag>;
+inline constexpr TaskId kNoTask = TaskId::none();
+inline constexpr StreamId kNoStream = StreamId::none();
+inline constexpr RendezvousId kNoRendezvous = RendezvousId::none();
 
 /// A queue of work on one GPU that runs one task at a time, in the order tasks were added (a CUDA
 /// stream, or a NCCL communicator's channel).
@@ -28,8 +32,8 @@ struct Stream {
     std::string name;
     /// For a background stream, the stream it yields to: its tasks run only while that stream runs
     /// nothing, and are preempted (paused, to resume later) when it starts a task — a low-priority CUDA
-    /// stream filling the idle time of the high-priority one. -1 for an ordinary stream.
-    StreamId yields_to = -1;
+    /// stream filling the idle time of the high-priority one. kNoStream for an ordinary stream.
+    StreamId yields_to = kNoStream;
     /// Its tasks run on the GPU's compute (its SMs): they progress at the rate the compute sharing
     /// policy gives while communication holding a share of that GPU runs (gpu_compute.h).
     bool compute = false;
@@ -82,40 +86,38 @@ public:
 
     /// The name given to add_task, or "" when none was.
     [[nodiscard]] std::string task_name(TaskId t) const {
-        const auto i = static_cast<std::size_t>(t);
-        return i < names_.size() ? names_[i] : std::string{};
+        return t.index() < names_.size() ? names_[t.index()] : std::string{};
     }
 
     [[nodiscard]] std::size_t size() const { return payload_.size(); }
     [[nodiscard]] const std::vector<Stream>& streams() const { return streams_; }
-    [[nodiscard]] StreamId stream(TaskId t) const { return stream_[static_cast<std::size_t>(t)]; }
+    [[nodiscard]] StreamId stream(TaskId t) const { return stream_[t.index()]; }
     /// The rendezvous task `t` is a member of, or kNoRendezvous.
     [[nodiscard]] RendezvousId rendezvous_of(TaskId t) const {
-        const std::int32_t p = payload_[static_cast<std::size_t>(t)];
-        return p < 0 ? -(p + 1) : kNoRendezvous;
+        const std::int32_t p = payload_[t.index()];
+        return p < 0 ? RendezvousId{-(p + 1)} : kNoRendezvous;
     }
     /// How long `t` runs once started: its own duration, or its rendezvous's.
     [[nodiscard]] SimTime duration(TaskId t) const {
-        const std::int32_t p = payload_[static_cast<std::size_t>(t)];
-        return p < 0 ? rendezvous_duration(-(p + 1)) : durations_[static_cast<std::size_t>(p)];
+        const std::int32_t p = payload_[t.index()];
+        return p < 0 ? rendezvous_duration(RendezvousId{-(p + 1)}) : durations_[static_cast<std::size_t>(p)];
     }
     [[nodiscard]] std::span<const TaskId> dependencies(TaskId t) const {
-        const auto i = static_cast<std::size_t>(t);
+        const std::size_t i = t.index();
         const std::uint32_t first = i == 0 ? 0 : dependency_end_[i - 1];
         return {dependencies_.data() + first, dependency_end_[i] - first};
     }
 
     [[nodiscard]] std::size_t rendezvous_count() const { return rendezvous_members_.size(); }
     [[nodiscard]] std::int32_t rendezvous_members(RendezvousId r) const {
-        return rendezvous_members_[static_cast<std::size_t>(r)];
+        return rendezvous_members_[r.index()];
     }
     [[nodiscard]] SimTime rendezvous_duration(RendezvousId r) const {
-        return durations_[rendezvous_duration_[static_cast<std::size_t>(r)]];
+        return durations_[rendezvous_duration_[r.index()]];
     }
     /// The flow rendezvous `r` runs, or kNoFlow for one of fixed duration.
     [[nodiscard]] FlowSpecId rendezvous_flow(RendezvousId r) const {
-        const auto i = static_cast<std::size_t>(r);
-        return i < rendezvous_flow_.size() ? rendezvous_flow_[i] : kNoFlow;
+        return r.index() < rendezvous_flow_.size() ? rendezvous_flow_[r.index()] : kNoFlow;
     }
     [[nodiscard]] const FlowSpec& flow_spec(FlowSpecId f) const {
         return flow_specs_[static_cast<std::size_t>(f)];
@@ -125,8 +127,7 @@ public:
 
     /// The compute rate rendezvous `r` leaves its members' GPUs while it runs (1: it holds none).
     [[nodiscard]] double compute_share(RendezvousId r) const {
-        const auto i = static_cast<std::size_t>(r);
-        return i < compute_share_.size() ? compute_share_[i] : 1.0;
+        return r.index() < compute_share_.size() ? compute_share_[r.index()] : 1.0;
     }
     /// Whether any rendezvous holds a share of a GPU's compute.
     [[nodiscard]] bool has_compute_shares() const { return !compute_share_.empty(); }
@@ -136,8 +137,7 @@ public:
 
     /// The name given to add_rendezvous, or "".
     [[nodiscard]] std::string rendezvous_name(RendezvousId r) const {
-        const auto i = static_cast<std::size_t>(r);
-        return i < rendezvous_names_.size() ? rendezvous_names_[i] : std::string{};
+        return r.index() < rendezvous_names_.size() ? rendezvous_names_[r.index()] : std::string{};
     }
 
 private:

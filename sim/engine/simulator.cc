@@ -35,27 +35,27 @@ public:
         pending_dependencies_.resize(n);
         successor_offsets_.assign(n + 1, 0);
         next_in_stream_.resize(n);
-        head_.assign(s, -1);
-        std::vector<TaskId> last_in_stream(s, -1);
+        head_.assign(s, kNoTask);
+        std::vector<TaskId> last_in_stream(s, kNoTask);
         arrived_.assign(program.rendezvous_count(), 0);
         for (std::size_t t = 0; t < n; ++t) {
-            const auto id = static_cast<TaskId>(t);
+            const TaskId id = TaskId::from_index(t);
             const auto deps = program.dependencies(id);
             pending_dependencies_[t] = static_cast<std::uint32_t>(deps.size());
             for (const TaskId d : deps) {
-                ++successor_offsets_[static_cast<std::size_t>(d) + 1];
+                ++successor_offsets_[d.index() + 1];
             }
-            const auto stream = static_cast<std::size_t>(program.stream(id));
-            next_in_stream_[t] = -1;
-            if (last_in_stream[stream] < 0) {
+            const std::size_t stream = program.stream(id).index();
+            next_in_stream_[t] = kNoTask;
+            if (last_in_stream[stream] == kNoTask) {
                 head_[stream] = id;
             } else {
-                next_in_stream_[static_cast<std::size_t>(last_in_stream[stream])] = id;
+                next_in_stream_[last_in_stream[stream].index()] = id;
             }
             last_in_stream[stream] = id;
             const RendezvousId r = program.rendezvous_of(id);
             if (r != kNoRendezvous) {
-                ++arrived_[static_cast<std::size_t>(r)];  // checked against its member count below
+                ++arrived_[r.index()];  // checked against its member count below
             }
         }
         for (std::size_t t = 0; t < n; ++t) {
@@ -63,19 +63,19 @@ public:
         }
         successors_.resize(successor_offsets_[n]);
         for (std::size_t t = 0; t < n; ++t) {
-            const auto id = static_cast<TaskId>(t);
+            const TaskId id = TaskId::from_index(t);
             for (const TaskId d : program.dependencies(id)) {
-                successors_[successor_offsets_[static_cast<std::size_t>(d)]++] = id;
+                successors_[successor_offsets_[d.index()]++] = id;
             }
         }
         shift_back(successor_offsets_);
-        running_.assign(s, -1);
+        running_.assign(s, kNoTask);
         head_arrived_.assign(s, 0);
-        background_of_.assign(s, -1);
+        background_of_.assign(s, kNoStream);
         for (std::size_t i = 0; i < s; ++i) {
             const StreamId fg = program.streams()[i].yields_to;
-            if (fg >= 0) {
-                background_of_[static_cast<std::size_t>(fg)] = static_cast<StreamId>(i);
+            if (fg != kNoStream) {
+                background_of_[fg.index()] = StreamId::from_index(i);
                 has_background_ = true;
             }
         }
@@ -93,7 +93,7 @@ public:
         // Each rendezvous must be joined by exactly its number of members, or the run would stall.
         const std::size_t rendezvous = program.rendezvous_count();
         for (std::size_t r = 0; r < rendezvous; ++r) {
-            const auto id = static_cast<RendezvousId>(r);
+            const RendezvousId id = RendezvousId::from_index(r);
             if (static_cast<std::int32_t>(arrived_[r]) != program.rendezvous_members(id)) {
                 throw std::invalid_argument("rendezvous " + std::to_string(r) + " '" +
                                             program.rendezvous_name(id) + "' expects " +
@@ -102,8 +102,8 @@ public:
             }
         }
         std::fill(arrived_.begin(), arrived_.end(), 0);
-        first_arrived_.assign(rendezvous, -1);
-        last_arrived_.assign(rendezvous, -1);
+        first_arrived_.assign(rendezvous, kNoTask);
+        last_arrived_.assign(rendezvous, kNoTask);
         if (program.flow_spec_count() > 0) {
             flows_ = std::make_unique<ActiveFlows>(program, options.record_rates_of);
         }
@@ -111,7 +111,7 @@ public:
 
     RunResult execute() {
         for (std::size_t s = 0; s < head_.size(); ++s) {
-            try_start_head(static_cast<StreamId>(s));
+            try_start_head(StreamId::from_index(s));
         }
         while (!queue_.empty()) {
             if (result_.events >= options_.max_events) {
@@ -119,10 +119,11 @@ public:
                                       " events exhausted at t=" + std::to_string(now_) + " ns; " +
                                       describe_waiting());
             }
+            // An event's 32-bit subject is a rendezvous, a flow slot or a task; the version says which.
             const Event e = queue_.pop();
             if (e.version == kRendezvousEnd) {
                 now_ = e.time;
-                complete_rendezvous(e.task);
+                complete_rendezvous(RendezvousId{e.task});
                 continue;
             }
             ++result_.events;
@@ -133,11 +134,12 @@ public:
                 }
                 continue;
             }
-            if (versioned_ && e.version != version_[static_cast<std::size_t>(program_.stream(e.task))]) {
+            const TaskId task{e.task};
+            if (versioned_ && e.version != version_[program_.stream(task).index()]) {
                 continue;  // the completion of a slice that was preempted, or of a task since repriced
             }
             now_ = e.time;
-            complete(e.task);
+            complete(task);
         }
         if (completed_ != program_.size()) {
             throw SimulationError("deadlock at t=" + std::to_string(now_) + " ns: " + describe_waiting());
@@ -159,36 +161,38 @@ private:
         offsets[0] = 0;
     }
 
-    [[nodiscard]] TaskId head_of(StreamId s) const { return head_[static_cast<std::size_t>(s)]; }
+    [[nodiscard]] TaskId head_of(StreamId s) const { return head_[s.index()]; }
 
-    [[nodiscard]] bool started(TaskId t) const {
-        return result_.timings[static_cast<std::size_t>(t)].start >= 0;
-    }
+    [[nodiscard]] bool started(TaskId t) const { return result_.timings[t.index()].start >= 0; }
 
-    [[nodiscard]] StreamId foreground_of(StreamId s) const {
-        return program_.streams()[static_cast<std::size_t>(s)].yields_to;
+    [[nodiscard]] StreamId foreground_of(StreamId s) const { return program_.streams()[s.index()].yields_to; }
+
+    // The rendezvous member that arrived after `member`: the arrival list is threaded through
+    // pending_dependencies_ (see try_start_head).
+    [[nodiscard]] TaskId next_arrived(TaskId member) const {
+        return TaskId{static_cast<TaskId::rep_type>(pending_dependencies_[member.index()])};
     }
 
     // A background task starts or resumes only while its foreground stream runs nothing.
     void try_run_background(StreamId s) {
         const TaskId t = head_of(s);
-        const auto si = static_cast<std::size_t>(s);
-        if (t < 0 || running_[si] >= 0 || running_[static_cast<std::size_t>(foreground_of(s))] >= 0 ||
-            pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
+        const std::size_t si = s.index();
+        if (t == kNoTask || running_[si] != kNoTask || running_[foreground_of(s).index()] != kNoTask ||
+            pending_dependencies_[t.index()] != 0) {
             return;
         }
         if (!started(t)) {
-            result_.timings[static_cast<std::size_t>(t)].start = now_;
+            result_.timings[t.index()].start = now_;
             remaining_[si] = static_cast<double>(program_.duration(t));
         }
         since_[si] = now_;
         running_[si] = t;
-        queue_.push(end_of(t, at_rate(remaining_[si], rate_of(t, s))), t, version_[si]);
+        queue_.push(end_of(t, at_rate(remaining_[si], rate_of(t, s))), t.value(), version_[si]);
     }
 
     // The rate task `t` of stream `s` progresses at now: its GPU's compute rate for a compute task, else 1.
     [[nodiscard]] double rate_of(TaskId t, StreamId s) const {
-        const Stream& stream = program_.streams()[static_cast<std::size_t>(s)];
+        const Stream& stream = program_.streams()[s.index()];
         return compute_ && stream.compute && !program_.outside_compute(t) ? compute_->rate(stream.gpu) : 1.0;
     }
 
@@ -205,16 +209,16 @@ private:
     void reprice(std::int32_t gpu, double old_rate) {
         const double rate = compute_->rate(gpu);
         for (const StreamId s : compute_->streams(gpu)) {
-            const auto si = static_cast<std::size_t>(s);
+            const std::size_t si = s.index();
             const TaskId t = running_[si];
-            if (t < 0 || program_.rendezvous_of(t) != kNoRendezvous || program_.outside_compute(t)) {
+            if (t == kNoTask || program_.rendezvous_of(t) != kNoRendezvous || program_.outside_compute(t)) {
                 continue;
             }
             remaining_[si] =
                 std::max(0.0, remaining_[si] - old_rate * static_cast<double>(now_ - since_[si]));
             since_[si] = now_;
             bump_version(si);
-            queue_.push(end_of(t, at_rate(remaining_[si], rate)), t, version_[si]);
+            queue_.push(end_of(t, at_rate(remaining_[si], rate)), t.value(), version_[si]);
         }
     }
 
@@ -225,7 +229,7 @@ private:
 
     // A member on stream `s` takes (`hold`) or gives back `share` of its GPU's compute.
     void share_compute(StreamId s, double share, bool hold) {
-        const std::int32_t gpu = program_.streams()[static_cast<std::size_t>(s)].gpu;
+        const std::int32_t gpu = program_.streams()[s.index()].gpu;
         const double old_rate = compute_->rate(gpu);
         if (hold ? compute_->hold(gpu, share) : compute_->release(gpu, share)) {
             reprice(gpu, old_rate);
@@ -233,30 +237,30 @@ private:
     }
 
     void preempt_background_of(StreamId foreground) {
-        const StreamId bg = background_of_[static_cast<std::size_t>(foreground)];
-        if (bg < 0 || running_[static_cast<std::size_t>(bg)] < 0) {
+        const StreamId bg = background_of_[foreground.index()];
+        if (bg == kNoStream || running_[bg.index()] == kNoTask) {
             return;
         }
-        const auto si = static_cast<std::size_t>(bg);
+        const std::size_t si = bg.index();
         const TaskId t = running_[si];
         remaining_[si] =
             std::max(0.0, remaining_[si] - rate_of(t, bg) * static_cast<double>(now_ - since_[si]));
         bump_version(si);  // its pending completion is now stale
-        running_[si] = -1;
+        running_[si] = kNoTask;
     }
 
     void try_start_head(StreamId s) {
-        if (has_background_ && foreground_of(s) >= 0) {
+        if (has_background_ && foreground_of(s) != kNoStream) {
             try_run_background(s);
             return;
         }
-        const auto si = static_cast<std::size_t>(s);
+        const std::size_t si = s.index();
         // A stream's head is the only task of it that can be running or waiting at a rendezvous.
-        if (running_[si] >= 0 || head_arrived_[si]) {
+        if (running_[si] != kNoTask || head_arrived_[si]) {
             return;
         }
         const TaskId t = head_of(s);
-        if (t < 0 || pending_dependencies_[static_cast<std::size_t>(t)] != 0) {
+        if (t == kNoTask || pending_dependencies_[t.index()] != 0) {
             return;
         }
         const RendezvousId rv = program_.rendezvous_of(t);
@@ -266,11 +270,11 @@ private:
         }
         // Arrivals wait in a list threaded through pending_dependencies_, which an arrived task (all its
         // dependencies done) no longer needs: no storage per member, and no allocation per collective.
-        const auto r = static_cast<std::size_t>(rv);
+        const std::size_t r = rv.index();
         if (arrived_[r] == 0) {
             first_arrived_[r] = t;
         } else {
-            pending_dependencies_[static_cast<std::size_t>(last_arrived_[r])] = static_cast<std::uint32_t>(t);
+            pending_dependencies_[last_arrived_[r].index()] = static_cast<std::uint32_t>(t.value());
         }
         last_arrived_[r] = t;
         ++arrived_[r];
@@ -281,7 +285,7 @@ private:
         } else if (static_cast<std::int32_t>(arrived_[r]) == program_.rendezvous_members(rv)) {
             const SimTime end = end_of(t, program_.rendezvous_duration(rv));
             start_members(rv);
-            queue_.push(end, rv, kRendezvousEnd);
+            queue_.push(end, rv.value(), kRendezvousEnd);
         }
     }
 
@@ -289,19 +293,19 @@ private:
     // until they end, to end them.
     void start_members(RendezvousId rv) {
         const double share = share_of(rv);
-        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
-        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
-            result_.timings[static_cast<std::size_t>(member)].start = now_;
+        TaskId member = first_arrived_[rv.index()];
+        for (std::uint32_t i = 0; i < arrived_[rv.index()]; ++i) {
+            result_.timings[member.index()].start = now_;
             const StreamId s = program_.stream(member);
-            head_arrived_[static_cast<std::size_t>(s)] = 0;
-            running_[static_cast<std::size_t>(s)] = member;
+            head_arrived_[s.index()] = 0;
+            running_[s.index()] = member;
             if (has_background_) {
                 preempt_background_of(s);
             }
             if (share < 1.0) {
                 share_compute(s, share, true);
             }
-            member = static_cast<TaskId>(pending_dependencies_[static_cast<std::size_t>(member)]);
+            member = next_arrived(member);
         }
     }
 
@@ -311,17 +315,16 @@ private:
     // and every timing, is the same. Each member still counts as an event, against the budget too.
     void complete_rendezvous(RendezvousId rv) {
         const double share = share_of(rv);
-        TaskId member = first_arrived_[static_cast<std::size_t>(rv)];
-        for (std::uint32_t i = 0; i < arrived_[static_cast<std::size_t>(rv)]; ++i) {
+        TaskId member = first_arrived_[rv.index()];
+        for (std::uint32_t i = 0; i < arrived_[rv.index()]; ++i) {
             if (i > 0 && result_.events >= options_.max_events) {
                 throw SimulationError("event budget of " + std::to_string(options_.max_events) +
                                       " events exhausted at t=" + std::to_string(now_) + " ns; " +
                                       describe_waiting());
             }
             ++result_.events;
-            const auto mi = static_cast<std::size_t>(member);
-            const auto next = static_cast<TaskId>(pending_dependencies_[mi]);
-            pending_dependencies_[mi] = 0;
+            const TaskId next = next_arrived(member);
+            pending_dependencies_[member.index()] = 0;
             // Its share goes back first: what its completion starts on its GPU runs at the new rate.
             if (share < 1.0) {
                 share_compute(program_.stream(member), share, false);
@@ -345,7 +348,7 @@ private:
         const RendezvousId rv = flows_->finish(slot, now_, reschedules_);
         push_reschedules();
         const SimTime end = now_ + program_.flow_spec(program_.rendezvous_flow(rv)).latency;
-        queue_.push(end, rv, kRendezvousEnd);
+        queue_.push(end, rv.value(), kRendezvousEnd);
     }
 
     void push_reschedules() {
@@ -355,39 +358,38 @@ private:
     }
 
     void start(TaskId t, SimTime duration) {
-        result_.timings[static_cast<std::size_t>(t)].start = now_;
+        result_.timings[t.index()].start = now_;
         const StreamId s = program_.stream(t);
-        const auto si = static_cast<std::size_t>(s);
+        const std::size_t si = s.index();
         running_[si] = t;
         if (has_background_) {
             preempt_background_of(s);
         }
         if (!versioned_) {
-            queue_.push(end_of(t, duration), t);
+            queue_.push(end_of(t, duration), t.value());
             return;
         }
         remaining_[si] = static_cast<double>(duration);
         since_[si] = now_;
-        queue_.push(end_of(t, at_rate(remaining_[si], rate_of(t, s))), t, version_[si]);
+        queue_.push(end_of(t, at_rate(remaining_[si], rate_of(t, s))), t.value(), version_[si]);
     }
 
     void complete(TaskId t) {
-        result_.timings[static_cast<std::size_t>(t)].end = now_;
+        result_.timings[t.index()].end = now_;
         ++completed_;
         const StreamId s = program_.stream(t);
-        head_[static_cast<std::size_t>(s)] = next_in_stream_[static_cast<std::size_t>(t)];  // t was the head
-        running_[static_cast<std::size_t>(s)] = -1;
-        for (std::uint32_t i = successor_offsets_[static_cast<std::size_t>(t)];
-             i < successor_offsets_[static_cast<std::size_t>(t) + 1]; ++i) {
+        head_[s.index()] = next_in_stream_[t.index()];  // t was the head
+        running_[s.index()] = kNoTask;
+        for (std::uint32_t i = successor_offsets_[t.index()]; i < successor_offsets_[t.index() + 1]; ++i) {
             const TaskId succ = successors_[i];
-            if (--pending_dependencies_[static_cast<std::size_t>(succ)] == 0) {
+            if (--pending_dependencies_[succ.index()] == 0) {
                 try_start_head(program_.stream(succ));
             }
         }
         try_start_head(s);
         // A foreground stream with nothing to run leaves the GPU to its background stream.
-        if (has_background_ && background_of_[static_cast<std::size_t>(s)] >= 0) {
-            try_start_head(background_of_[static_cast<std::size_t>(s)]);
+        if (has_background_ && background_of_[s.index()] != kNoStream) {
+            try_start_head(background_of_[s.index()]);
         }
     }
 
@@ -402,7 +404,7 @@ private:
 
     // Out of line, so that end_of's check costs the hot loop a compare and a branch.
     [[noreturn, gnu::cold, gnu::noinline]] void throw_time_overflow(TaskId t, SimTime duration) const {
-        const Stream& stream = program_.streams()[static_cast<std::size_t>(program_.stream(t))];
+        const Stream& stream = program_.streams()[program_.stream(t).index()];
         throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
                               " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
                               " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
@@ -413,7 +415,7 @@ private:
             return options_.describe_task(t);
         }
         std::string name = program_.task_name(t);
-        return name.empty() ? "task " + std::to_string(t) : name;
+        return name.empty() ? "task " + std::to_string(t.value()) : name;
     }
 
     [[nodiscard]] std::string describe_waiting() const {
@@ -423,8 +425,8 @@ private:
         bool first = true;
         std::size_t waiting = 0;
         for (std::size_t s = 0; s < head_.size(); ++s) {
-            const TaskId t = head_of(static_cast<StreamId>(s));
-            if (t < 0 || started(t)) {
+            const TaskId t = head_of(StreamId::from_index(s));
+            if (t == kNoTask || started(t)) {
                 continue;
             }
             if (++waiting > kShown) {
@@ -436,15 +438,14 @@ private:
             first = false;
             std::vector<std::string> waits;
             for (const TaskId d : program_.dependencies(t)) {
-                if (result_.timings[static_cast<std::size_t>(d)].end < 0) {
+                if (result_.timings[d.index()].end < 0) {
                     waits.push_back("'" + task_name(d) + "'");
                 }
             }
             const RendezvousId rv = program_.rendezvous_of(t);
             if (rv != kNoRendezvous) {
                 const std::int32_t members = program_.rendezvous_members(rv);
-                waits.push_back(std::to_string(members - static_cast<std::int32_t>(
-                                                             arrived_[static_cast<std::size_t>(rv)])) +
+                waits.push_back(std::to_string(members - static_cast<std::int32_t>(arrived_[rv.index()])) +
                                 " of " + std::to_string(members) + " members of '" +
                                 (options_.describe_rendezvous ? options_.describe_rendezvous(rv)
                                                               : program_.rendezvous_name(rv)) +
@@ -469,12 +470,12 @@ private:
     TaskVector<std::uint32_t> pending_dependencies_;  // an arrived rendezvous member: the next arrival
     TaskVector<std::uint32_t> successor_offsets_;
     TaskVector<TaskId> successors_;
-    TaskVector<TaskId> next_in_stream_;  // the next task of its stream, or -1
+    TaskVector<TaskId> next_in_stream_;  // the next task of its stream, or kNoTask
     // Per stream.
-    std::vector<TaskId> head_;             // the first task of the stream not yet completed, or -1
-    std::vector<TaskId> running_;          // the task running now, or -1
+    std::vector<TaskId> head_;             // the first task of the stream not yet completed, or kNoTask
+    std::vector<TaskId> running_;          // the task running now, or kNoTask
     std::vector<char> head_arrived_;       // its head waits at a rendezvous for the other members
-    std::vector<StreamId> background_of_;  // its background stream, or -1
+    std::vector<StreamId> background_of_;  // its background stream, or kNoStream
     bool has_background_ = false;
     // Each GPU's compute resource, for programs whose rendezvous hold shares of it.
     std::unique_ptr<GpuCompute> compute_;

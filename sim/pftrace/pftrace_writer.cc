@@ -155,8 +155,8 @@ void write_pftrace(std::ostream& out, const config::Scenario& scenario, const pr
             continue;
         }
         const program::TaskInfo& info = prog.info[t];
-        const auto id = static_cast<engine::TaskId>(t);
-        const auto track = kThread + static_cast<std::uint64_t>(prog.program.stream(id));
+        const auto id = engine::TaskId::from_index(t);
+        const auto track = kThread + prog.program.stream(id).index();
         for (const program::OpSpan& span : program::op_spans(prog, id, run.timings[t])) {
             packets.slice(track, span.start, span.end, span.op != nullptr ? span.op->name : prog.describe(id),
                           program::to_string(info.category));
@@ -166,7 +166,7 @@ void write_pftrace(std::ostream& out, const config::Scenario& scenario, const pr
         packets.process(kCritical, static_cast<int>(prog.gpus.size()), "critical path");
         packets.thread(kCritical + 1, kCritical, static_cast<int>(prog.gpus.size()), 0, "critical path");
         for (const engine::TaskId id : options.critical) {
-            const auto t = static_cast<std::size_t>(id);
+            const auto t = id.index();
             if (in_window(run.timings[t])) {
                 packets.slice(kCritical + 1, run.timings[t].start, run.timings[t].end, prog.describe(id),
                               program::to_string(prog.info[t].category));

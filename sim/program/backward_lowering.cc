@@ -111,16 +111,17 @@ void BackwardLowering::end_step(OpLowering& low, const StepContext& ctx) {
 // Overlapped recomputation is lowered first onto the background lane, last layer first: it may start
 // once the layer's forward of this micro-batch is done and, with lookahead k ≥ 1, the step k steps
 // earlier has begun, or with lookahead 0, the previous backward has finished the same layer. Returns,
-// per layer of the chunk, the task its backward waits for (-1 where nothing runs in the background).
+// per layer of the chunk, the task its backward waits for (kNoTask where nothing runs in the background).
 std::vector<engine::TaskId> BackwardLowering::lower_background(OpLowering& low, std::int64_t pp,
                                                                std::size_t step_index,
                                                                std::int64_t first_layer, StepContext ctx,
                                                                const RecomputeAnchors& anchors) const {
     const std::int64_t lc = sc_.chunk_num_layers(pp, ctx.chunk);
-    std::vector<engine::TaskId> ready(static_cast<std::size_t>(lc), -1);
+    std::vector<engine::TaskId> ready(static_cast<std::size_t>(lc), engine::kNoTask);
     std::vector<engine::TaskId> start_after;
     const auto lookahead = static_cast<std::size_t>(plan_.lookahead);
-    if (lookahead > 0 && step_index >= lookahead && anchors.step_start[step_index - lookahead] >= 0) {
+    if (lookahead > 0 && step_index >= lookahead &&
+        anchors.step_start[step_index - lookahead] != engine::kNoTask) {
         start_after.push_back(anchors.step_start[step_index - lookahead]);
     }
     for (std::int64_t j = lc - 1; j >= 0; --j) {
@@ -134,10 +135,10 @@ std::vector<engine::TaskId> BackwardLowering::lower_background(OpLowering& low, 
         std::vector<engine::TaskId> after = start_after;
         // Its checkpointed inputs exist once this layer's forward of this micro-batch is done.
         const auto f = anchors.forward_done.find({ctx.microbatch, ctx.chunk, static_cast<std::int32_t>(j)});
-        if (f != anchors.forward_done.end() && f->second >= 0) {
+        if (f != anchors.forward_done.end() && f->second != engine::kNoTask) {
             after.push_back(f->second);
         }
-        if (lookahead == 0 && anchors.layer_freed[static_cast<std::size_t>(j)] >= 0) {
+        if (lookahead == 0 && anchors.layer_freed[static_cast<std::size_t>(j)] != engine::kNoTask) {
             after.push_back(anchors.layer_freed[static_cast<std::size_t>(j)]);
         }
         ready[static_cast<std::size_t>(j)] = low.lower_background(ops, ctx, std::move(after));
@@ -164,7 +165,7 @@ void BackwardLowering::lower_layers(OpLowering& low, std::int64_t pp, std::size_
         }
         if (fsdp_.on()) {
             ctx.layer = static_cast<std::int32_t>(first_layer + j);
-            const engine::TaskId next = j > 0 ? fsdp_.gather(low, ctx) : -1;
+            const engine::TaskId next = j > 0 ? fsdp_.gather(low, ctx) : engine::kNoTask;
             low.wait_for(gathered);
             gathered = next;
         }

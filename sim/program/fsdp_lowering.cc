@@ -20,7 +20,7 @@ FsdpLowering::FsdpLowering(const config::Scenario& scenario, OpListStore& store)
 
 engine::TaskId FsdpLowering::gather(OpLowering& low, const StepContext& ctx) const {
     if (!on()) {
-        return -1;
+        return engine::kNoTask;
     }
     low.lower(*gather_, ctx);
     return low.last_data_collective();

@@ -159,7 +159,7 @@ private:
                 low.set_kernel_jitter(*profile.variability->kernel_jitter_stddev, sc_.variability.seed);
             }
         }
-        out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), -1, slowdown});
+        out_.gpus.push_back(SimulatedGpu{at, low.compute_stream(), engine::kNoStream, slowdown});
         if (sc_.training.zero_grad_buffer) {
             low.lower(stage_lists_->gradient_buffer_zeroing(at.pp),
                       StepContext{-1, -1, -1, Phase::Iteration});
@@ -184,12 +184,12 @@ private:
         const bool overlap =
             sc_.training.overlap_grad_reduce && sc_.parallelism.data_parallel_size_with_cp() > 1;
         RecomputeAnchors anchors;
-        anchors.step_start.assign(steps.size(), -1);
+        anchors.step_start.assign(steps.size(), engine::kNoTask);
         std::int64_t most_chunk_layers = 0;
         for (std::int64_t c = 0; c < v_; ++c) {
             most_chunk_layers = std::max(most_chunk_layers, sc_.chunk_num_layers(at.pp, c));
         }
-        anchors.layer_freed.assign(static_cast<std::size_t>(most_chunk_layers), -1);
+        anchors.layer_freed.assign(static_cast<std::size_t>(most_chunk_layers), engine::kNoTask);
         // Megatron's interleaved schedule without overlap_p2p_comm communicates once per forward-backward
         // pair in its steady state: F_k, B_k, then one batch_isend_irecv with F_k's output, B_k's gradient
         // and the receives of the next pair (schedules.py, send_forward_backward_recv_forward_backward).
@@ -300,7 +300,8 @@ private:
                     parameter_gather_->before(low, unit++, ctx);
                     if (fsdp_->on()) {
                         // Prefetch the next layer's weights while this one computes.
-                        const engine::TaskId next = j + 1 < chunk_layers ? fsdp_->gather(low, ctx) : -1;
+                        const engine::TaskId next =
+                            j + 1 < chunk_layers ? fsdp_->gather(low, ctx) : engine::kNoTask;
                         low.wait_for(gathered);
                         gathered = next;
                     }

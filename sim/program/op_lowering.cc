@@ -250,13 +250,13 @@ void OpLowering::lower(const OpList& ops, const StepContext& ctx) {
     add_contention(index);
     if (overlapping_) {
         chains_[static_cast<std::size_t>(chain_)].lists.push_back(
-            {&ops, ctx, index, false, std::vector<engine::TaskId>(ops.size(), -1)});
+            {&ops, ctx, index, false, std::vector<engine::TaskId>(ops.size(), engine::kNoTask)});
         return;
     }
     if (const cost::HostCosts* host = host_costs_for(ops)) {
         add_host_gap(ops, index, ctx, *host);
     }
-    ids_.assign(ops.size(), -1);
+    ids_.assign(ops.size(), engine::kNoTask);
     lower_on(foreground_, ops, ctx, index, 0, ops.size(), ids_);
 }
 
@@ -366,7 +366,7 @@ void OpLowering::add_host_gap(const OpList& ops, std::int32_t priced_index, cons
 
 engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext& ctx,
                                             std::vector<engine::TaskId> start_after) {
-    if (background_.compute < 0) {
+    if (background_.compute == engine::kNoStream) {
         background_.compute = out_.program.add_background_stream(foreground_.compute, "recompute");
         out_.program.set_compute_stream(background_.compute);
         background_.tensor_comm = out_.program.add_stream(gpu_, "tp_comm_recompute");
@@ -377,7 +377,7 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
         throw std::logic_error("OpLowering: recomputation on the background lane inside an overlapped pair");
     }
     background_.pending = std::move(start_after);
-    ids_.assign(ops.size(), -1);
+    ids_.assign(ops.size(), engine::kNoTask);
     // Not charged to the breakdown's contention line: background recomputation is hidden in waits or
     // counted whole as the recompute it exposes.
     lower_on(background_, ops, ctx, priced_launch(ops), 0, ops.size(), ids_);
@@ -418,14 +418,14 @@ engine::StreamId OpLowering::stream_of(OpStream stream, Lane& lane) {
         return lane.tensor_comm;
     case OpStream::SharedExpertComm:
         // Created on first use, so that programs without moe_shared_expert_overlap keep their streams.
-        if (lane.shared_expert_comm < 0) {
+        if (lane.shared_expert_comm == engine::kNoStream) {
             lane.shared_expert_comm = out_.program.add_stream(
                 gpu_, lane.index == 0 ? "shared_expert_comm" : "shared_expert_comm_recompute");
         }
         return lane.shared_expert_comm;
     case OpStream::ContextComm:
         // Created on first use, so that programs without context parallelism keep their streams.
-        if (context_comm_ < 0) {
+        if (context_comm_ == engine::kNoStream) {
             context_comm_ = out_.program.add_stream(gpu_, "cp_comm");
         }
         return context_comm_;
@@ -465,14 +465,15 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
         std::vector<engine::TaskId>& deps = deps_;
         deps.clear();
         for (const std::int32_t a : op.after) {
-            if (ids[static_cast<std::size_t>(a)] >= 0) {  // ops of the open segment are ordered by the stream
+            // Ops of the open segment are ordered by the stream.
+            if (ids[static_cast<std::size_t>(a)] != engine::kNoTask) {
                 deps.push_back(ids[static_cast<std::size_t>(a)]);
             }
         }
         if (op.kind == OpKind::Collective) {
             flush();
             // A collective consumes what the compute stream produced last.
-            if (lane.last_compute >= 0) {
+            if (lane.last_compute != engine::kNoTask) {
                 deps.push_back(lane.last_compute);
             }
             TaskInfo info = base;
@@ -590,7 +591,8 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     // reaches it, after the compute before it.
     // (The compute before it, if any: a span over a one-element array, so a transfer allocates nothing.)
     const std::array<engine::TaskId, 1> last{foreground_.last_compute};
-    const std::span<const engine::TaskId> deps(last.data(), foreground_.last_compute >= 0 ? 1 : 0);
+    const std::span<const engine::TaskId> deps(last.data(),
+                                               foreground_.last_compute != engine::kNoTask ? 1 : 0);
     TaskInfo info{gpu_, TaskCategory::PipelineComm, ctx.phase, ctx.microbatch, ctx.chunk};
     info.peer_stage = static_cast<std::int32_t>(peer.pp);
     // A kept output (Appendix B off) is freed with the backward of the layer the context names.

@@ -99,10 +99,10 @@ public:
     engine::TaskId lower_background(const workload::OpList& ops, const StepContext& ctx,
                                     std::vector<engine::TaskId> start_after);
 
-    /// The most recent asynchronous data-parallel collective not yet joined (-1 if none): FSDP's
+    /// The most recent asynchronous data-parallel collective not yet joined (kNoTask if none): FSDP's
     /// prefetched gathers are waited for one by one.
     [[nodiscard]] engine::TaskId last_data_collective() const {
-        return unjoined_data_.empty() ? -1 : unjoined_data_.back();
+        return unjoined_data_.empty() ? engine::kNoTask : unjoined_data_.back();
     }
 
     /// Makes the next compute op wait for `task`.
@@ -120,10 +120,11 @@ public:
 private:
     /// A compute stream with its tensor-parallel stream and the bookkeeping of what waits for what.
     struct Lane {
-        engine::StreamId compute = -1;
-        engine::StreamId tensor_comm = -1;
-        engine::StreamId shared_expert_comm = -1;  // created on first use (OpStream::SharedExpertComm)
-        engine::TaskId last_compute = -1;
+        engine::StreamId compute = engine::kNoStream;
+        engine::StreamId tensor_comm = engine::kNoStream;
+        engine::StreamId shared_expert_comm =
+            engine::kNoStream;  // created on first use (OpStream::SharedExpertComm)
+        engine::TaskId last_compute = engine::kNoTask;
         std::vector<engine::TaskId>
             pending;  // blocking collectives and receives the next compute op waits for
         std::array<std::int64_t, workload::kCommGroupCount>
@@ -174,7 +175,8 @@ private:
     Lane foreground_;
     Lane background_;  // created on first use
     engine::StreamId data_comm_;
-    engine::StreamId context_comm_ = -1;  // context parallelism's KV exchange, created on first use
+    // Context parallelism's KV exchange, created on first use.
+    engine::StreamId context_comm_ = engine::kNoStream;
     std::array<engine::StreamId, 2> send_{}, receive_{};  // by Direction, for the first peer that way
     std::array<std::int64_t, 2> send_peer_{-1, -1}, receive_peer_{-1, -1};  // that peer's global rank
     // Streams of the other peers one direction reaches (a V-shaped placement sends forward to both
@@ -226,7 +228,7 @@ private:
     void slow_beside(QueuedList& q, std::size_t begin, std::size_t end, Beside& beside);
     struct PairChainState {
         std::vector<QueuedList> lists;
-        engine::TaskId last_compute = -1;
+        engine::TaskId last_compute = engine::kNoTask;
         std::vector<engine::TaskId> pending;
     };
     bool overlapping_ = false;

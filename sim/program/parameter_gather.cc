@@ -56,7 +56,7 @@ void ParameterGather::prepare(std::int32_t chunk, const std::vector<std::int64_t
         return;
     }
     c.bucket_of = buckets(unit_parameters, bucket_parameters_, c.bucket_sizes);
-    c.issued.assign(c.bucket_sizes.size(), -1);
+    c.issued.assign(c.bucket_sizes.size(), engine::kNoTask);
     c.prepared = true;
 }
 
@@ -79,7 +79,7 @@ void ParameterGather::begin_chunk(std::int32_t chunk) {
 
 void ParameterGather::issue(OpLowering& low, Chunk& chunk, std::int32_t bucket, const StepContext& ctx) {
     const auto b = static_cast<std::size_t>(bucket);
-    if (chunk.issued[b] >= 0) {
+    if (chunk.issued[b].valid()) {
         return;
     }
     const std::int64_t parameters = chunk.bucket_sizes[b];

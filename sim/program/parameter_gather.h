@@ -66,7 +66,7 @@ private:
         bool prepared = false;
         std::vector<std::int32_t> bucket_of;     // by unit
         std::vector<std::int64_t> bucket_sizes;  // parameters, in gather order
-        std::vector<engine::TaskId> issued;      // by bucket: its gather's task, -1 before it is issued
+        std::vector<engine::TaskId> issued;      // by bucket: its gather's task, kNoTask before it is issued
         std::int32_t waited = -1;                // the last bucket the compute waited for
     };
     void issue(OpLowering& low, Chunk& chunk, std::int32_t bucket, const StepContext& ctx);

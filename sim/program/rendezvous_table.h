@@ -52,7 +52,7 @@ public:
 
 private:
     struct Pending {
-        engine::RendezvousId id = -1;
+        engine::RendezvousId id = engine::kNoRendezvous;
         std::int32_t members_left = 0;
     };
     struct Queue {

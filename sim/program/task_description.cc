@@ -7,7 +7,7 @@
 namespace trainsim::program {
 
 std::string IterationProgram::describe(engine::TaskId task) const {
-    const TaskInfo& i = info[static_cast<std::size_t>(task)];
+    const TaskInfo& i = info[task.index()];
     std::string s;
     if (i.phase != Phase::Iteration) {
         s += i.phase == Phase::Forward ? "F" : "B";
@@ -20,7 +20,7 @@ std::string IterationProgram::describe(engine::TaskId task) const {
         return s + "host launches after a synchronize";
     }
     if (i.priced < 0) {
-        const std::string& stream = program.streams()[static_cast<std::size_t>(program.stream(task))].name;
+        const std::string& stream = program.streams()[program.stream(task).index()].name;
         const std::string what = i.phase == Phase::Forward ? "activation" : "gradient";
         if (stream.rfind("pp_send", 0) == 0) {
             return s + "send " + what + " to stage " + std::to_string(i.peer_stage);
@@ -40,7 +40,7 @@ std::string IterationProgram::describe(engine::TaskId task) const {
 
 engine::RunResult simulate(const IterationProgram& program, engine::RunOptions options) {
     options.describe_task = [&program](engine::TaskId t) {
-        const TaskInfo& i = program.info[static_cast<std::size_t>(t)];
+        const TaskInfo& i = program.info[t.index()];
         const parallel::Coordinates& c = program.gpus[static_cast<std::size_t>(i.gpu)].coordinates;
         return program.describe(t) + " (stage " + std::to_string(c.pp) + ", tp " + std::to_string(c.tp) +
                ", dp " + std::to_string(c.dp) + ")";
@@ -50,23 +50,25 @@ engine::RunResult simulate(const IterationProgram& program, engine::RunOptions o
     auto first_member = std::make_shared<std::vector<engine::TaskId>>();
     options.describe_rendezvous = [&program, first_member](engine::RendezvousId r) {
         if (first_member->empty()) {
-            first_member->assign(program.program.rendezvous_count(), -1);
+            first_member->assign(program.program.rendezvous_count(), engine::kNoTask);
             for (std::size_t t = program.program.size(); t-- > 0;) {
-                const engine::RendezvousId r = program.program.rendezvous_of(static_cast<engine::TaskId>(t));
-                if (r >= 0) {
-                    (*first_member)[static_cast<std::size_t>(r)] = static_cast<engine::TaskId>(t);
+                const engine::TaskId id = engine::TaskId::from_index(t);
+                if (const engine::RendezvousId of = program.program.rendezvous_of(id);
+                    of != engine::kNoRendezvous) {
+                    (*first_member)[of.index()] = id;
                 }
             }
         }
-        const engine::TaskId t = (*first_member)[static_cast<std::size_t>(r)];
-        return t >= 0 ? program.describe(t) : std::string("rendezvous ") + std::to_string(r);
+        const engine::TaskId t = (*first_member)[r.index()];
+        return t != engine::kNoTask ? program.describe(t)
+                                    : std::string("rendezvous ") + std::to_string(r.value());
     };
     return engine::simulate(program.program, options);
 }
 
 std::vector<OpSpan> op_spans(const IterationProgram& program, engine::TaskId task,
                              const engine::TaskTiming& timing) {
-    const TaskShape& shape = program.info.shape(static_cast<std::size_t>(task));
+    const TaskShape& shape = program.info.shape(task.index());
     std::vector<OpSpan> out;
     out.reserve(shape.priced < 0 ? 1 : shape.op_count);
     for_each_op_span(program, shape, timing, [&out](const OpSpan& span) { out.push_back(span); });

@@ -9,6 +9,7 @@
 
 #include "sim/core/huge_page_allocator.h"
 #include "sim/core/units.h"
+#include "sim/engine/program.h"
 #include "sim/parallel/layout.h"
 
 namespace trainsim::program {
@@ -150,9 +151,10 @@ private:
 /// One simulated GPU: its place in the layout and its streams.
 struct SimulatedGpu {
     parallel::Coordinates coordinates;
-    std::int32_t compute_stream = -1;
-    std::int32_t recompute_stream = -1;  // background stream of overlapped recomputation, if any
-    double compute_slowdown = 1.0;       // factor on its kernels' times from variability.mode
+    engine::StreamId compute_stream = engine::kNoStream;
+    // The background stream of overlapped recomputation, if any.
+    engine::StreamId recompute_stream = engine::kNoStream;
+    double compute_slowdown = 1.0;  // factor on its kernels' times from variability.mode
     // What variability.kernel_jitter added to its kernels' times, net (each launch's jittered time minus
     // its price; negative when the draws came out fast on the whole).
     SimTime kernel_jitter = 0;

@@ -137,32 +137,30 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     // Per stream: its GPU's compute or background recompute stream, or neither.
     std::vector<char> compute_stream(streams.size(), 0), recompute_stream(streams.size(), 0);
     for (const program::SimulatedGpu& g : prog.gpus) {
-        compute_stream[static_cast<std::size_t>(g.compute_stream)] = 1;
-        if (g.recompute_stream >= 0) {
-            recompute_stream[static_cast<std::size_t>(g.recompute_stream)] = 1;
+        compute_stream[g.compute_stream.index()] = 1;
+        if (g.recompute_stream != engine::kNoStream) {
+            recompute_stream[g.recompute_stream.index()] = 1;
         }
     }
-    auto stream_of = [&](std::size_t t) {
-        return static_cast<std::size_t>(program.stream(static_cast<engine::TaskId>(t)));
-    };
+    auto stream_of = [&](std::size_t t) { return program.stream(engine::TaskId::from_index(t)).index(); };
     auto gpu_of = [&](std::size_t t) { return static_cast<std::size_t>(streams[stream_of(t)].gpu); };
     auto is_compute = [&](std::size_t t) { return compute_stream[stream_of(t)] != 0; };
     // The task before each task on its stream: a collective often waits behind an earlier one on the
     // same communicator (the gradient-norm all-reduce behind the data-parallel all-reduce).
-    std::vector<engine::TaskId> previous_on_stream(n, -1);
-    std::vector<engine::TaskId> last_on_stream(streams.size(), -1);
+    std::vector<engine::TaskId> previous_on_stream(n, engine::kNoTask);
+    std::vector<engine::TaskId> last_on_stream(streams.size(), engine::kNoTask);
     for (std::size_t t = 0; t < n; ++t) {
         auto& last = last_on_stream[stream_of(t)];
         previous_on_stream[t] = last;
-        last = static_cast<engine::TaskId>(t);
+        last = engine::TaskId::from_index(t);
     }
     std::vector<Breakdown> out(gpus);
     std::vector<SimTime> background(gpus, 0);  // overlapped recomputation run on each GPU
     std::vector<engine::TaskId> background_tasks;
     for (std::size_t t = 0; t < n; ++t) {
         if (recompute_stream[stream_of(t)]) {
-            background[gpu_of(t)] += program.duration(static_cast<engine::TaskId>(t));
-            background_tasks.push_back(static_cast<engine::TaskId>(t));
+            background[gpu_of(t)] += program.duration(engine::TaskId::from_index(t));
+            background_tasks.push_back(engine::TaskId::from_index(t));
         }
     }
     // Idle spans are kept only for GPUs that ran overlapped recomputation, to place it in them.
@@ -183,23 +181,22 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
             return;
         }
         for (std::size_t i = 0; i < waited.size(); ++i) {
-            const engine::TaskId before = previous_on_stream[static_cast<std::size_t>(waited[i])];
-            if (before >= 0 && run.timings[static_cast<std::size_t>(before)].end > from) {
+            const engine::TaskId before = previous_on_stream[waited[i].index()];
+            if (before != engine::kNoTask && run.timings[before.index()].end > from) {
                 waited.push_back(before);
             }
         }
         std::sort(waited.begin(), waited.end(), [&](engine::TaskId x, engine::TaskId y) {
-            return run.timings[static_cast<std::size_t>(x)].start <
-                   run.timings[static_cast<std::size_t>(y)].start;
+            return run.timings[x.index()].start < run.timings[y.index()].start;
         });
         SimTime covered_until = from;
         SimTime exposed = 0;
         for (const engine::TaskId w : waited) {
-            const engine::TaskTiming& timing = run.timings[static_cast<std::size_t>(w)];
+            const engine::TaskTiming& timing = run.timings[w.index()];
             const SimTime start = std::clamp(std::max(timing.start, covered_until), from, to);
             const SimTime end = std::clamp(timing.end, from, to);
             if (end > start) {
-                const Wait kind = wait_of(prog.info.category(static_cast<std::size_t>(w)));
+                const Wait kind = wait_of(prog.info.category(w.index()));
                 charge_exposed(b, kind, to_seconds(end - start));
                 record(covered_until, start, Wait::Peer);
                 record(start, end, kind);
@@ -227,15 +224,15 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         const auto g = gpu_of(t);
         const engine::TaskTiming& timing = run.timings[t];
         waited.clear();
-        for (const engine::TaskId d : prog.program.dependencies(static_cast<engine::TaskId>(t))) {
-            if (!is_compute(static_cast<std::size_t>(d))) {
+        for (const engine::TaskId d : prog.program.dependencies(engine::TaskId::from_index(t))) {
+            if (!is_compute(d.index())) {
                 waited.push_back(d);
             }
         }
         charge_gap(g, previous_end[g], timing.start, waited);
         const TaskCategory category = prog.info.category(t);
         charge_busy(out[g], category, to_seconds(timing.end - timing.start));
-        if (const SimTime s = (timing.end - timing.start) - program.duration(static_cast<engine::TaskId>(t));
+        if (const SimTime s = (timing.end - timing.start) - program.duration(engine::TaskId::from_index(t));
             s != 0 && category != TaskCategory::Host) {
             (category == TaskCategory::Recompute   ? stretch[g].recompute
              : category == TaskCategory::Optimizer ? stretch[g].optimizer
@@ -273,7 +270,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     for (std::size_t t = 0; t < n; ++t) {
         const auto g = gpu_of(t);
         if (!is_compute(t) && run.timings[t].end > previous_end[g]) {
-            trailing[g].push_back(static_cast<engine::TaskId>(t));
+            trailing[g].push_back(engine::TaskId::from_index(t));
         }
     }
     for (std::size_t g = 0; g < gpus; ++g) {
@@ -325,8 +322,8 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     // A background task runs only while its GPU's compute stream is idle (the engine preempts it
     // otherwise), so the idle spans within its [start, end) are exactly where it ran.
     for (const engine::TaskId t : background_tasks) {
-        const auto g = gpu_of(static_cast<std::size_t>(t));
-        const engine::TaskTiming& timing = run.timings[static_cast<std::size_t>(t)];
+        const auto g = gpu_of(t.index());
+        const engine::TaskTiming& timing = run.timings[t.index()];
         const std::vector<IdleSpan>& spans = idle[g];
         auto it = std::partition_point(spans.begin(), spans.end(),
                                        [&](const IdleSpan& s) { return s.to <= timing.start; });

@@ -66,7 +66,7 @@ CriticalPath make_critical_path(const program::IterationProgram& prog, const eng
     std::map<std::int32_t, Seconds> gpu_time;
     const auto& streams = prog.program.streams();
     for (const engine::CriticalStep& step : steps) {
-        const auto t = static_cast<std::size_t>(step.task);
+        const auto t = step.task.index();
         const engine::TaskTiming& timing = run.timings[t];
         const program::TaskCategory category = prog.info.category(t);
         const std::int32_t gpu = prog.info.gpu(t);
@@ -78,7 +78,7 @@ CriticalPath make_critical_path(const program::IterationProgram& prog, const eng
         path.task_ids.push_back(step.task);
 
         const engine::StreamId stream = prog.program.stream(step.task);
-        const std::string stream_name = streams[static_cast<std::size_t>(stream)].name;
+        const std::string stream_name = streams[stream.index()].name;
         const char* category_name = program::to_string(category);
         if (!path.segments.empty() && step.wait_before == 0 && path.segments.back().gpu == gpu &&
             path.segments.back().stream == stream_name && path.segments.back().category == category_name) {

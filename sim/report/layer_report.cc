@@ -25,15 +25,13 @@ LayerReport make_layer_report(const config::Scenario& sc, const cost::CostModel&
             recompute += timing.end - timing.start;
         }
         const std::string& stream =
-            prog.program
-                .streams()[static_cast<std::size_t>(prog.program.stream(static_cast<engine::TaskId>(t)))]
-                .name;
-        for (const program::OpSpan& span : program::op_spans(prog, static_cast<engine::TaskId>(t), timing)) {
+            prog.program.streams()[prog.program.stream(engine::TaskId::from_index(t)).index()].name;
+        for (const program::OpSpan& span : program::op_spans(prog, engine::TaskId::from_index(t), timing)) {
             // A task without ops (the host-bound idle before a list, a pipeline transfer) is named
             // by its description, as the traces name it.
             const bool op = span.op != nullptr;
             r.ops.push_back(LayerOpTiming{
-                op ? span.op->name : prog.describe(static_cast<engine::TaskId>(t)), stream,
+                op ? span.op->name : prog.describe(engine::TaskId::from_index(t)), stream,
                 program::to_string(info.phase), program::to_string(info.category), to_seconds(span.start),
                 to_seconds(span.end - span.start), op ? span.op->flops() : Flops{}});
         }

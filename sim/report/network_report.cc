@@ -33,7 +33,7 @@ NetworkReport make_network_report(const program::IterationProgram& program, cons
     const engine::Program& p = program.program;
     SimTime tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;
     for (std::size_t t = 0; t < p.size(); ++t) {
-        const auto task = static_cast<engine::TaskId>(t);
+        const auto task = engine::TaskId::from_index(t);
         const engine::RendezvousId rv = p.rendezvous_of(task);
         if (rv == engine::kNoRendezvous || p.rendezvous_flow(rv) == engine::kNoFlow) {
             continue;

@@ -41,7 +41,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
     auto in_window = [&](const engine::TaskTiming& t) { return options.overlaps(t); };
     std::vector<bool> on_path(critical.empty() ? 0 : prog.program.size(), false);
     for (const engine::TaskId t : critical) {
-        on_path[static_cast<std::size_t>(t)] = true;
+        on_path[t.index()] = true;
     }
     // Streamed event by event: a 2240-GPU unfolded trace does not fit comfortably in one json object.
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
@@ -76,7 +76,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
             continue;
         }
         const program::TaskInfo& info = prog.info[t];
-        const auto id = static_cast<engine::TaskId>(t);
+        const auto id = engine::TaskId::from_index(t);
         // One slice per op: a compute segment is expanded back into its kernels.
         for (const program::OpSpan& span : program::op_spans(prog, id, run.timings[t])) {
             nlohmann::json args = {{"phase", program::to_string(info.phase)},
@@ -99,7 +99,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"name", name},
                   {"cat", program::to_string(info.category)},
                   {"pid", info.gpu},
-                  {"tid", prog.program.stream(id)},
+                  {"tid", prog.program.stream(id).value()},
                   {"ts", static_cast<double>(span.start) / 1e3},  // microseconds
                   {"dur", static_cast<double>(span.end - span.start) / 1e3},
                   {"args", args}});
@@ -111,7 +111,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
         emit({{"ph", "M"}, {"name", "process_name"}, {"pid", pid}, {"args", {{"name", "critical path"}}}});
         emit({{"ph", "M"}, {"name", "process_sort_index"}, {"pid", pid}, {"args", {{"sort_index", -1}}}});
         for (const engine::TaskId id : critical) {
-            const auto t = static_cast<std::size_t>(id);
+            const auto t = id.index();
             const program::TaskInfo& info = prog.info[t];
             const engine::TaskTiming& timing = run.timings[t];
             if (!in_window(timing)) {
@@ -128,8 +128,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                    {{"phase", program::to_string(info.phase)},
                     {"stage", prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp},
                     {"gpu", info.gpu},
-                    {"stream",
-                     prog.program.streams()[static_cast<std::size_t>(prog.program.stream(id))].name}}}});
+                    {"stream", prog.program.streams()[prog.program.stream(id).index()].name}}}});
         }
     }
     const std::vector<memory::ActivationTimeline> memory = memory::activation_timelines(prog, run);

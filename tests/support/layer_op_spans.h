@@ -20,7 +20,7 @@ layer_zero_spans(const program::IterationProgram& prog, const engine::RunResult&
             continue;
         }
         for (const program::OpSpan& s :
-             program::op_spans(prog, static_cast<engine::TaskId>(t), run.timings[t])) {
+             program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (s.op != nullptr) {
                 spans[s.op->name] = s;
             }
