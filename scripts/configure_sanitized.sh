@@ -24,14 +24,15 @@ fi
 # that assertions run as well. The tests' own code (set-up and assertions) is compiled at -O0, 2.6x faster.
 # No CUDA: its kernels need a GPU to run, and the CUDA runtime needs ASan's shadow-gap protection off;
 # scripts/build.sh compiles them where CUDA is found.
-# Unity builds (TRAINSIM_UNITY_BUILD, CMakeLists.txt) are not turned on here yet: they compile the libraries
-# 29 % faster, but a file-local helper of one file can silently capture another file's calls (MoeKeys failed
-# so until megatron_pipeline_split.cc's show was renamed), and the whole suite has not yet passed with them.
+# The libraries and commands compile as unity batches (TRAINSIM_UNITY_BUILD, CMakeLists.txt): their shared
+# headers and templates are compiled and instrumented once per batch, not once per file. The one way a batch
+# could change what a file means, a file-local function capturing another file's call, is refused in every
+# build by the test lint.UnityBatchesCannotCaptureACall (scripts/check_unity_names.py).
 cmake -S . -B build-asan -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
   -DCMAKE_CXX_FLAGS="$sanitizers -fno-omit-frame-pointer" \
   -DCMAKE_EXE_LINKER_FLAGS="$sanitizers" \
   -DTRAINSIM_BUILD_TESTS=ON -DTRAINSIM_TEST_OPTIMIZATION=-O0 -DTRAINSIM_BUILD_BENCHMARKS=ON \
-  -DTRAINSIM_BUILD_CALIBRATE=ON -DTRAINSIM_WITH_CUDA=OFF -DTRAINSIM_BUILD_FUZZERS=$fuzzers \
+  -DTRAINSIM_BUILD_CALIBRATE=ON -DTRAINSIM_WITH_CUDA=OFF -DTRAINSIM_BUILD_FUZZERS=$fuzzers -DTRAINSIM_UNITY_BUILD=ON \
   -DTRAINSIM_PYTHON_TEST_PRELOAD="$preload" > /dev/null
 echo "$cxx"

@@ -21,7 +21,7 @@ Placement directive_placement(const Directive& d) {
                : Placement::OutOfPlace;
 }
 
-std::vector<const CollectiveMeasurement*> select(const MeasurementSet& m, Placement placement) {
+std::vector<const CollectiveMeasurement*> select_inter_node(const MeasurementSet& m, Placement placement) {
     std::vector<const CollectiveMeasurement*> out;
     for (const CollectiveMeasurement& c : m.collectives) {
         if (c.op == cost::CollectiveKind::AllReduce && c.scope() == cost::Scope::InterNode &&
@@ -98,7 +98,7 @@ void fit_nic(FitState& state) {
     double best = 0.0;
     const CollectiveMeasurement* best_record = nullptr;
     std::vector<std::string> ids;
-    for (const auto* c : select(state.measurements(), directive_placement(d))) {
+    for (const auto* c : select_inter_node(state.measurements(), directive_placement(d))) {
         if (const auto free = latency_free(state, *c, kNicPath)) {
             const double per_rail = free->busbw_GBps / rails_of(*c, nics);
             if (per_rail > best) {
@@ -136,7 +136,7 @@ void fit_busbw_curve(FitState& state) {
     }
     const Directive d(kBusbwCurvePath, *node, state.json());
     const std::string normalize = d.text("normalize", "rails", {"rails", "peak"});
-    const auto records = select(state.measurements(), directive_placement(d));
+    const auto records = select_inter_node(state.measurements(), directive_placement(d));
     std::vector<Sample> samples;
     std::vector<std::string> ids;
     std::string description;

@@ -32,7 +32,7 @@ Placement placement_of(const Directive& d) {
 }
 
 // Intra-node records of `op` with an absolute time at `placement`.
-std::vector<const CollectiveMeasurement*> select(const MeasurementSet& m, cost::CollectiveKind op,
+std::vector<const CollectiveMeasurement*> select_intra_node(const MeasurementSet& m, cost::CollectiveKind op,
                                                  Placement placement) {
     std::vector<const CollectiveMeasurement*> out;
     for (const CollectiveMeasurement& c : m.collectives) {
@@ -70,7 +70,7 @@ void fit_table(FitState& state) {
     }
     const Directive d(kTablePath, *node, state.json());
     const Placement placement = placement_of(d);
-    const auto records = select(state.measurements(), cost::CollectiveKind::AllReduce, placement);
+    const auto records = select_intra_node(state.measurements(), cost::CollectiveKind::AllReduce, placement);
     const int ranks = table_ranks(d, records);
     // "busbw": the printed busbw column where a record kept it (3 or more digits), as the shipped A100 table
     // was built; "time" (the default): S·f / t from the time column, which has more digits and is never the
@@ -117,7 +117,7 @@ void fit_group_size(FitState& state) {
     }
     const Directive d(kGroupPath, *node, state.json());
     d.expect({"placement", "ranks"});
-    const auto records = select(state.measurements(), cost::CollectiveKind::AllReduce, placement_of(d));
+    const auto records = select_intra_node(state.measurements(), cost::CollectiveKind::AllReduce, placement_of(d));
     const int ranks = table_ranks(d, records);
     if (records.empty() || ranks < 2) {
         d.fail("has no intra-node all_reduce measurements in the inputs");
@@ -172,7 +172,7 @@ void fit_latency(FitState& state) {
     std::vector<LatencyRow> rows;
     for (const auto op : {cost::CollectiveKind::AllReduce, cost::CollectiveKind::AllGather,
                           cost::CollectiveKind::ReduceScatter}) {
-        for (const auto* c : select(state.measurements(), op, placement)) {
+        for (const auto* c : select_intra_node(state.measurements(), op, placement)) {
             const auto bytes = static_cast<double>(c->bytes);
             if ((op == cost::CollectiveKind::AllReduce && c->ranks == n0) || bytes < table.x.front() ||
                 bytes > table.x.back()) {
@@ -287,7 +287,7 @@ void fit_p2p(FitState& state) {
     if (const auto node = state.directive_node(kP2pPath)) {
         const Directive d(kP2pPath, *node, state.json());
         d.expect({"placement", "decimals", "significant"});
-        const auto records = select(state.measurements(), cost::CollectiveKind::SendRecv, placement_of(d));
+        const auto records = select_intra_node(state.measurements(), cost::CollectiveKind::SendRecv, placement_of(d));
         if (records.empty()) {
             d.fail("has no intra-node send_recv measurements in the inputs");
         }
@@ -311,7 +311,7 @@ void fit_p2p(FitState& state) {
     if (const auto node = state.directive_node(kP2pLatencyPath)) {
         const Directive d(kP2pLatencyPath, *node, state.json());
         d.expect({"placement", "decimals", "significant"});
-        const auto records = select(state.measurements(), cost::CollectiveKind::SendRecv, placement_of(d));
+        const auto records = select_intra_node(state.measurements(), cost::CollectiveKind::SendRecv, placement_of(d));
         const double bw = state.value(kP2pPath, kP2pLatencyPath);
         // t = α + S / B with B held: α is the weighted mean of t − S/B, weights 1/t² (relative residuals).
         double sum = 0.0;

@@ -24,7 +24,7 @@ std::string trim(std::string_view s) {
     return std::string(s.substr(b, s.find_last_not_of(" \t\r") - b + 1));
 }
 
-std::vector<std::string> split(const std::string& line) {
+std::vector<std::string> split_columns(const std::string& line) {
     std::vector<std::string> out;
     std::stringstream in(line);
     std::string field;
@@ -50,7 +50,7 @@ std::vector<std::string> header_columns(const std::string& line) {
         }
         body = body.substr(colon + 2);
     }
-    std::vector<std::string> cols = split(body);
+    std::vector<std::string> cols = split_columns(body);
     for (std::string& c : cols) {
         c = lower(c);
     }
@@ -62,7 +62,7 @@ std::vector<std::string> header_columns(const std::string& line) {
     return has("m") && has("n") && has("k") && has("us") && rate ? cols : std::vector<std::string>{};
 }
 
-std::optional<double> number(const std::string& s) {
+std::optional<double> parse_number(const std::string& s) {
     double v = 0.0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec != std::errc() || end != s.data() + s.size()) {
@@ -72,7 +72,7 @@ std::optional<double> number(const std::string& s) {
 }
 
 // hipBLASLt's type names (hipDataType spelled by the client) to the names the fits use.
-std::string dtype_of(const std::string& t) {
+std::string blas_dtype_of(const std::string& t) {
     if (t == "bf16_r") {
         return "bf16";
     }
@@ -126,7 +126,7 @@ MeasurementSet parse_blas_bench_table(const std::string& text, const std::string
             std::string_view("NTC").find(body[0]) == std::string_view::npos || body[1] != ',') {
             continue;
         }
-        const std::vector<std::string> f = split(body);
+        const std::vector<std::string> f = split_columns(body);
         if (f.size() != cols.size()) {
             bad.push_back("line " + std::to_string(at) + " (" + std::to_string(f.size()) +
                           " fields, header has " + std::to_string(cols.size()) + ")");
@@ -137,7 +137,7 @@ MeasurementSet parse_blas_bench_table(const std::string& text, const std::string
             if (!i) {
                 return std::nullopt;
             }
-            const auto v = number(f[*i]);
+            const auto v = parse_number(f[*i]);
             return v && *v > 0.0 ? v : std::nullopt;
         };
         const auto m = positive("m");
@@ -153,7 +153,7 @@ MeasurementSet parse_blas_bench_table(const std::string& text, const std::string
                    static_cast<std::int64_t>(*k),
                    static_cast<std::int64_t>(positive("batch_count").value_or(1.0))};
         if (const auto a = column("a_type")) {
-            g.dtype = dtype_of(f[*a]);
+            g.dtype = blas_dtype_of(f[*a]);
         }
         g.seconds = *us * kSecondsPerMicrosecond;
         g.origin.source_id = id;

@@ -65,7 +65,7 @@ std::optional<GemmCall> linear(const Dims& x, const Dims& w) {
     return g;
 }
 
-std::string lower(std::string_view s) {
+std::string ascii_lower(std::string_view s) {
     std::string out(s);
     std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::tolower(c); });
     return out;
@@ -74,7 +74,7 @@ std::string lower(std::string_view s) {
 }  // namespace
 
 std::string dtype_name(std::string_view t) {
-    const std::string s = lower(t);
+    const std::string s = ascii_lower(t);
     if (s.find("bfloat16") != std::string::npos) {
         return "bf16";
     }
@@ -94,7 +94,7 @@ std::string dtype_name(std::string_view t) {
 }
 
 int element_bytes(std::string_view dtype) {
-    const std::string s = lower(dtype);
+    const std::string s = ascii_lower(dtype);
     if (s == "double" || s == "long" || s == "int64" || s == "float64") {
         return 8;
     }
@@ -112,7 +112,7 @@ int element_bytes(std::string_view dtype) {
 }
 
 bool is_gemm_kernel(std::string_view kernel_name) {
-    std::string s = lower(kernel_name);
+    std::string s = ascii_lower(kernel_name);
     // FBGEMM's embedding and sparse kernels (fbgemm_gpu::permute_2D_*, split_embedding_*) are not GEMMs.
     for (std::size_t at = s.find("fbgemm"); at != std::string::npos; at = s.find("fbgemm", at)) {
         s.erase(at, 6);

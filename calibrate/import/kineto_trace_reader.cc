@@ -79,13 +79,13 @@ std::string text(const Json& object, const char* key) {
     return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-std::string lower(std::string s) {
+std::string lowercase(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;
 }
 
 Vendor vendor_of(const std::string& device_name) {
-    const std::string n = lower(device_name);
+    const std::string n = lowercase(device_name);
     if (n.find("mtia") != std::string::npos) {
         return Vendor::Mtia;
     }
@@ -145,7 +145,7 @@ public:
         static const Json kNoArgs = Json::object();
         const auto args_it = e.find("args");
         const Json& args = args_it != e.end() && args_it->is_object() ? *args_it : kNoArgs;
-        const std::string cat = lower(text(e, "cat"));
+        const std::string cat = lowercase(text(e, "cat"));
         if (args.contains("phase") && args.contains("category")) {
             labelled(e, args);
         } else if (cat == "kernel" || cat == "gpu_memcpy" || cat == "memcpy" || cat == "gpu_memset" ||

@@ -2,19 +2,11 @@
 
 #include <string>
 
-#include "sim/core/input_error.h"
+#include "sim/config/rule_text.h"
 
 namespace trainsim::config {
 
 namespace {
-
-std::string show(std::string_view path, std::int64_t value) {
-    return std::string(path) + "=" + std::to_string(value);
-}
-
-[[noreturn]] void fail(const std::string& message) {
-    throw InputError(message);
-}
 
 constexpr std::string_view kEp = "parallelism.expert_model_parallel_size";
 constexpr std::string_view kEtp = "parallelism.expert_tensor_parallel_size";

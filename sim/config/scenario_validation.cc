@@ -6,35 +6,14 @@
 #include <vector>
 
 #include "sim/config/moe_validation.h"
+#include "sim/config/rule_text.h"
 #include "sim/config/scenario.h"
 #include "sim/config/scenario_enums.h"
 #include "sim/config/section_reader.h"
-#include "sim/core/input_error.h"
 
 namespace trainsim::config {
 
 namespace {
-
-struct Factor {
-    std::string_view path;
-    std::int64_t value;
-};
-
-std::string show(std::string_view path, std::int64_t value) {
-    return std::string(path) + "=" + std::to_string(value);
-}
-
-std::string show(const Factor& f) {
-    return show(f.path, f.value);
-}
-
-std::string show(const std::vector<Factor>& factors) {
-    std::string text;
-    for (const auto& f : factors) {
-        text += (text.empty() ? "" : " × ") + show(f);
-    }
-    return text;
-}
 
 // "a=2" when `optional` is 1 (its default), else "a=2 × b=3 = 6".
 std::string times_text(const Factor& first, const Factor& optional) {
@@ -60,10 +39,6 @@ Factor data_parallel(const Scenario& s) {
 
 std::string quoted(const char* name) {
     return std::string("\"") + name + "\"";
-}
-
-[[noreturn]] void fail(const std::string& message) {
-    throw InputError(message);
 }
 
 void check_names(const Scenario& s) {

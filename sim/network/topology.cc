@@ -6,7 +6,7 @@
 
 namespace trainsim::network {
 
-const char* to_string(FabricKind k) {
+const char* kind_name(FabricKind k) {
     switch (k) {
     case FabricKind::RailOptimized:
         return "rail_optimized";
@@ -18,7 +18,7 @@ const char* to_string(FabricKind k) {
 
 namespace {
 
-const char* to_string(VertexKind k) {
+const char* kind_name(VertexKind k) {
     switch (k) {
     case VertexKind::Gpu:
         return "gpu";
@@ -150,7 +150,7 @@ std::string Topology::link_name(LinkId l) const {
     const LinkRecord& r = links_[static_cast<std::size_t>(l)];
     auto name = [&](Vertex v) {
         const VertexProps& p = graph_[v];
-        return std::string(to_string(p.kind)) + " " + std::to_string(p.index);
+        return std::string(kind_name(p.kind)) + " " + std::to_string(p.index);
     };
     return name(r.from) + " -> " + name(r.to);
 }

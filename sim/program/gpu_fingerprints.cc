@@ -9,7 +9,7 @@ namespace {
 constexpr std::uint64_t kOffset = 0xcbf29ce484222325ULL;
 constexpr std::uint64_t kPrime = 0x100000001b3ULL;
 
-void mix(std::uint64_t& h, std::uint64_t value) {
+void mix_into(std::uint64_t& h, std::uint64_t value) {
     for (int byte = 0; byte < 8; ++byte) {
         h ^= (value >> (8 * byte)) & 0xffU;
         h *= kPrime;
@@ -30,9 +30,9 @@ std::vector<std::uint64_t> gpu_fingerprints(const IterationProgram& program, con
         });
         std::uint64_t& h = hashes[static_cast<std::size_t>(r.gpu)];
         for (const std::size_t t : order) {
-            mix(h, t);
-            mix(h, static_cast<std::uint64_t>(run.timings[t].start));
-            mix(h, static_cast<std::uint64_t>(run.timings[t].end));
+            mix_into(h, t);
+            mix_into(h, static_cast<std::uint64_t>(run.timings[t].start));
+            mix_into(h, static_cast<std::uint64_t>(run.timings[t].end));
         }
     }
     return hashes;

@@ -6,7 +6,7 @@
 namespace trainsim::program {
 namespace {
 
-std::uint64_t mix(std::uint64_t h) {  // splitmix64's finalizer
+std::uint64_t splitmix64_finalize(std::uint64_t h) {  // splitmix64's finalizer
     h ^= h >> 30;
     h *= 0xbf58476d1ce4e5b9ULL;
     h ^= h >> 27;
@@ -31,9 +31,9 @@ RendezvousChannel RendezvousChannel::transfer(std::int32_t direction, std::int64
 }
 
 std::size_t RendezvousTable::home(const RendezvousChannel& channel) const {
-    std::uint64_t h = mix(static_cast<std::uint64_t>(static_cast<std::int64_t>(channel.kind)));
-    h = mix(h ^ static_cast<std::uint64_t>(channel.first));
-    h = mix(h ^ static_cast<std::uint64_t>(channel.second));
+    std::uint64_t h = splitmix64_finalize(static_cast<std::uint64_t>(static_cast<std::int64_t>(channel.kind)));
+    h = splitmix64_finalize(h ^ static_cast<std::uint64_t>(channel.first));
+    h = splitmix64_finalize(h ^ static_cast<std::uint64_t>(channel.second));
     return static_cast<std::size_t>(h) & (index_.size() - 1);
 }
 

@@ -40,7 +40,7 @@ std::vector<std::pair<std::string, Seconds>> named_shares(const CriticalPathShar
             {"wait", s.wait}};
 }
 
-std::string fmt(const char* format, double v) {
+std::string format_value(const char* format, double v) {
     char buffer[64];
     std::snprintf(buffer, sizeof buffer, format, v);
     return buffer;
@@ -141,19 +141,19 @@ nlohmann::ordered_json to_json(const CriticalPath& path) {
 
 void write_text(std::ostream& out, const CriticalPath& path, std::size_t max_segments) {
     const double total = path.length.value;
-    out << "critical path: " << fmt("%.4f s", total) << " over " << path.tasks << " tasks, "
+    out << "critical path: " << format_value("%.4f s", total) << " over " << path.tasks << " tasks, "
         << path.gpus.size() << " GPU(s); biggest share: " << path.biggest_share() << "\n";
     for (const auto& [name, time] : named_shares(path.shares)) {
         if ((name == "cp_comm" || name == "ep_comm") && time.value == 0.0) {
             continue;  // only runs with context or expert parallelism have them
         }
-        out << "    " << name << std::string(12 - name.size(), ' ') << fmt("%12.3f ms", time.value * 1e3)
-            << fmt("  %5.1f %%", total > 0 ? 100.0 * time.value / total : 0.0) << "\n";
+        out << "    " << name << std::string(12 - name.size(), ' ') << format_value("%12.3f ms", time.value * 1e3)
+            << format_value("  %5.1f %%", total > 0 ? 100.0 * time.value / total : 0.0) << "\n";
     }
     out << "  GPUs on the path (time spent there):\n";
     for (const CriticalGpu& g : path.gpus) {
         out << "    stage " << g.stage << " tp " << g.tp << " dp " << g.dp
-            << fmt("  %12.3f ms", g.time.value * 1e3) << "\n";
+            << format_value("  %12.3f ms", g.time.value * 1e3) << "\n";
     }
     out << "  segments (" << path.segments.size() << "):\n";
     for (std::size_t i = 0; i < path.segments.size(); ++i) {
@@ -162,13 +162,13 @@ void write_text(std::ostream& out, const CriticalPath& path, std::size_t max_seg
             break;
         }
         const CriticalSegment& s = path.segments[i];
-        out << fmt("    %10.3f", s.start.value * 1e3) << fmt(" – %10.3f ms", s.end.value * 1e3) << "  stage "
+        out << format_value("    %10.3f", s.start.value * 1e3) << format_value(" – %10.3f ms", s.end.value * 1e3) << "  stage "
             << s.stage << " " << s.stream << "  " << s.category << "  " << s.first_task;
         if (s.tasks > 1) {
             out << " .. " << s.last_task << " (" << s.tasks << " tasks)";
         }
         if (s.wait_before.value > 0) {
-            out << fmt("  after waiting %.3f ms", s.wait_before.value * 1e3);
+            out << format_value("  after waiting %.3f ms", s.wait_before.value * 1e3);
         }
         out << "\n";
     }

@@ -35,7 +35,7 @@ Terms terms_of(const config::Scenario& sc) {
 // 4Bs²·a·d: three times this plus the logits is Megatron-LM's num_floating_point_operations
 // (training.py, the dense form with group_query_attention and swiglu: 12·B·s·L·h²·((1 + g/a + s/h)·a·d/h +
 // 3f/(2h) + V/(2Lh))), the "Model TFLOP/s/GPU" NeMo publishes; the causal mask is not halved there.
-double layer_forward(const Terms& t) {
+double layer_forward_flops(const Terms& t) {
     return 8.0 * t.B * t.s * t.h * t.h * t.projections + 4.0 * t.B * t.s * t.h * t.f * t.mlp +
            4.0 * t.B * t.s * t.s * t.h * t.attention;
 }
@@ -127,7 +127,7 @@ Flops model_flops_per_iteration(const config::Scenario& sc) {
     }
     // Eq. 7: 72·B·L·s·h²·(1 + s/(6h) + V/(12hL)) = 3 × L layer forwards + the logits' forward and backward.
     const Terms t = terms_of(sc);
-    return Flops{3.0 * t.L * layer_forward(t) + logits_training(t)};
+    return Flops{3.0 * t.L * layer_forward_flops(t) + logits_training(t)};
 }
 
 Flops hardware_flops_per_iteration(const config::Scenario& sc) {
@@ -151,7 +151,7 @@ Flops hardware_flops_per_iteration(const config::Scenario& sc) {
         return Flops{model_flops_per_iteration(sc).value + 3.0 * t.L * attention_forward(t)};
     case config::RecomputeGranularity::Full:
         // Narayanan Eq. 3: 96·B·s·l·h²·(1 + s/(6h) + V/(16lh)), the layers' forward counted twice.
-        return Flops{4.0 * t.L * layer_forward(t) + logits_training(t)};
+        return Flops{4.0 * t.L * layer_forward_flops(t) + logits_training(t)};
     default:
         return model_flops_per_iteration(sc);
     }

@@ -4,7 +4,7 @@ namespace trainsim::workload {
 
 namespace {
 
-std::int64_t norm(const config::ModelConfig& m, std::int64_t width) {
+std::int64_t norm_weight_count(const config::ModelConfig& m, std::int64_t width) {
     return m.normalization == config::Normalization::RMSNorm ? width : 2 * width;
 }
 
@@ -15,7 +15,7 @@ struct LayerParameters {
 
 LayerParameters layer(const config::ModelConfig& m, bool moe_mlp) {
     const std::int64_t h = m.hidden_size;
-    const std::int64_t common = attention_parameters(m) + 2 * norm(m, h);
+    const std::int64_t common = attention_parameters(m) + 2 * norm_weight_count(m, h);
     if (!moe_mlp) {
         const std::int64_t dense = common + expert_parameters(m, m.ffn_hidden_size);
         return {dense, dense};
@@ -52,9 +52,9 @@ std::int64_t attention_parameters(const config::ModelConfig& m) {
         const config::MlaConfig& x = *m.mla;
         const std::int64_t q_width = a * (x.qk_head_dim + x.qk_pos_emb_head_dim);
         const std::int64_t q = x.q_lora_rank
-                                   ? h * *x.q_lora_rank + norm(m, *x.q_lora_rank) + *x.q_lora_rank * q_width
+                                   ? h * *x.q_lora_rank + norm_weight_count(m, *x.q_lora_rank) + *x.q_lora_rank * q_width
                                    : h * q_width;
-        const std::int64_t kv = h * (x.kv_lora_rank + x.qk_pos_emb_head_dim) + norm(m, x.kv_lora_rank) +
+        const std::int64_t kv = h * (x.kv_lora_rank + x.qk_pos_emb_head_dim) + norm_weight_count(m, x.kv_lora_rank) +
                                 x.kv_lora_rank * a * (x.qk_head_dim + x.v_head_dim);
         return q + kv + a * x.v_head_dim * h + bias * h;
     }
@@ -62,7 +62,7 @@ std::int64_t attention_parameters(const config::ModelConfig& m) {
     const std::int64_t qkv = (h + bias) * (a + 2 * m.query_groups()) * d;
     const std::int64_t proj = a * d * h + bias * h;
     // qk_layernorm normalises each head's query and key with one shared weight of width d each.
-    const std::int64_t qk_norm = m.qk_layernorm ? 2 * norm(m, d) : 0;
+    const std::int64_t qk_norm = m.qk_layernorm ? 2 * norm_weight_count(m, d) : 0;
     return qkv + proj + qk_norm;
 }
 
@@ -73,7 +73,7 @@ ModelParameters model_parameters(const config::ModelConfig& m) {
         m.padded_vocab_size * h +
         (m.position_embedding_type == config::PositionEmbeddingType::LearnedAbsolute ? m.seq_length * h : 0);
     const std::int64_t output = m.untie_embeddings_and_output_weights ? m.padded_vocab_size * h : 0;
-    out.total = out.active = embedding + output + norm(m, h);
+    out.total = out.active = embedding + output + norm_weight_count(m, h);
     bool last_is_moe = false;
     for (std::int64_t i = 0; i < m.num_layers; ++i) {
         last_is_moe = m.moe && m.moe->layer_is_moe[static_cast<std::size_t>(i)];
@@ -82,8 +82,8 @@ ModelParameters model_parameters(const config::ModelConfig& m) {
         out.active += l.active;
     }
     // Megatron-Core's MTP layer: norms of the embedding and of the hidden state, the 2h → h projection,
-    // one transformer layer of the last layer's kind, and its own final norm (DeepSeek-V3 §2.2).
-    const std::int64_t mtp_layer = 2 * norm(m, h) + 2 * h * h + layer(m, last_is_moe).total + norm(m, h);
+    // one transformer layer of the last layer's kind, and its own final norm_weight_count (DeepSeek-V3 §2.2).
+    const std::int64_t mtp_layer = 2 * norm_weight_count(m, h) + 2 * h * h + layer(m, last_is_moe).total + norm_weight_count(m, h);
     out.mtp = m.mtp_num_layers * mtp_layer;
     return out;
 }

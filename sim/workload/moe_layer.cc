@@ -17,14 +17,14 @@ using cost::GemmClass;
 using cost::MemoryBoundKind;
 using cost::TokenDim;
 
-std::string activation_name(const LayerShape& x) {
+std::string expert_activation_name(const LayerShape& x) {
     return x.swiglu ? "experts.swiglu" : "experts.gelu";
 }
 
 // The experts' activation: reads fc1's output (f_in wide) and writes f per row, each row weighted by its
 // routing probability (experts.py bias_act_func with permuted_probs, e.g. weighted_bias_swiglu_impl).
 void expert_activation(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z, Bytes saved) {
-    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu, z.R_pad * (z.f_in + z.f) * kActivationBytes,
+    ops.memory(expert_activation_name(x), MemoryBoundKind::BiasGelu, z.R_pad * (z.f_in + z.f) * kActivationBytes,
                saved);
 }
 
@@ -122,7 +122,7 @@ void moe_mlp_backward(OpListBuilder& ops, const LayerShape& x, const SelectiveRe
     }
     ops.grouped_gemm("experts.fc2.dgrad", {z.rows, z.f, z.h, z.L}, expert_gemms(z, TokenDim::M));
     ops.grouped_gemm("experts.fc2.wgrad", {z.f, z.h, z.rows, z.L}, expert_gemms(z, TokenDim::K));
-    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
+    ops.memory(expert_activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
                z.R_pad * (z.f + 2 * z.f_in) * kActivationBytes);
     ops.grouped_gemm("experts.fc1.dgrad", {z.rows, z.h, z.f_in, z.L}, expert_gemms(z, TokenDim::M));
     ops.grouped_gemm("experts.fc1.wgrad", {z.h, z.f_in, z.rows, z.L}, expert_gemms(z, TokenDim::K));

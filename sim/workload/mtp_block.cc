@@ -21,7 +21,7 @@ using cost::CollectiveKind;
 using cost::MemoryBoundKind;
 
 // Appends `from` to `to`, its names prefixed "mtp." and its dependencies moved by the ops before it.
-void append(OpList& to, OpList from, bool recompute = false, bool keep_saved = true) {
+void append_ops(OpList& to, OpList from, bool recompute = false, bool keep_saved = true) {
     const auto offset = static_cast<std::int32_t>(to.size());
     for (Op& op : from) {
         op.name = "mtp." + op.name;
@@ -167,7 +167,7 @@ LayerShape mtp_layer_shape(const config::Scenario& sc) {
 
 OpList mtp_forward(const LayerShape& x, MtpRecompute recompute) {
     OpList out;
-    append(out, embedding_forward(x));
+    append_ops(out, embedding_forward(x));
     const bool checkpointed = recompute == MtpRecompute::Checkpointed;
     // Under the checkpoint (tensor_parallel.checkpoint of _proj_and_transformer_layer) nothing from the
     // projection to the final norm is kept but the checkpoint's two inputs, the embedding and the
@@ -176,21 +176,21 @@ OpList mtp_forward(const LayerShape& x, MtpRecompute recompute) {
     if (checkpointed) {
         projection.front().saved_bytes = Bytes{x.sequence_sharded_elements() * kActivationBytes};
     }
-    append(out, std::move(projection));
-    append(out, checkpointed ? layer_forward_unsaved(x) : layer_forward(x, layer_policy(recompute)));
+    append_ops(out, std::move(projection));
+    append_ops(out, checkpointed ? layer_forward_unsaved(x) : layer_forward(x, layer_policy(recompute)));
     // The final norm (first op of the output layer's list) runs inside the checkpoint too.
     OpList output = output_forward(x);
     if (checkpointed) {
         output.front().saved_bytes = Bytes{0};
     }
-    append(out, std::move(output));
-    append(out, acceptance_count(x));
+    append_ops(out, std::move(output));
+    append_ops(out, acceptance_count(x));
     return out;
 }
 
 OpList mtp_backward(const LayerShape& x, MtpRecompute recompute) {
     OpList out;
-    append(out, output_backward(x));
+    append_ops(out, output_backward(x));
     if (recompute == MtpRecompute::Checkpointed) {
         // The checkpoint's backward starts when the logits' input gradient reaches the final norm's
         // output: it runs the projection, the layer and the final norm forward again, then their backward.
@@ -198,16 +198,16 @@ OpList mtp_backward(const LayerShape& x, MtpRecompute recompute) {
         out.pop_back();
         OpList projection = projection_forward(x, true);
         projection.front().saved_bytes = Bytes{0};  // enorm's input: the checkpoint holds it
-        append(out, std::move(projection), /*recompute=*/true);
-        append(out, layer_full_recompute(x, /*input_is_checkpoint=*/false), /*recompute=*/true);
+        append_ops(out, std::move(projection), /*recompute=*/true);
+        append_ops(out, layer_full_recompute(x, /*input_is_checkpoint=*/false), /*recompute=*/true);
         OpList norm = output_forward(x);
         norm.resize(1);  // the final norm alone
-        append(out, std::move(norm), /*recompute=*/true);
+        append_ops(out, std::move(norm), /*recompute=*/true);
         out.push_back(std::move(final_norm_backward));  // its `after` points before the recompute
     }
-    append(out, layer_backward(x, layer_policy(recompute)));
-    append(out, projection_backward(x));
-    append(out, embedding_backward(x));
+    append_ops(out, layer_backward(x, layer_policy(recompute)));
+    append_ops(out, projection_backward(x));
+    append_ops(out, embedding_backward(x));
     return out;
 }
 
