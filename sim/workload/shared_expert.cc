@@ -29,7 +29,7 @@ SharedSizes shared_sizes(const LayerShape& x) {
     return z;
 }
 
-std::string activation_name(const LayerShape& x) {
+std::string shared_expert_activation_name(const LayerShape& x) {
     return x.swiglu ? "shared_expert.swiglu" : "shared_expert.gelu";
 }
 
@@ -38,12 +38,12 @@ bool gathers_input(const LayerShape& x) {
 }
 
 void activation_forward(OpListBuilder& ops, const LayerShape& x, const SharedSizes& z, Bytes saved) {
-    ops.memory(activation_name(x), MemoryBoundKind::BiasGelu,
+    ops.memory(shared_expert_activation_name(x), MemoryBoundKind::BiasGelu,
                z.sb * (z.local_in + z.local) * kActivationBytes, saved);
 }
 
 void activation_backward(OpListBuilder& ops, const LayerShape& x, const SharedSizes& z) {
-    ops.memory(activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
+    ops.memory(shared_expert_activation_name(x) + ".bwd", MemoryBoundKind::BiasGelu,
                z.sb * (z.local + 2 * z.local_in) * kActivationBytes);
 }
 
