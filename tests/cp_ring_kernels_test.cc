@@ -82,8 +82,8 @@ TEST(CpRingKernels, RingLayerRunsThemWithTheRanksTensors) {
 TEST(CpRingKernels, PricedAsStreamingKernels) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const workload::LayerShape x = workload::layer_shape_of(cp_scenario(2));
-    const workload::Op& merge =
-        op_named(workload::layer_forward(x, RecomputeGranularity::None), "attn.cp_out_merge");
+    const workload::OpList forward = workload::layer_forward(x, RecomputeGranularity::None);
+    const workload::Op& merge = op_named(forward, "attn.cp_out_merge");  // a reference into `forward`
     EXPECT_EQ(merge.bytes_moved.value, 7LL * 4096 * 32 * 128 * 2);
     const double s = cost.memory_bound(merge.bytes_moved, merge.memory_kind).value;
     EXPECT_EQ(merge.memory_kind, cost::MemoryBoundKind::Generic);
