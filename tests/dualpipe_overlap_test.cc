@@ -243,9 +243,10 @@ TEST(DualPipeOverlap, ExpertAllToAllsHideBehindThePairedChunksCompute) {
         SCOPED_TRACE(pp);
         const PairRun on = run_pair(overlapped, pp);
         const PairRun off = run_pair(sequential, pp);
-        // Four exchanges a layer (dispatch and combine each way), two layers a chunk, in both runs.
-        ASSERT_EQ(on.forward.exchanges.size() + on.backward.exchanges.size(), 8u);
-        ASSERT_EQ(off.forward.exchanges.size() + off.backward.exchanges.size(), 8u);
+        // Six exchanges a layer (the dispatch's tokens and probs, and the combine, each way), two layers
+        // a chunk, in both runs.
+        ASSERT_EQ(on.forward.exchanges.size() + on.backward.exchanges.size(), 12u);
+        ASSERT_EQ(off.forward.exchanges.size() + off.backward.exchanges.size(), 12u);
         EXPECT_EQ(on.exchanged, off.exchanged);
         // The same kernels, those beside an exchange slowed by its share of the GPU (NVLink's
         // compute_share_while_overlapped 0.15: 1/0.85 for at most the exchange's time).
@@ -447,7 +448,8 @@ TEST(CombinedOneFOneB, ExpertAllToAllsHideBehindTheOtherMicroBatchsCompute) {
     const config::Scenario off =
         moe_combined(1, 1, {{"parallelism.overlap_moe_expert_parallel_comm", "false"}});
     const PairRun a = run_pair(on, 0);
-    ASSERT_EQ(a.forward.exchanges.size() + a.backward.exchanges.size(), 8u);  // 2 layers × 4 exchanges
+    // 2 layers × 6 exchanges (the dispatch's tokens and probs, and the combine, each way).
+    ASSERT_EQ(a.forward.exchanges.size() + a.backward.exchanges.size(), 12u);
     // Inside the node every exchange is shorter than the compute beside it: the pair waits for none.
     EXPECT_EQ(a.span, a.busy);
     for (const auto& [mine, other] :

@@ -293,8 +293,15 @@ TEST(FlowExpertParallel, DispatchAndCombineAcrossTwoNodesTakeTheHalfOverOneNic) 
                 2.0);
     EXPECT_NEAR(static_cast<double>(length(spans.at("moe.combine.alltoall"))), static_cast<double>(expected),
                 2.0);
+    // The probs' all-to-all follows the tokens': S = 8192 bf16 probs, 16 KiB, half of it (8 KiB) through
+    // the NIC at the curve's first point's efficiency (0.333 at 16 MiB, held below it), plus the latency:
+    // 8192 / (23.5 GB/s · 0.333) = 1.05 µs + 9.3 µs.
+    const SimTime probs = to_sim_time(Seconds{8192.0 / (23.5e9 * 0.333)}) + to_sim_time(Seconds{9.3e-6});
+    EXPECT_NEAR(static_cast<double>(length(spans.at("moe.dispatch.probs_alltoall"))),
+                static_cast<double>(probs), 2.0);
+    EXPECT_EQ(spans.at("moe.dispatch.probs_alltoall").start, spans.at("moe.dispatch.alltoall").end);
     // The experts wait for the dispatch and the combine for the experts, as in the analytical model.
-    EXPECT_EQ(spans.at("experts.fc1").start, spans.at("moe.dispatch.alltoall").end);
+    EXPECT_EQ(spans.at("experts.fc1").start, spans.at("moe.dispatch.probs_alltoall").end);
     EXPECT_EQ(spans.at("moe.combine.alltoall").start, spans.at("experts.fc2").end);
 }
 

@@ -102,6 +102,7 @@ TEST(Fp8Experts, ForwardOpsByHand) {
                                                     "moe.dispatch.tokens_per_expert.allgather",
                                                     "moe.permute",
                                                     "moe.dispatch.alltoall",
+                                                    "moe.dispatch.probs_alltoall",
                                                     "experts.fp8_padding",
                                                     "fp8.experts.fc1.cast_transpose",
                                                     "experts.fc1",
@@ -124,6 +125,8 @@ TEST(Fp8Experts, ForwardOpsByHand) {
     // The all-to-alls move the busiest rank's R BF16 tokens, as without FP8.
     EXPECT_EQ(find(ops, "moe.dispatch.alltoall").collective_bytes.value, R * h * 2);
     EXPECT_EQ(find(ops, "moe.combine.alltoall").collective_bytes.value, R * h * 2);
+    // The probs' all-to-all: the R copies' BF16 probs (never quantized).
+    EXPECT_EQ(find(ops, "moe.dispatch.probs_alltoall").collective_bytes.value, R * 2);
     // Fp8Padding: read the 1040 rows, write 1088 (4 experts of 272); Fp8Unpadding: read and write 1040.
     EXPECT_EQ(find(ops, "experts.fp8_padding").bytes_moved.value, (R + R_pad16) * h * 2);
     EXPECT_EQ(find(ops, "experts.fp8_unpadding").bytes_moved.value, 2 * R * h * 2);
@@ -153,13 +156,16 @@ TEST(Fp8Experts, BackwardOpsByHand) {
     const OpList bwd =
         workload::layer_backward(workload::layer_shape_of(moe(1040, kDelayed)), RecomputeGranularity::None);
     const std::vector<const Op*> ops = between(bwd, "moe.unpermute.bwd", "router.wgrad");
-    EXPECT_EQ(names(ops),
-              (std::vector<std::string>{
-                  "moe.unpermute.bwd", "moe.combine.alltoall.bwd", "experts.fp8_unpadding.bwd",
-                  "fp8.experts.fc2.grad_cast_transpose", "experts.fc2.dgrad", "experts.fc2.wgrad",
-                  "experts.swiglu.bwd", "fp8.experts.fc1.grad_cast_transpose", "experts.fc1.dgrad",
-                  "experts.fc1.wgrad", "experts.fp8_padding.bwd", "moe.dispatch.alltoall.bwd",
-                  "moe.permute.bwd", "router.softmax_topk.bwd", "router.dgrad", "router.wgrad"}));
+    EXPECT_EQ(names(ops), (std::vector<std::string>{
+                              "moe.unpermute.bwd", "moe.combine.alltoall.bwd", "experts.fp8_unpadding.bwd",
+                              "fp8.experts.fc2.grad_cast_transpose", "experts.fc2.dgrad", "experts.fc2.wgrad",
+                              "experts.swiglu.bwd", "fp8.experts.fc1.grad_cast_transpose",
+                              "experts.fc1.dgrad", "experts.fc1.wgrad", "experts.fp8_padding.bwd",
+                              "moe.dispatch.probs_alltoall.bwd", "moe.dispatch.alltoall.bwd",
+                              "moe.permute.bwd", "router.softmax_topk.bwd", "router.dgrad", "router.wgrad"}));
+    // The unpermute's backward: read T·h, write R·h, as without FP8 (BF16, no probs' gradient).
+    EXPECT_EQ(find(ops, "moe.unpermute.bwd").bytes_moved.value, (T + R) * h * 2);
+    EXPECT_EQ(find(ops, "moe.dispatch.probs_alltoall.bwd").collective_bytes.value, R * 2);
     // The padding's backward ops mirror the forward's: pad the output gradient, drop the padding rows'.
     EXPECT_EQ(find(ops, "experts.fp8_unpadding.bwd").bytes_moved.value, (R + R_pad16) * h * 2);
     EXPECT_EQ(find(ops, "experts.fp8_padding.bwd").bytes_moved.value, 2 * R * h * 2);

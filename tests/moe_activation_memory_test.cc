@@ -72,6 +72,8 @@ TEST(MoeActivationMemory, SmallLayerTensorByTensor) {
         // TE's row_id_map, [T, 2E+1] int32.
         {"moe.permute", T * (2 * E + 1) * 4},
         {"moe.dispatch.alltoall", 0},
+        // The probs' all-to-all keeps nothing (the swiglu keeps its output below).
+        {"moe.dispatch.probs_alltoall", 0},
         // The permuted tokens (TE GroupedLinear's input).
         {"experts.fc1", R * h * 2},
         // fc1's output (2f wide) and the permuted probabilities (bf16) of WeightedSwiGLUFunction.

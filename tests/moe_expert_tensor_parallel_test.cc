@@ -83,9 +83,9 @@ TEST(MoeExpertTensorParallel, ForwardOpsByHandAtEtp2Ep4) {
     EXPECT_EQ(op_names(ops),
               (std::vector<std::string>{
                   "router", "router.softmax_topk", "moe.dispatch.tokens_per_expert.allgather", "moe.permute",
-                  "moe.dispatch.alltoall", "moe.dispatch.etp_allgather", "moe.dispatch.etp_probs_allgather",
-                  "experts.fc1", "experts.swiglu", "experts.fc2", "moe.combine.etp_reducescatter",
-                  "moe.combine.alltoall", "moe.unpermute"}));
+                  "moe.dispatch.alltoall", "moe.dispatch.probs_alltoall", "moe.dispatch.etp_allgather",
+                  "moe.dispatch.etp_probs_allgather", "experts.fc1", "experts.swiglu", "experts.fc2",
+                  "moe.combine.etp_reducescatter", "moe.combine.alltoall", "moe.unpermute"}));
     // Tokens per expert over tp_ep: 2·4 ranks of n int64.
     EXPECT_EQ(ops[2]->group, CommGroup::ExpertTensorAndModel);
     EXPECT_EQ(ops[2]->collective_bytes.value, 2 * 4 * n * 8);
@@ -94,33 +94,37 @@ TEST(MoeExpertTensorParallel, ForwardOpsByHandAtEtp2Ep4) {
     EXPECT_EQ(ops[4]->group, CommGroup::Expert);
     EXPECT_EQ(ops[4]->collective_bytes.value, R * h * 2);
     EXPECT_EQ(&fwd[static_cast<std::size_t>(ops[4]->host_waits_for)], ops[2]);  // "before_ep_alltoall"
+    // token_dispatch's probs all-to-all over EP: the R received copies' probs, one bf16 each.
+    EXPECT_EQ(ops[5]->collective, cost::CollectiveKind::AllToAll);
+    EXPECT_EQ(ops[5]->group, CommGroup::Expert);
+    EXPECT_EQ(ops[5]->collective_bytes.value, R * 2);
     // The expert-TP all-gather of the received tokens (nccl-tests' S: the gathered 2R rows) and their
     // probs (bf16, one a row).
-    for (const std::size_t i : {5u, 6u, 10u}) {
+    for (const std::size_t i : {6u, 7u, 11u}) {
         EXPECT_EQ(ops[i]->group, CommGroup::ExpertTensor) << ops[i]->name;
         EXPECT_TRUE(ops[i]->blocking) << ops[i]->name;
     }
-    EXPECT_EQ(ops[5]->collective, cost::CollectiveKind::AllGather);
-    EXPECT_EQ(ops[5]->collective_bytes.value, 2 * R * h * 2);
-    EXPECT_EQ(ops[6]->collective_bytes.value, 2 * R * 2);
+    EXPECT_EQ(ops[6]->collective, cost::CollectiveKind::AllGather);
+    EXPECT_EQ(ops[6]->collective_bytes.value, 2 * R * h * 2);
+    EXPECT_EQ(ops[7]->collective_bytes.value, 2 * R * 2);
     // fc1 column-parallel: 2R rows over 4 experts, 2f/2 columns; keeps its 2R-row input.
     auto shape = [](const Op* op) {
         return std::vector<std::int64_t>{op->gemm.m, op->gemm.n, op->gemm.k, op->gemm.batch};
     };
-    EXPECT_EQ(shape(ops[7]), (std::vector<std::int64_t>{2 * R / 4, 2 * f / 2, h, 4}));
-    EXPECT_EQ(ops[7]->saved_bytes.value, 2 * R * h * 2);
+    EXPECT_EQ(shape(ops[8]), (std::vector<std::int64_t>{2 * R / 4, 2 * f / 2, h, 4}));
+    EXPECT_EQ(ops[8]->saved_bytes.value, 2 * R * h * 2);
     // SwiGLU on 2R rows of f (in) → f/2 (out); keeps its input, the same bytes as at ETP 1 (R rows of 2f),
     // and the permuted probs it weights the 2R rows by (bf16, one a row).
-    EXPECT_EQ(ops[8]->bytes_moved.value, 2 * R * (f + f / 2) * 2);
-    EXPECT_EQ(ops[8]->saved_bytes.value, R * 2 * f * 2 + 2 * R * 2);
+    EXPECT_EQ(ops[9]->bytes_moved.value, 2 * R * (f + f / 2) * 2);
+    EXPECT_EQ(ops[9]->saved_bytes.value, R * 2 * f * 2 + 2 * R * 2);
     // fc2 row-parallel: f/2 in, h out (partial sums); keeps its input (2R × f/2).
-    EXPECT_EQ(shape(ops[9]), (std::vector<std::int64_t>{2 * R / 4, h, f / 2, 4}));
-    EXPECT_EQ(ops[9]->saved_bytes.value, R * f * 2);
+    EXPECT_EQ(shape(ops[10]), (std::vector<std::int64_t>{2 * R / 4, h, f / 2, 4}));
+    EXPECT_EQ(ops[10]->saved_bytes.value, R * f * 2);
     // The partial outputs reduce-scattered back to the rank's R rows (in the probs' dtype, bf16).
-    EXPECT_EQ(ops[10]->collective, cost::CollectiveKind::ReduceScatter);
-    EXPECT_EQ(ops[10]->collective_bytes.value, 2 * R * h * 2);
-    EXPECT_EQ(ops[11]->collective_bytes.value, R * h * 2);
-    EXPECT_EQ(ops[12]->bytes_moved.value, (R + T) * h * 2);
+    EXPECT_EQ(ops[11]->collective, cost::CollectiveKind::ReduceScatter);
+    EXPECT_EQ(ops[11]->collective_bytes.value, 2 * R * h * 2);
+    EXPECT_EQ(ops[12]->collective_bytes.value, R * h * 2);
+    EXPECT_EQ(ops[13]->bytes_moved.value, (R + T) * h * 2);
 }
 
 // A rank's expert GEMMs do the same work at ETP 2 as at ETP 1 (twice the rows at half the width: the
@@ -142,13 +146,19 @@ TEST(MoeExpertTensorParallel, BackwardMirrorsTheForward) {
     const workload::OpList bwd =
         workload::layer_backward(workload::layer_shape_of(scenario(2, 4, 8)), RecomputeGranularity::None);
     const std::vector<const Op*> ops = moe_ops(bwd);
-    EXPECT_EQ(op_names(ops),
-              (std::vector<std::string>{
-                  "moe.unpermute.bwd", "moe.combine.alltoall.bwd", "moe.combine.etp_reducescatter.bwd",
-                  "experts.fc2.dgrad", "experts.fc2.wgrad", "experts.swiglu.bwd", "experts.fc1.dgrad",
-                  "experts.fc1.wgrad", "moe.dispatch.etp_allgather.bwd",
-                  "moe.dispatch.etp_probs_allgather.bwd", "moe.dispatch.alltoall.bwd", "moe.permute.bwd",
-                  "router.softmax_topk.bwd", "router.dgrad", "router.wgrad", "moe.input_grad_add"}));
+    EXPECT_EQ(
+        op_names(ops),
+        (std::vector<std::string>{
+            "moe.unpermute.bwd", "moe.combine.alltoall.bwd", "moe.combine.etp_reducescatter.bwd",
+            "experts.fc2.dgrad", "experts.fc2.wgrad", "experts.swiglu.bwd", "experts.fc1.dgrad",
+            "experts.fc1.wgrad", "moe.dispatch.etp_allgather.bwd", "moe.dispatch.etp_probs_allgather.bwd",
+            "moe.dispatch.probs_alltoall.bwd", "moe.dispatch.alltoall.bwd", "moe.permute.bwd",
+            "router.softmax_topk.bwd", "router.dgrad", "router.wgrad", "moe.input_grad_add"}));
+    // The unpermute's backward: read the T·h output gradient, write its R·h rows (no probs to form).
+    EXPECT_EQ(ops[0]->bytes_moved.value, (T + R) * h * 2);
+    // The probs' all-to-all's backward: R bf16 gradients, before the tokens'.
+    EXPECT_EQ(ops[10]->group, CommGroup::Expert);
+    EXPECT_EQ(ops[10]->collective_bytes.value, R * 2);
     // The reduce-scatter's backward gathers the output gradient; the gathers' reduce-scatter the input
     // and the probs gradients.
     EXPECT_EQ(ops[2]->collective, cost::CollectiveKind::AllGather);
@@ -246,7 +256,9 @@ void expect_expert_tensor_timing(std::int64_t etp, std::int64_t per_node, cost::
     EXPECT_EQ(length("moe.combine.etp_reducescatter"),
               to_sim_time(cost.collective(cost::CollectiveKind::ReduceScatter, s, static_cast<int>(etp),
                                           scope, nodes, busy)));
-    EXPECT_EQ(spans.at("moe.dispatch.etp_allgather").start, spans.at("moe.dispatch.alltoall").end);
+    // token_dispatch's two all-to-alls, then dispatch_postprocess's gathers, one after the other.
+    EXPECT_EQ(spans.at("moe.dispatch.probs_alltoall").start, spans.at("moe.dispatch.alltoall").end);
+    EXPECT_EQ(spans.at("moe.dispatch.etp_allgather").start, spans.at("moe.dispatch.probs_alltoall").end);
     EXPECT_EQ(spans.at("experts.fc1").start, spans.at("moe.dispatch.etp_probs_allgather").end);
     EXPECT_EQ(spans.at("moe.combine.etp_reducescatter").start, spans.at("experts.fc2").end);
     EXPECT_EQ(spans.at("moe.combine.alltoall").start, spans.at("moe.combine.etp_reducescatter").end);

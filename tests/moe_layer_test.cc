@@ -67,10 +67,10 @@ TEST(MoeLayer, ForwardOpsByHand) {
     for (const Op* op : ops) {
         names.push_back(op->name);
     }
-    EXPECT_EQ(names, (std::vector<std::string>{"router", "router.softmax_topk",
-                                               "moe.dispatch.tokens_per_expert.allgather", "moe.permute",
-                                               "moe.dispatch.alltoall", "experts.fc1", "experts.swiglu",
-                                               "experts.fc2", "moe.combine.alltoall", "moe.unpermute"}));
+    EXPECT_EQ(names, (std::vector<std::string>{
+                         "router", "router.softmax_topk", "moe.dispatch.tokens_per_expert.allgather",
+                         "moe.permute", "moe.dispatch.alltoall", "moe.dispatch.probs_alltoall", "experts.fc1",
+                         "experts.swiglu", "experts.fc2", "moe.combine.alltoall", "moe.unpermute"}));
     auto shape = [](const Op* op) {
         return std::vector<std::int64_t>{op->gemm.m, op->gemm.n, op->gemm.k, op->gemm.batch};
     };
@@ -86,15 +86,20 @@ TEST(MoeLayer, ForwardOpsByHand) {
     EXPECT_TRUE(ops[4]->blocking);
     // The CPU reads the splits, copied after the gather, before it issues the all-to-all.
     EXPECT_EQ(&fwd[static_cast<std::size_t>(ops[4]->host_waits_for)], ops[2]);
-    EXPECT_EQ(shape(ops[5]), (std::vector<std::int64_t>{R / 4, 2 * f, h, 4}));
-    EXPECT_EQ(ops[5]->grouped, (cost::GroupedGemm{cost::TokenDim::M, {{R / 4, 4}}}));
-    EXPECT_EQ(ops[5]->saved_bytes.value, R * h * 2);
-    EXPECT_EQ(ops[6]->bytes_moved.value, R * 3 * f * 2);
-    EXPECT_EQ(shape(ops[7]), (std::vector<std::int64_t>{R / 4, h, f, 4}));
-    EXPECT_EQ(ops[8]->collective_bytes.value, R * h * 2);
-    EXPECT_EQ(ops[9]->bytes_moved.value, (R + T) * h * 2);
+    // token_dispatch's second all-to-all: each routed copy's prob (one bf16) follows its token.
+    EXPECT_EQ(ops[5]->collective, cost::CollectiveKind::AllToAll);
+    EXPECT_EQ(ops[5]->group, workload::CommGroup::Expert);
+    EXPECT_EQ(ops[5]->collective_bytes.value, R * 2);
+    EXPECT_TRUE(ops[5]->blocking);
+    EXPECT_EQ(shape(ops[6]), (std::vector<std::int64_t>{R / 4, 2 * f, h, 4}));
+    EXPECT_EQ(ops[6]->grouped, (cost::GroupedGemm{cost::TokenDim::M, {{R / 4, 4}}}));
+    EXPECT_EQ(ops[6]->saved_bytes.value, R * h * 2);
+    EXPECT_EQ(ops[7]->bytes_moved.value, R * 3 * f * 2);
+    EXPECT_EQ(shape(ops[8]), (std::vector<std::int64_t>{R / 4, h, f, 4}));
+    EXPECT_EQ(ops[9]->collective_bytes.value, R * h * 2);
+    EXPECT_EQ(ops[10]->bytes_moved.value, (R + T) * h * 2);
     // The experts do k/N of a dense MLP of N·f per token: 2·T·k·3hf FLOPs, whatever EP is.
-    EXPECT_DOUBLE_EQ(ops[5]->flops().value + ops[7]->flops().value, 2.0 * T * 2 * 3 * h * f);
+    EXPECT_DOUBLE_EQ(ops[6]->flops().value + ops[8]->flops().value, 2.0 * T * 2 * 3 * h * f);
     // No tensor-parallel collective around the MoE MLP, and no dense fc1/fc2 left; no other host wait.
     for (const Op& op : fwd) {
         EXPECT_FALSE(op.name == "fc1" || op.name == "fc2") << op.name;
@@ -113,8 +118,13 @@ TEST(MoeLayer, BackwardMirrorsTheForward) {
     EXPECT_EQ(names, (std::vector<std::string>{
                          "moe.unpermute.bwd", "moe.combine.alltoall.bwd", "experts.fc2.dgrad",
                          "experts.fc2.wgrad", "experts.swiglu.bwd", "experts.fc1.dgrad", "experts.fc1.wgrad",
-                         "moe.dispatch.alltoall.bwd", "moe.permute.bwd", "router.softmax_topk.bwd",
-                         "router.dgrad", "router.wgrad", "moe.input_grad_add"}));
+                         "moe.dispatch.probs_alltoall.bwd", "moe.dispatch.alltoall.bwd", "moe.permute.bwd",
+                         "router.softmax_topk.bwd", "router.dgrad", "router.wgrad", "moe.input_grad_add"}));
+    // The unpermute's backward copies each token's gradient to its k rows: read T·h, write R·h (no probs:
+    // Megatron-Core weights the rows inside the experts' activation).
+    EXPECT_EQ(ops[0]->bytes_moved.value, (1024 + 2048) * 1024 * 2);
+    // The probs' gradients go back first ("Backward launch order: probs A2A -> tokens A2A"): R bf16.
+    EXPECT_EQ(ops[7]->collective_bytes.value, 2048 * 2);
     // dgrad and wgrad each cost what the forward GEMM costs.
     const double fwd = 2.0 * 2048 * 3 * 1024 * 1024;
     EXPECT_DOUBLE_EQ(ops[2]->flops().value + ops[5]->flops().value, fwd);
@@ -156,15 +166,22 @@ void expect_all_to_all_timing(std::int64_t ep, cost::Scope scope, int nodes) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const std::map<std::string, Span> spans = moe_spans(scenario(ep, 16));
     const Span dispatch = spans.at("moe.dispatch.alltoall");
+    const Span probs = spans.at("moe.dispatch.probs_alltoall");
     const Span combine = spans.at("moe.combine.alltoall");
     // Each rank's S: its 2048 routed tokens of 1024 bf16 elements; the node's 8 GPUs share its NICs.
     const SimTime expected = to_sim_time(cost.collective(
         cost::CollectiveKind::AllToAll, Bytes{2048 * 1024 * 2}, static_cast<int>(ep), scope, nodes, 8));
     EXPECT_EQ(dispatch.end - dispatch.start, expected);
     EXPECT_EQ(combine.end - combine.start, expected);
-    // Synchronous: the permute feeds the dispatch, the experts wait for it, and the combine for them.
+    // The probs' all-to-all: the 2048 copies' probs, one bf16 each.
+    EXPECT_EQ(probs.end - probs.start,
+              to_sim_time(cost.collective(cost::CollectiveKind::AllToAll, Bytes{2048 * 2},
+                                          static_cast<int>(ep), scope, nodes, 8)));
+    // Synchronous: the permute feeds the dispatch, the probs follow the tokens, the experts wait for
+    // both, and the combine for them.
     EXPECT_EQ(dispatch.start, spans.at("moe.permute").end);
-    EXPECT_EQ(spans.at("experts.fc1").start, dispatch.end);
+    EXPECT_EQ(probs.start, dispatch.end);
+    EXPECT_EQ(spans.at("experts.fc1").start, probs.end);
     EXPECT_EQ(combine.start, spans.at("experts.fc2").end);
     EXPECT_EQ(spans.at("moe.unpermute").start, combine.end);
 }

@@ -111,34 +111,41 @@ TEST(SharedExpertOverlap, ForwardPiecesSitBetweenTheDispatchersSteps) {
     const workload::LayerShape x = workload::layer_shape_of(scenario(true));
     EXPECT_TRUE(x.shared_expert_overlap);
     const OpList fwd = workload::layer_forward(x, RecomputeGranularity::None);
-    // token_dispatcher.py: fc1 right after the tokens' all-to-all, fc2 right after the combine's, the
-    // output added after the unpermute (get_output).
+    // token_dispatcher.py: fc1 right after the tokens' all-to-all, before the probs' ("tokens A2A ->
+    // shared experts fc1 -> probs A2A"), fc2 right after the combine's, the output added after the
+    // unpermute (get_output).
     EXPECT_EQ(shared_and_moe_names(fwd),
               (std::vector<std::string>{
                   "router", "router.softmax_topk", "moe.dispatch.tokens_per_expert.allgather", "moe.permute",
-                  "moe.dispatch.alltoall", "shared_expert.fc1", "shared_expert.swiglu", "experts.fc1",
-                  "experts.swiglu", "experts.fc2", "moe.combine.alltoall", "shared_expert.fc2",
-                  "moe.unpermute", "moe.shared_add"}));
+                  "moe.dispatch.alltoall", "shared_expert.fc1", "shared_expert.swiglu",
+                  "moe.dispatch.probs_alltoall", "experts.fc1", "experts.swiglu", "experts.fc2",
+                  "moe.combine.alltoall", "shared_expert.fc2", "moe.unpermute", "moe.shared_add"}));
     const Op& dispatch = fwd[static_cast<std::size_t>(index_of(fwd, "moe.dispatch.alltoall"))];
+    const Op& probs = fwd[static_cast<std::size_t>(index_of(fwd, "moe.dispatch.probs_alltoall"))];
     const Op& combine = fwd[static_cast<std::size_t>(index_of(fwd, "moe.combine.alltoall"))];
     // On NCCL's stream: the shared expert does not wait for them, the routed ops after them do.
     EXPECT_FALSE(dispatch.blocking);
+    EXPECT_FALSE(probs.blocking);
     EXPECT_FALSE(combine.blocking);
     EXPECT_TRUE(waits_for(fwd, "moe.dispatch.alltoall", "moe.permute"));
     EXPECT_FALSE(waits_for(fwd, "shared_expert.fc1", "moe.dispatch.alltoall"));
+    // The probs' all-to-all reads the permute's probs, not the shared expert's output (its own stream).
+    EXPECT_TRUE(waits_for(fwd, "moe.dispatch.probs_alltoall", "moe.permute"));
+    EXPECT_FALSE(waits_for(fwd, "moe.dispatch.probs_alltoall", "shared_expert.swiglu"));
     EXPECT_TRUE(waits_for(fwd, "experts.fc1", "moe.dispatch.alltoall"));
+    EXPECT_TRUE(waits_for(fwd, "experts.fc1", "moe.dispatch.probs_alltoall"));
     EXPECT_FALSE(waits_for(fwd, "shared_expert.fc2", "moe.combine.alltoall"));
     EXPECT_TRUE(waits_for(fwd, "moe.unpermute", "moe.combine.alltoall"));
     // Without the key the list is the serial one: the shared expert after the unpermute, the exchanges
     // synchronous.
     const OpList serial =
         workload::layer_forward(workload::layer_shape_of(scenario(false)), RecomputeGranularity::None);
-    EXPECT_EQ(
-        shared_and_moe_names(serial),
-        (std::vector<std::string>{"router", "router.softmax_topk", "moe.dispatch.tokens_per_expert.allgather",
-                                  "moe.permute", "moe.dispatch.alltoall", "experts.fc1", "experts.swiglu",
-                                  "experts.fc2", "moe.combine.alltoall", "moe.unpermute", "shared_expert.fc1",
-                                  "shared_expert.swiglu", "shared_expert.fc2", "moe.shared_add"}));
+    EXPECT_EQ(shared_and_moe_names(serial),
+              (std::vector<std::string>{
+                  "router", "router.softmax_topk", "moe.dispatch.tokens_per_expert.allgather", "moe.permute",
+                  "moe.dispatch.alltoall", "moe.dispatch.probs_alltoall", "experts.fc1", "experts.swiglu",
+                  "experts.fc2", "moe.combine.alltoall", "moe.unpermute", "shared_expert.fc1",
+                  "shared_expert.swiglu", "shared_expert.fc2", "moe.shared_add"}));
     EXPECT_TRUE(serial[static_cast<std::size_t>(index_of(serial, "moe.dispatch.alltoall"))].blocking);
     // The same ops, the same work and the same tensors kept (TP 1: fc1 reads the router's input).
     std::int64_t saved_overlapped = 0, saved_serial = 0;
@@ -158,17 +165,31 @@ TEST(SharedExpertOverlap, ForwardPiecesSitBetweenTheDispatchersSteps) {
 TEST(SharedExpertOverlap, BackwardRunsFc2BesideTheCombineAndFc1BesideTheDispatch) {
     const OpList bwd =
         workload::layer_backward(workload::layer_shape_of(scenario(true)), RecomputeGranularity::None);
-    EXPECT_EQ(shared_and_moe_names(bwd),
-              (std::vector<std::string>{
-                  "moe.unpermute.bwd", "moe.combine.alltoall.bwd", "shared_expert.fc2.dgrad",
-                  "shared_expert.fc2.wgrad", "experts.fc2.dgrad", "experts.fc2.wgrad", "experts.swiglu.bwd",
-                  "experts.fc1.dgrad", "experts.fc1.wgrad", "moe.dispatch.alltoall.bwd",
-                  "shared_expert.swiglu.bwd", "shared_expert.fc1.dgrad", "shared_expert.fc1.wgrad",
-                  "moe.permute.bwd", "router.softmax_topk.bwd", "router.dgrad", "router.wgrad",
-                  "moe.input_grad_add", "moe.shared_input_grad_add"}));
+    EXPECT_EQ(shared_and_moe_names(bwd), (std::vector<std::string>{"moe.unpermute.bwd",
+                                                                   "moe.combine.alltoall.bwd",
+                                                                   "shared_expert.fc2.dgrad",
+                                                                   "shared_expert.fc2.wgrad",
+                                                                   "experts.fc2.dgrad",
+                                                                   "experts.fc2.wgrad",
+                                                                   "experts.swiglu.bwd",
+                                                                   "experts.fc1.dgrad",
+                                                                   "experts.fc1.wgrad",
+                                                                   "moe.dispatch.probs_alltoall.bwd",
+                                                                   "moe.dispatch.alltoall.bwd",
+                                                                   "shared_expert.swiglu.bwd",
+                                                                   "shared_expert.fc1.dgrad",
+                                                                   "shared_expert.fc1.wgrad",
+                                                                   "moe.permute.bwd",
+                                                                   "router.softmax_topk.bwd",
+                                                                   "router.dgrad",
+                                                                   "router.wgrad",
+                                                                   "moe.input_grad_add",
+                                                                   "moe.shared_input_grad_add"}));
     EXPECT_FALSE(waits_for(bwd, "shared_expert.fc2.dgrad", "moe.combine.alltoall.bwd"));
     EXPECT_TRUE(waits_for(bwd, "experts.fc2.dgrad", "moe.combine.alltoall.bwd"));
     EXPECT_FALSE(waits_for(bwd, "shared_expert.swiglu.bwd", "moe.dispatch.alltoall.bwd"));
+    EXPECT_FALSE(waits_for(bwd, "shared_expert.swiglu.bwd", "moe.dispatch.probs_alltoall.bwd"));
+    EXPECT_TRUE(waits_for(bwd, "moe.permute.bwd", "moe.dispatch.probs_alltoall.bwd"));
     EXPECT_TRUE(waits_for(bwd, "moe.permute.bwd", "moe.dispatch.alltoall.bwd"));
 }
 
@@ -196,7 +217,9 @@ TEST(SharedExpertOverlap, ForwardHidesTheSharedExpertBehindTheAllToAllsExactly) 
     const cost::CostModel cost = h100_without_contention();
     const auto serial = spans(false, cost, program::Phase::Forward);
     const auto overlapped = spans(true, cost, program::Phase::Forward);
-    const SimTime dispatch = length(serial.at("moe.dispatch.alltoall"));
+    // token_dispatch's two exchanges, back to back on NCCL's stream: the tokens', then the probs'.
+    const SimTime dispatch =
+        length(serial.at("moe.dispatch.alltoall")) + length(serial.at("moe.dispatch.probs_alltoall"));
     const SimTime combine = length(serial.at("moe.combine.alltoall"));
     const SimTime fc1_and_act = serial.at("shared_expert.swiglu").end - serial.at("shared_expert.fc1").start;
     const SimTime fc2 = length(serial.at("shared_expert.fc2"));
@@ -205,17 +228,20 @@ TEST(SharedExpertOverlap, ForwardHidesTheSharedExpertBehindTheAllToAllsExactly) 
     for (const auto& [name, s] : serial) {
         EXPECT_EQ(length(overlapped.at(name)), length(s)) << name;
     }
-    // fc1 starts with the dispatch, once the permute is done; the experts wait for both.
+    // fc1 starts with the tokens' all-to-all, once the permute is done; the probs' follows the tokens' on
+    // NCCL's stream whatever fc1 does; the experts wait for the probs and fc1's activation.
     const auto& ov = overlapped;
     EXPECT_EQ(ov.at("shared_expert.fc1").start, ov.at("moe.permute").end);
     EXPECT_EQ(ov.at("moe.dispatch.alltoall").start, ov.at("moe.permute").end);
+    EXPECT_EQ(ov.at("moe.dispatch.probs_alltoall").start, ov.at("moe.dispatch.alltoall").end);
     EXPECT_EQ(ov.at("experts.fc1").start,
-              std::max(ov.at("moe.dispatch.alltoall").end, ov.at("shared_expert.swiglu").end));
+              std::max(ov.at("moe.dispatch.probs_alltoall").end, ov.at("shared_expert.swiglu").end));
     EXPECT_EQ(ov.at("shared_expert.fc2").start, ov.at("experts.fc2").end);
     EXPECT_EQ(ov.at("moe.combine.alltoall").start, ov.at("experts.fc2").end);
     EXPECT_EQ(ov.at("moe.unpermute").start,
               std::max(ov.at("moe.combine.alltoall").end, ov.at("shared_expert.fc2").end));
-    // The MoE MLP's forward is shorter by exactly what each exchange hides.
+    // The MoE MLP's forward is shorter by exactly what each exchange hides: fc1 and its activation hide
+    // behind the tokens' and the probs' all-to-alls together, fc2 behind the combine's.
     const SimTime saved = std::min(dispatch, fc1_and_act) + std::min(combine, fc2);
     EXPECT_EQ(extent(serial, {"router"}, "moe.shared_add") - extent(ov, {"router"}, "moe.shared_add"), saved);
     // The exchanges here cross the NICs (2 nodes) and the shared expert is small: it hides entirely.
@@ -227,14 +253,17 @@ TEST(SharedExpertOverlap, BackwardHidesTheSharedExpertBehindTheAllToAllsExactly)
     const auto serial = spans(false, cost, program::Phase::Backward);
     const auto ov = spans(true, cost, program::Phase::Backward);
     const SimTime combine = length(serial.at("moe.combine.alltoall.bwd"));
-    const SimTime dispatch = length(serial.at("moe.dispatch.alltoall.bwd"));
+    // The probs' gradients' all-to-all, then the tokens', back to back on NCCL's stream.
+    const SimTime dispatch =
+        length(serial.at("moe.dispatch.probs_alltoall.bwd")) + length(serial.at("moe.dispatch.alltoall.bwd"));
     const SimTime fc2 = serial.at("shared_expert.fc2.wgrad").end - serial.at("shared_expert.fc2.dgrad").start;
     const SimTime fc1 =
         serial.at("shared_expert.fc1.wgrad").end - serial.at("shared_expert.swiglu.bwd").start;
     EXPECT_EQ(ov.at("shared_expert.fc2.dgrad").start, ov.at("moe.combine.alltoall.bwd").start);
     EXPECT_EQ(ov.at("experts.fc2.dgrad").start,
               std::max(ov.at("moe.combine.alltoall.bwd").end, ov.at("shared_expert.fc2.wgrad").end));
-    EXPECT_EQ(ov.at("shared_expert.swiglu.bwd").start, ov.at("moe.dispatch.alltoall.bwd").start);
+    EXPECT_EQ(ov.at("shared_expert.swiglu.bwd").start, ov.at("moe.dispatch.probs_alltoall.bwd").start);
+    EXPECT_EQ(ov.at("moe.dispatch.alltoall.bwd").start, ov.at("moe.dispatch.probs_alltoall.bwd").end);
     EXPECT_EQ(ov.at("moe.permute.bwd").start,
               std::max(ov.at("moe.dispatch.alltoall.bwd").end, ov.at("shared_expert.fc1.wgrad").end));
     const std::vector<std::string> first = {"shared_expert.fc2.dgrad", "moe.unpermute.bwd"};

@@ -35,9 +35,17 @@ public:
             return ops_.sync_collective(name, kind, bytes, group);
         }
         const std::int32_t index = ops_.async_collective(name, kind, bytes, group);
+        if (input_ >= 0) {
+            ops_.set_input(index, input_);
+        }
         issued_.push_back(index);
         return index;
     }
+    /// Every exchange issued from now on reads op `producer`'s output, whatever compute is issued
+    /// between them: the shared expert's fc1 runs on its own stream (shared_experts.py
+    /// linear_fc1_forward_and_act, `with torch.cuda.stream(self.stream)`), and the probs' all-to-all and
+    /// dispatch_postprocess's gathers on the main stream read the permute's and the tokens' outputs.
+    void read_from(std::int32_t producer) { input_ = producer; }
     /// The next compute op waits for every exchange issued so far.
     void join_all() {
         for (const std::int32_t index : issued_) {
@@ -50,6 +58,7 @@ private:
     OpListBuilder& ops_;
     bool overlapped_;
     std::vector<std::int32_t> issued_;
+    std::int32_t input_ = -1;
 };
 
 // The all-to-all over the EP group: S is the busiest rank's received routed tokens of h elements
@@ -60,6 +69,16 @@ std::int32_t expert_all_to_all(Exchanges& ex, const LayerShape& x, const MoeSize
         return -1;
     }
     return ex.issue(name, CollectiveKind::AllToAll, z.received * z.h * kActivationBytes, CommGroup::Expert);
+}
+
+// token_dispatch's second all-to-all: each routed token's prob ([received] in the probs' dtype) follows its
+// token to the expert's rank (token_dispatcher.py: "tokens A2A -> shared experts fc1 -> probs A2A"; the
+// backward sends the probs' gradients back first). Latency-bound: a few KB. Returns its index, or -1.
+std::int32_t probs_all_to_all(Exchanges& ex, const LayerShape& x, const MoeSizes& z, const char* name) {
+    if (x.ep == 1) {
+        return -1;
+    }
+    return ex.issue(name, CollectiveKind::AllToAll, z.received * kProbBytes, CommGroup::Expert);
 }
 
 // MoEAlltoAllTokenDispatcher under expert TP: dispatch_postprocess all-gathers the received tokens and
@@ -109,13 +128,16 @@ std::int32_t moe_dispatch_forward(OpListBuilder& ops, const LayerShape& x, const
         const std::int32_t permute =
             ops.memory("moe.permute", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes,
                        saved(z.T * (2 * z.n + 1) * kRowIdBytes));
+        ex.read_from(permute);
         const std::int32_t dispatch = expert_all_to_all(ex, x, z, "moe.dispatch.alltoall");
-        const std::int32_t gather = expert_tensor_gather(ex, x, z);
         if (shared != nullptr) {
-            // token_dispatch: fc1 right after the tokens' all-to-all is issued (and the expert-TP gathers of
-            // dispatch_postprocess, which follow it on NCCL's stream); the experts wait for the exchanges.
+            // token_dispatch: fc1 right after the tokens' all-to-all is issued, before the probs'.
             shared->linear_fc1_forward_and_act(ops);
-            ex.join_all();
+        }
+        probs_all_to_all(ex, x, z, "moe.dispatch.probs_alltoall");
+        const std::int32_t gather = expert_tensor_gather(ex, x, z);  // dispatch_postprocess
+        if (shared != nullptr) {
+            ex.join_all();  // the experts wait for the exchanges
         }
         if (x.pad_to_capacity) {
             return -1;  // drop_and_pad: every split is the capacity, known on the host; no sync
@@ -201,10 +223,10 @@ void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSize
             // The shared output's reduce-scatter node is first (its sequence number is INT_MAX).
             shared->post_forward_comm_backward(ops);
         }
-        // Copy each token's output gradient to its k rows: read T·h, write R·h. R·h more is still charged:
-        // the read of the weighted outputs the unpermute kept when it applied the probabilities (before
-        // Megatron-Core moved them into the activation); the documented MoE timings include it.
-        ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + 2 * z.R) * z.h * kActivationBytes);
+        // Copy each token's output gradient to its k rows: read T·h, write R·h. Nothing else: Megatron-Core
+        // weights the rows by the probabilities inside the experts' activation, so the unpermute has no
+        // probs and its backward no gradient of them to form from the kept outputs.
+        ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic, (z.T + z.R) * z.h * kActivationBytes);
         expert_all_to_all(ex, x, z, "moe.combine.alltoall.bwd");
         if (x.etp > 1) {
             // The reduce-scatter's backward: all-gather the output gradient over the expert-TP group.
@@ -222,12 +244,11 @@ void moe_combine_backward(OpListBuilder& ops, const LayerShape& x, const MoeSize
     if (exchanges(x)) {
         // The reduce-scatter's backward: all-gather the output gradient [T, h] → [G, h].
         ops.sync_collective("moe.combine.reducescatter.bwd", CollectiveKind::AllGather,
-                            z.gathered * z.h * kProbBytes, CommGroup::ExpertTensorAndModel);
+                            z.gathered * z.h * kActivationBytes, CommGroup::ExpertTensorAndModel);
     }
-    // Gather the gradient rows of the local copies, write their gradient (and, as above, R·h more for
-    // the outputs the unpermute no longer keeps).
+    // Gather the gradient rows of the local copies, write their gradient (as above, no probs).
     ops.memory("moe.unpermute.bwd", MemoryBoundKind::Generic,
-               (gathered_rows_read(z) + 2 * z.R_max) * z.h * kActivationBytes);
+               (gathered_rows_read(z) + z.R_max) * z.h * kActivationBytes);
 }
 
 void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSizes& z,
@@ -241,6 +262,7 @@ void moe_dispatch_backward(OpListBuilder& ops, const LayerShape& x, const MoeSiz
             ops.sync_collective("moe.dispatch.etp_probs_allgather.bwd", CollectiveKind::ReduceScatter,
                                 z.R_max * kProbBytes, CommGroup::ExpertTensor);
         }
+        probs_all_to_all(ex, x, z, "moe.dispatch.probs_alltoall.bwd");
         expert_all_to_all(ex, x, z, "moe.dispatch.alltoall.bwd");
         if (shared != nullptr) {
             // "Backward launch order: probs A2A -> tokens A2A -> shared experts fc1": fc1's backward after

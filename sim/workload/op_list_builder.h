@@ -53,6 +53,12 @@ public:
         ops_[static_cast<std::size_t>(index)].host_waits_for = waits_for;
     }
 
+    /// Op `index` consumes op `producer`'s output alone: a collective issued after a side-stream op
+    /// (the overlapped shared expert's fc1) whose output it does not read.
+    void set_input(std::int32_t index, std::int32_t producer) {
+        ops_[static_cast<std::size_t>(index)].after = {producer};
+    }
+
     /// The index the next op added will have.
     [[nodiscard]] std::int32_t next_index() const { return static_cast<std::int32_t>(ops_.size()); }
 
