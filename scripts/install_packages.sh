@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ libboost-graph-dev libboost-program-options-dev libeigen3-dev
           nlohmann-json3-dev zlib1g-dev libbenchmark-dev libgtest-dev clang libclang-rt-14-dev libopenmpi-dev
-          openmpi-bin python3-dev pybind11-dev libprotobuf-dev protobuf-compiler "$@")
+          openmpi-bin python3-dev pybind11-dev libprotobuf-dev protobuf-compiler python3-jsonschema "$@")
 # The headless browser that draws the HTML report in its screenshot test, without its recommended
 # packages (systemd, perl, printing: 129 packages instead of 18; about 30 s instead of minutes).
 bare_packages=(chromium-headless-shell)

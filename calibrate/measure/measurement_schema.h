@@ -1,4 +1,4 @@
-// The measurement file's JSON Schema (measurements.schema.json, beside this file), compiled in: the reader
+// The measurement file's JSON Schema (schemas/measurements.schema.json), compiled in: the reader
 // takes each object's keys from it, so that the schema users validate against and the keys the reader
 // accepts are one list, and an unknown key's error lists the schema's keys.
 #pragma once
@@ -12,7 +12,7 @@
 namespace trainsim::calibrate {
 
 /// The path of the schema in the repository, for messages.
-inline constexpr std::string_view kMeasurementSchemaPath = "calibrate/measure/measurements.schema.json";
+inline constexpr std::string_view kMeasurementSchemaPath = "schemas/measurements.schema.json";
 
 [[nodiscard]] const OrderedJson& measurement_schema();
 

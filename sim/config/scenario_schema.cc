@@ -188,6 +188,14 @@ bool is_known_path(std::string_view path) {
 
 void check_known_keys(const Json& root) {
     for (const auto& [key, value] : root.items()) {
+        if (key == kSchemaReferenceKey) {
+            if (!value.is_string()) {
+                throw InputError(std::string(kSchemaReferenceKey) +
+                                 ": expected a string (the JSON Schema the file follows, for editors), got " +
+                                 describe_json(value));
+            }
+            continue;
+        }
         if (!contains(top_level_keys(), key)) {
             throw InputError(unknown_key_message(key));
         }

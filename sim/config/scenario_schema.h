@@ -21,13 +21,18 @@ struct SectionSchema {
 /// Keys allowed at the top level: the sections plus `name` and `schedule`.
 [[nodiscard]] const std::vector<std::string>& top_level_keys();
 
+/// The one top-level key beyond top_level_keys(): the JSON Schema the file follows
+/// (schemas/scenario.schema.json), for editors. Its value must be a string and is otherwise ignored; it
+/// sets nothing, so `--set`, sweeps and suggestions do not know it.
+inline constexpr std::string_view kSchemaReferenceKey = "$schema";
+
 /// The closest known dotted path to a misspelled `path` (e.g. "model.hiden_size" → "model.hidden_size",
 /// "num_layers" → "model.num_layers"), or "" when nothing is close.
 [[nodiscard]] std::string suggest_path(std::string_view path);
 
 /// Throws InputError `PATH: unknown key (did you mean ...?)` for the first key of `root` or of one of
-/// its sections that the schema does not know. `root` must be an object; a section that is not an
-/// object is left for the reader to reject.
+/// its sections that the schema does not know, and for a kSchemaReferenceKey that is not a string.
+/// `root` must be an object; a section that is not an object is left for the reader to reject.
 void check_known_keys(const Json& root);
 
 /// True when `path` is a top-level key or `section.key` of the schema.
