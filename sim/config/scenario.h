@@ -246,6 +246,24 @@ enum class Fp8Format { E4m3, Hybrid };
 /// (blockwise), or per 32-element block in E8M0 (mxfp8, Blackwell only).
 enum class Fp8Recipe { Delayed, Tensorwise, Blockwise, Mxfp8 };
 
+/// Storage formats of the optimizer's per-parameter state (Megatron's --main-grads-dtype,
+/// --exp-avg-dtype, --exp-avg-sq-dtype; NeMo's optim.grad_sync_dtype and optim.dtype).
+enum class StateDtype { Fp32, Bf16, Fp16, Fp8 };
+
+/// Bytes of one element stored as `dtype`.
+[[nodiscard]] constexpr std::int64_t bytes_of(StateDtype dtype) {
+    switch (dtype) {
+    case StateDtype::Fp32:
+        return 4;
+    case StateDtype::Bf16:
+    case StateDtype::Fp16:
+        return 2;
+    case StateDtype::Fp8:
+        return 1;
+    }
+    return 4;
+}
+
 struct TrainingConfig {
     std::int64_t micro_batch_size = 0;
     std::int64_t global_batch_size = 0;
@@ -270,6 +288,21 @@ struct TrainingConfig {
     /// buffer at the start of the iteration (zero_grad_buffer).
     bool optimizer_param_copy = false;
     bool zero_grad_buffer = false;
+    /// The gradient buffer's element (Megatron's --main-grads-dtype; NeMo 24.07's optim.grad_sync_dtype,
+    /// Apex DistributedFusedAdam's contiguous grad buffer): what each parameter's gradient is accumulated
+    /// in, and what the data-parallel reduction moves. fp32 is Megatron's default with bf16 training.
+    StateDtype main_grads_dtype = StateDtype::Fp32;
+    /// Adam's first and second moments (Megatron's --exp-avg-dtype and --exp-avg-sq-dtype; NeMo's
+    /// optim.dtype sets both).
+    StateDtype exp_avg_dtype = StateDtype::Fp32;
+    StateDtype exp_avg_sq_dtype = StateDtype::Fp32;
+    /// Whether the optimizer keeps an fp32 master copy of each parameter (Apex DistributedFusedAdam's
+    /// store_params, as NeMo sets it). false: the 16-bit weights are the master parameters, or with
+    /// store_param_remainders they and a 16-bit remainder each rebuild the fp32 value.
+    bool store_params = true;
+    /// Instead of the fp32 master copy, the 16 low bits the bf16 weight lacks (Apex's and Megatron's
+    /// store_param_remainders): 2 bytes a parameter.
+    bool store_param_remainders = false;
     /// The TP all-reduce of the gradients of the parameters every TP rank holds whole (sequence
     /// parallelism's norms, replicated biases, MLA's down projections, the router; qk_layernorm's norms)
     /// in Megatron's finalize_model_grads. On by default: Megatron always runs it.
@@ -450,6 +483,7 @@ struct Scenario {
 [[nodiscard]] const char* to_string(VariabilityMode m);
 [[nodiscard]] const char* to_string(Fp8Format f);
 [[nodiscard]] const char* to_string(Fp8Recipe r);
+[[nodiscard]] const char* to_string(StateDtype d);
 [[nodiscard]] const char* to_string(MoeTokenDispatcher d);
 
 /// Largest value accepted for any size or count in a scenario (2^40). Anything larger is a typo, and

@@ -55,6 +55,9 @@ const char* to_string(Fp8Format f) {
 const char* to_string(Fp8Recipe r) {
     return name_of(kFp8RecipeNames, r);
 }
+const char* to_string(StateDtype d) {
+    return name_of(kExpAvgDtypeNames, d);  // the widest table: it spells every format
+}
 
 const char* to_string(VariabilityMode m) {
     return name_of(kVariabilityModeNames, m);

@@ -130,6 +130,20 @@ inline constexpr std::array<EnumName<Fp8Recipe>, 4> kFp8RecipeNames{{
     {Fp8Recipe::Mxfp8, "mxfp8"},
 }};
 
+// training.main_grads_dtype: Megatron's --main-grads-dtype choices (arguments.py).
+inline constexpr std::array<EnumName<StateDtype>, 2> kMainGradsDtypeNames{{
+    {StateDtype::Fp32, "fp32"},
+    {StateDtype::Bf16, "bf16"},
+}};
+
+// training.exp_avg_dtype and exp_avg_sq_dtype: Megatron's --exp-avg-dtype choices (arguments.py).
+inline constexpr std::array<EnumName<StateDtype>, 4> kExpAvgDtypeNames{{
+    {StateDtype::Fp32, "fp32"},
+    {StateDtype::Fp16, "fp16"},
+    {StateDtype::Bf16, "bf16"},
+    {StateDtype::Fp8, "fp8"},
+}};
+
 /// The value spelled `name` in `table`, or nullopt.
 template <class E, std::size_t N>
 [[nodiscard]] std::optional<E> enum_from_name(const std::array<EnumName<E>, N>& table,

@@ -193,6 +193,14 @@ TrainingConfig read_training(const Json& document) {
     t.use_distributed_optimizer = r.boolean("use_distributed_optimizer", false);
     t.optimizer_param_copy = r.boolean("optimizer_param_copy", TrainingConfig{}.optimizer_param_copy);
     t.zero_grad_buffer = r.boolean("zero_grad_buffer", TrainingConfig{}.zero_grad_buffer);
+    t.main_grads_dtype = r.enumeration("main_grads_dtype", kMainGradsDtypeNames, /*nullable=*/false)
+                             .value_or(TrainingConfig{}.main_grads_dtype);
+    t.exp_avg_dtype = r.enumeration("exp_avg_dtype", kExpAvgDtypeNames, /*nullable=*/false)
+                          .value_or(TrainingConfig{}.exp_avg_dtype);
+    t.exp_avg_sq_dtype = r.enumeration("exp_avg_sq_dtype", kExpAvgDtypeNames, /*nullable=*/false)
+                             .value_or(TrainingConfig{}.exp_avg_sq_dtype);
+    t.store_params = r.boolean("store_params", TrainingConfig{}.store_params);
+    t.store_param_remainders = r.boolean("store_param_remainders", TrainingConfig{}.store_param_remainders);
     t.tp_replicated_grad_allreduce =
         r.boolean("tp_replicated_grad_allreduce", TrainingConfig{}.tp_replicated_grad_allreduce);
     t.overlap_grad_reduce = r.boolean("overlap_grad_reduce", false);

@@ -622,6 +622,26 @@ void check_fp8(const Scenario& s) {
     }
 }
 
+// The optimizer's state formats (static_memory.h). Apex DistributedFusedAdam refuses store_params together
+// with store_param_remainders (distributed_fused_adam.py, tag 24.07, lines 659-663).
+void check_optimizer_state(const Scenario& s) {
+    const TrainingConfig& t = s.training;
+    if (t.store_param_remainders && t.store_params) {
+        fail("training.store_param_remainders=true requires training.store_params=false (the optimizer keeps "
+             "either the fp32 master copy or its 16-bit remainders, as Apex DistributedFusedAdam requires)");
+    }
+    if (t.optimizer_param_copy && !t.store_params) {
+        fail("training.optimizer_param_copy=true requires training.store_params=true (without fp32 master "
+             "parameters there is nothing to copy to the 16-bit weights)");
+    }
+    if (t.main_grads_dtype != StateDtype::Fp32 &&
+        s.parallelism.data_parallel_sharding_strategy == DataParallelSharding::OptimGradsParams) {
+        fail("training.main_grads_dtype=" + quoted(to_string(t.main_grads_dtype)) +
+             " is not modelled with parallelism.data_parallel_sharding_strategy=\"optim_grads_params\" "
+             "(Megatron-FSDP keeps its own gradient format)");
+    }
+}
+
 // Per-kernel draws need a GPU of their own to land on: the expected mode has no draws.
 void check_variability(const Scenario& s) {
     if (s.variability.kernel_jitter && s.variability.mode != VariabilityMode::Sampled) {
@@ -648,6 +668,7 @@ void validate_scenario(const Scenario& scenario) {
     check_sharding(scenario);
     check_hardware(scenario);
     check_fp8(scenario);
+    check_optimizer_state(scenario);
     check_variability(scenario);
     validate_moe(scenario);
 }

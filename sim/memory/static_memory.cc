@@ -5,6 +5,7 @@
 
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/fsdp_ops.h"
+#include "sim/workload/optimizer_state.h"
 #include "sim/workload/parameter_count.h"
 
 namespace trainsim::memory {
@@ -12,20 +13,20 @@ namespace trainsim::memory {
 namespace {
 
 double bytes_per_parameter_over(const config::Scenario& sc, double d) {
-    constexpr double kWeight = 2.0;
-    constexpr double kGradient = 4.0;
-    constexpr double kOptimizerState = 12.0;
+    const workload::OptimizerStateBytes b = workload::optimizer_state_bytes(sc);
+    const auto weight = static_cast<double>(b.weight);
+    const auto gradient = static_cast<double>(b.gradient);
+    const auto state = static_cast<double>(b.state());
     switch (sc.parallelism.data_parallel_sharding_strategy) {
     case config::DataParallelSharding::OptimGradsParams:
-        return (kWeight + kGradient + kOptimizerState) / d;  // 18/d: everything sharded
+        return (weight + gradient + state) / d;  // 18/d by default: everything sharded
     case config::DataParallelSharding::OptimGrads:
-        return kWeight + (kGradient + kOptimizerState) / d;
+        return weight + (gradient + state) / d;
     case config::DataParallelSharding::Optim:
     case config::DataParallelSharding::NoShard:
         break;
     }
-    return kWeight + kGradient +
-           (sc.training.use_distributed_optimizer ? kOptimizerState / d : kOptimizerState);
+    return weight + gradient + (sc.training.use_distributed_optimizer ? state / d : state);
 }
 
 }  // namespace

@@ -7,9 +7,10 @@
 namespace trainsim::memory {
 
 /// Bytes per parameter with mixed precision and Adam (Megatron-LM's distributed-optimizer guide):
-/// 16-bit weight (2) + fp32 gradient (4) + fp32 master weight, first and second moment (12).
-/// With the distributed optimizer the 12 bytes of optimizer state are sharded over the d replicas;
-/// optim_grads shards the gradient too (2 + 16/d), optim_grads_params everything (18/d).
+/// 16-bit weight (2) + fp32 gradient (4) + fp32 master weight, first and second moment (12), each in
+/// the format the scenario gives (workload/optimizer_state.h): W + G + S.
+/// With the distributed optimizer the S bytes of optimizer state are sharded over the d replicas;
+/// optim_grads shards the gradient too (W + (G + S)/d), optim_grads_params everything ((W + G + S)/d).
 [[nodiscard]] double bytes_per_parameter(const config::Scenario& scenario);
 
 /// With optim_grads_params (FSDP), the full 16-bit weights of the layers gathered at any one time: the

@@ -20,7 +20,7 @@ const workload::OpList& StageOpLists::gradient_buffer_zeroing(std::int64_t pipel
                                       ? params.total() - params.transformer +
                                             params.transformer / sc_.parallelism.data_parallel_size_with_cp()
                                       : params.total();
-        it->second = own(workload::gradient_buffer_zeroing(held));
+        it->second = own(workload::gradient_buffer_zeroing(sc_, held));
     }
     return *it->second;
 }

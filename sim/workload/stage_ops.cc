@@ -6,6 +6,7 @@
 #include "sim/workload/element_bytes.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/op_list_builder.h"
+#include "sim/workload/optimizer_state.h"
 #include "sim/workload/tensor_parallel_linear.h"
 
 namespace trainsim::workload {
@@ -104,18 +105,19 @@ void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64
     const char* name = distributed ? (experts ? "expert_dp.grad_reducescatter" : "dp.grad_reducescatter")
                                    : (experts ? "expert_dp.grad_allreduce" : "dp.grad_allreduce");
     const CollectiveKind kind = distributed ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
+    const std::int64_t bytes = parameters * gradient_bytes(sc);
     if (blocking) {
-        ops.sync_collective(name, kind, parameters * kGradientBytes, group);
+        ops.sync_collective(name, kind, bytes, group);
     } else {
-        ops.async_collective(name, kind, parameters * kGradientBytes, group);
+        ops.async_collective(name, kind, bytes, group);
     }
 }
 
 }  // namespace
 
-OpList gradient_buffer_zeroing(std::int64_t parameters) {
+OpList gradient_buffer_zeroing(const config::Scenario& sc, std::int64_t parameters) {
     OpListBuilder ops(OpRole::Optimizer);
-    ops.memory("optimizer.zero_grad_buffer", MemoryBoundKind::Generic, parameters * kGradientBytes);
+    ops.memory("optimizer.zero_grad_buffer", MemoryBoundKind::Generic, parameters * gradient_bytes(sc));
     return ops.take();
 }
 
@@ -163,7 +165,7 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
         // finalize_model_grads' _allreduce_non_tensor_model_parallel_grads, after finish_grad_sync:
         // _flatten_dense_tensors copies the fp32 main grads into one buffer (read and write), one
         // all-reduce over TP, then each grad copies its slice back (read and write).
-        const std::int64_t bytes = tp_replicated_parameters * kGradientBytes;
+        const std::int64_t bytes = tp_replicated_parameters * gradient_bytes(sc);
         ops.memory("tp.replicated_grads_flatten", MemoryBoundKind::Generic, 2 * bytes);
         ops.sync_collective("tp.replicated_grad_allreduce", CollectiveKind::AllReduce, bytes,
                             CommGroup::Tensor);
@@ -178,12 +180,12 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
         // the partner's gradients to both copies', through an all-gather over all p ranks; the pair's
         // all-reduce moves the same sums). Over what the rank steps: all its gradients, or with the
         // distributed optimizer its shard, the partner sharding the same parameters alike.
-        ops.sync_collective("dualpipe.copy_grad_allreduce", CollectiveKind::AllReduce, owned * kGradientBytes,
-                            CommGroup::StageCopies);
+        ops.sync_collective("dualpipe.copy_grad_allreduce", CollectiveKind::AllReduce,
+                            owned * gradient_bytes(sc), CommGroup::StageCopies);
     }
     if (embedding_parameters > 0) {
         ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,
-                            embedding_parameters * kGradientBytes, CommGroup::Embedding);
+                            embedding_parameters * gradient_bytes(sc), CommGroup::Embedding);
     }
     ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32Bytes,
                         CommGroup::ModelParallel);
@@ -191,10 +193,11 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     if (sc.training.optimizer_param_copy) {
         // The copy runs after the step over the same owned shard, before the distributed optimizer's
         // all-gather of the 16-bit parameters.
-        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * (kOptimizerBytesPerParameter - 2));
+        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer,
+                   owned * (adam_step_bytes_per_parameter(sc) - kActivationBytes));
         ops.memory("optimizer.param_copy", MemoryBoundKind::Generic, owned * kParamCopyBytesPerParameter);
     } else {
-        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * kOptimizerBytesPerParameter);
+        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * adam_step_bytes_per_parameter(sc));
     }
     ops.set_role(OpRole::GradientSync);
     // With overlap_param_gather the gather runs bucket by bucket in the next forward (parameter_gather.h).

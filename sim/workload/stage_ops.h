@@ -18,18 +18,15 @@ namespace trainsim::workload {
 [[nodiscard]] OpList output_forward(const LayerShape& shape);
 [[nodiscard]] OpList output_backward(const LayerShape& shape);
 
-/// Bytes the Adam step moves per parameter on the GPU that owns it: read fp32 gradient, master
-/// weight and both moments (16), write master and moments (12) and the 16-bit weight (2), plus one
-/// more fp32 read of the gradient for the norm used by gradient clipping (4).
-inline constexpr std::int64_t kOptimizerBytesPerParameter = 34;
-
 /// training.optimizer_param_copy: the fp32 → 16-bit parameter copy as its own pass after the step
 /// (Megatron's _copy_main_params_to_model_params) reads the fp32 main parameter (4) and writes the
-/// 16-bit one (2); the 2-byte write then leaves kOptimizerBytesPerParameter's fused estimate.
+/// 16-bit one (2); the 2-byte write then leaves the fused Adam estimate (optimizer_state.h's
+/// adam_step_bytes_per_parameter).
 inline constexpr std::int64_t kParamCopyBytesPerParameter = 6;
 
-/// Bytes per gradient element in the data-parallel reduction: Megatron accumulates and reduces
-/// gradients in fp32 with bf16 training (`accumulate_allreduce_grads_in_fp32`).
+/// Bytes per gradient element with Megatron's default fp32 gradients (`accumulate_allreduce_grads_in_fp32`
+/// with bf16 training), as FSDP reduces them; elsewhere training.main_grads_dtype decides
+/// (optimizer_state.h's gradient_bytes).
 inline constexpr std::int64_t kGradientBytes = 4;
 
 /// End of the iteration on one GPU holding `parameters` parameters: data-parallel gradient all-reduce
@@ -53,11 +50,11 @@ inline constexpr std::int64_t kGradientBytes = 4;
                                       std::int64_t tp_replicated_parameters = 0);
 
 /// One gradient bucket's data-parallel reduction, issued asynchronously as soon as the bucket's last
-/// gradient is ready (Megatron DDP with overlap_grad_reduce): an all-reduce of the fp32 gradients, or a
-/// reduce-scatter with the distributed optimizer.
+/// gradient is ready (Megatron DDP with overlap_grad_reduce): an all-reduce of the gradients (in
+/// training.main_grads_dtype), or a reduce-scatter with the distributed optimizer.
 /// training.zero_grad_buffer: Megatron's zero_grad_buffer() at the start of the iteration, a memset of
-/// the GPU's whole gradient buffer (`parameters` × kGradientBytes written, HBM-bound).
-[[nodiscard]] OpList gradient_buffer_zeroing(std::int64_t parameters);
+/// the GPU's whole gradient buffer (`parameters` × gradient_bytes written, HBM-bound).
+[[nodiscard]] OpList gradient_buffer_zeroing(const config::Scenario& scenario, std::int64_t parameters);
 
 [[nodiscard]] OpList gradient_bucket_reduction(const config::Scenario& scenario, std::int64_t parameters);
 
