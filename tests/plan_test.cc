@@ -180,6 +180,22 @@ TEST(PlanBounds, HoldForTheZeroBubbleAndDualPipeSchedules) {
     EXPECT_EQ(seen.size(), 5u);
 }
 
+// Each schedule makes a layout of its own, so the layouts searched count each (combination, schedule)
+// pair, as the valid ones do: with several schedules the planner once printed "searched 435 layouts (438
+// valid)".
+TEST(PlanSpace, SearchedLayoutsCountEverySchedule) {
+    plan::PlanRequest request = small_request(16, 16);
+    request.max_micro_batch = 1;
+    const plan::LayoutSpace one = plan::enumerate_layouts(request);
+    request.schedules = {config::ScheduleKind::Auto, config::ScheduleKind::ZbH1,
+                         config::ScheduleKind::DualPipeV};
+    const plan::LayoutSpace three = plan::enumerate_layouts(request);
+    EXPECT_EQ(three.considered, 3 * one.considered);
+    EXPECT_LE(one.valid.size(), one.considered);
+    EXPECT_LE(three.valid.size(), three.considered);
+    EXPECT_GT(three.valid.size(), one.valid.size());
+}
+
 // Without tensor parallelism or recomputation the bound of a rank is exactly its simulated compute
 // time: m micro-batches of its chunks' forwards and backwards plus its optimizer step. In a V (zb-v,
 // dualpipev) the busiest rank is rank 0, whose chunk 1 is the last stage: it runs the embedding and the

@@ -169,7 +169,8 @@ LayoutSpace enumerate_layouts(const PlanRequest& request) {
                                 if ((sp && t == 1) || (distributed && d == 1)) {
                                     continue;  // the same layout as without
                                 }
-                                ++space.considered;
+                                // Each schedule makes a layout of its own (its label names it), as in valid.
+                                space.considered += request.schedules.size();
                                 config::Scenario sc = base;
                                 auto& par = sc.parallelism;
                                 par.tensor_model_parallel_size = t;
