@@ -206,7 +206,7 @@ Outcome simulate(const config::Scenario& sc, const program::Fold& fold) {
 
 void check(const Outcome& o) {
     const report::IterationReport& r = o.report;
-    fuzz::require(o.run.makespan > 0, "the iteration takes time");
+    fuzz::require(o.run.makespan > SimTime{}, "the iteration takes time");
     fuzz::require(r.iteration_time.value > 0.0, "iteration_time > 0");
     const double tolerance = 1e-9 * static_cast<double>(o.max_tasks_per_gpu) + 1e-12 * r.iteration_time.value;
     bool fits = true;

@@ -204,7 +204,7 @@ Lowered lower_beside_all_reduce(const std::string& model) {
 }
 
 SimTime slowed(SimTime t, SimTime beside, double factor) {
-    return t + static_cast<SimTime>(std::llround(static_cast<double>(std::min(t, beside)) * (factor - 1.0)));
+    return t + SimTime{std::llround(static_cast<double>(std::min(t, beside).ns()) * (factor - 1.0))};
 }
 
 TEST(CollectiveContention, GemmBesideAnAllReduceTakesTheFormulasTime) {
@@ -222,7 +222,7 @@ TEST(CollectiveContention, GemmBesideAnAllReduceTakesTheFormulasTime) {
     EXPECT_EQ(r.durations[3], r.priced[3]);  // waits for the all-reduce: nothing beside it
     // The breakdown's line: what the two kernels lost, as compute.
     EXPECT_EQ(r.gpu.contention_compute, (gemm - r.priced[1]) + (mb - r.priced[2]));
-    EXPECT_EQ(r.gpu.contention_recompute, 0);
+    EXPECT_EQ(r.gpu.contention_recompute, 0_ns);
 
     // The fixed share (the default) slows both kernels by 1 / (1 − 0.15).
     const Lowered fixed = lower_beside_all_reduce("fixed_share");

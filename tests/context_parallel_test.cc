@@ -510,7 +510,7 @@ TEST(ContextParallelScenarios, ShippedFilesLoadAndRunWithTheirExchanges) {
         EXPECT_GT(sc.parallelism.context_parallel_size, 1);
         const program::IterationProgram prog = program::build_iteration(sc, cost);
         const engine::RunResult run = program::simulate(prog);
-        EXPECT_GT(run.makespan, 0);
+        EXPECT_GT(run.makespan, 0_ns);
         bool exchanged = false;
         for (const auto& list : prog.op_lists) {
             for (const workload::Op& op : *list) {

@@ -101,7 +101,7 @@ TEST(CpRingKernels, BreakdownLineIsTheirTimeInTheIteration) {
     const engine::RunResult run = program::simulate(prog);
     const report::IterationReport r = report::make_iteration_report(sc, cost, prog, run);
     ASSERT_TRUE(r.cp_ring_kernels.has_value());
-    SimTime total = 0;
+    SimTime total{};
     int merges = 0;
     const SimTime merge_price =
         to_sim_time(cost.memory_bound(Bytes{7LL * 4096 * 32 * 128 * 2}, cost::MemoryBoundKind::Generic));
@@ -122,7 +122,7 @@ TEST(CpRingKernels, BreakdownLineIsTheirTimeInTheIteration) {
         }
     }
     EXPECT_EQ(merges, 2 * 2);
-    EXPECT_GT(total, 0);
+    EXPECT_GT(total, 0_ns);
     EXPECT_NEAR(r.cp_ring_kernels->value, to_seconds(total).value, 1e-12);
     std::ostringstream text;
     report::write_text(text, r);

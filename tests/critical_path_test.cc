@@ -36,19 +36,19 @@ TEST(CriticalPath, FollowsTheLastArrivingRendezvousMember) {
     const auto s0 = p.add_stream(0, "gpu0");
     const auto s1 = p.add_stream(1, "gpu1");
     const auto s2 = p.add_stream(1, "side");
-    const auto r = p.add_rendezvous(2, 20, "r");
-    const TaskId a = p.add_task(s0, 10, "a");
-    const TaskId b = p.add_task(s0, 5, "b");
+    const auto r = p.add_rendezvous(2, 20_ns, "r");
+    const TaskId a = p.add_task(s0, 10_ns, "a");
+    const TaskId b = p.add_task(s0, 5_ns, "b");
     const TaskId m0 = p.add_rendezvous_task(s0, r, "m0");
-    const TaskId c = p.add_task(s1, 30, "c");
+    const TaskId c = p.add_task(s1, 30_ns, "c");
     const TaskId m1 = p.add_rendezvous_task(s1, r, "m1");
-    const TaskId d = p.add_task(s0, 7, "d");
+    const TaskId d = p.add_task(s0, 7_ns, "d");
     const std::vector<TaskId> after_d = {d};
-    const TaskId x = p.add_task(s2, 3, "x", after_d);
+    const TaskId x = p.add_task(s2, 3_ns, "x", after_d);
     const engine::RunResult run = engine::simulate(p);
-    ASSERT_EQ(run.makespan, 60);
+    ASSERT_EQ(run.makespan, 60_ns);
     EXPECT_EQ(as_pairs(engine::critical_path(p, run)),
-              (std::vector<std::pair<TaskId, SimTime>>{{c, 0}, {m1, 0}, {d, 0}, {x, 0}}));
+              (std::vector<std::pair<TaskId, SimTime>>{{c, 0_ns}, {m1, 0_ns}, {d, 0_ns}, {x, 0_ns}}));
     (void)a;
     (void)b;
     (void)m0;
@@ -59,14 +59,14 @@ TEST(CriticalPath, TakesTheDependencyThatEndedLast) {
     engine::Program p;
     const auto s0 = p.add_stream(0, "gpu0");
     const auto s1 = p.add_stream(1, "gpu1");
-    const TaskId f1 = p.add_task(s0, 10, "f1");
-    const TaskId g = p.add_task(s1, 25, "g");
+    const TaskId f1 = p.add_task(s0, 10_ns, "f1");
+    const TaskId g = p.add_task(s1, 25_ns, "g");
     const std::vector<TaskId> deps = {g};
-    const TaskId f2 = p.add_task(s0, 4, "f2", deps);
+    const TaskId f2 = p.add_task(s0, 4_ns, "f2", deps);
     const engine::RunResult run = engine::simulate(p);
-    ASSERT_EQ(run.makespan, 29);
+    ASSERT_EQ(run.makespan, 29_ns);
     EXPECT_EQ(as_pairs(engine::critical_path(p, run)),
-              (std::vector<std::pair<TaskId, SimTime>>{{g, 0}, {f2, 0}}));
+              (std::vector<std::pair<TaskId, SimTime>>{{g, 0_ns}, {f2, 0_ns}}));
     (void)f1;
 }
 
@@ -76,14 +76,14 @@ TEST(CriticalPath, ChargesABackgroundTasksHoldUpAsWaiting) {
     engine::Program p;
     const auto fg = p.add_stream(0, "compute");
     const auto bg = p.add_background_stream(fg, "recompute");
-    const TaskId f1 = p.add_task(fg, 10, "f1");
-    const TaskId g = p.add_task(bg, 5, "g");
+    const TaskId f1 = p.add_task(fg, 10_ns, "f1");
+    const TaskId g = p.add_task(bg, 5_ns, "g");
     const std::vector<TaskId> deps = {g};
-    const TaskId f2 = p.add_task(fg, 4, "f2", deps);
+    const TaskId f2 = p.add_task(fg, 4_ns, "f2", deps);
     const engine::RunResult run = engine::simulate(p);
-    ASSERT_EQ(run.makespan, 19);
+    ASSERT_EQ(run.makespan, 19_ns);
     EXPECT_EQ(as_pairs(engine::critical_path(p, run)),
-              (std::vector<std::pair<TaskId, SimTime>>{{g, 10}, {f2, 0}}));
+              (std::vector<std::pair<TaskId, SimTime>>{{g, 10_ns}, {f2, 0_ns}}));
     (void)f1;
 }
 
@@ -127,7 +127,7 @@ experiment::Simulation simulate(const std::vector<config::Override>& overrides) 
 
 // The steps tile [0, makespan] and the shares add up to it, to the nanosecond.
 void expect_tiles(const experiment::Simulation& sim, const report::CriticalPath& path) {
-    SimTime at = 0;
+    SimTime at{};
     for (const engine::CriticalStep& s : engine::critical_path(sim.program.program, sim.run)) {
         const engine::TaskTiming& t = sim.run.timings[s.task.index()];
         EXPECT_EQ(t.start, at + s.wait_before);
@@ -167,7 +167,7 @@ TEST(CriticalPath, OneMicrobatchPipelineRunsThroughEveryStage) {
     const report::CriticalPath path = report::make_critical_path(sim.program, sim.run);
     expect_tiles(sim, path);
     const std::set<TaskId> on_path(path.task_ids.begin(), path.task_ids.end());
-    SimTime compute = 0;
+    SimTime compute{};
     int transfers = 0;
     for (std::size_t t = 0; t < sim.program.program.size(); ++t) {
         const auto id = TaskId::from_index(t);

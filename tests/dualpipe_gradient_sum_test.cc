@@ -146,10 +146,10 @@ TEST(DualPipeGradientSum, RunsUnderTheFlowNetworkModel) {
         // not.)
         const double bytes =
             static_cast<double>(workload::stage_parameters(sc, r).total() * workload::kGradientBytes);
-        const double expected = static_cast<double>(to_sim_time(Seconds{bytes / 23.5e9}));
-        const double length = static_cast<double>(sums.at(r).end - sums.at(r).start);
+        const double expected = static_cast<double>(to_sim_time(Seconds{bytes / 23.5e9}).ns());
+        const double length = static_cast<double>((sums.at(r).end - sums.at(r).start).ns());
         EXPECT_GE(length, expected);
-        EXPECT_LT(length, expected + static_cast<double>(to_sim_time(Seconds{60e-6})));
+        EXPECT_LT(length, expected + static_cast<double>(to_sim_time(Seconds{60e-6}).ns()));
     }
 }
 

@@ -139,14 +139,14 @@ config::Scenario moe_dualpipe(std::int64_t p, std::int64_t gpus_per_node,
 }
 
 struct Interval {
-    SimTime start = 0, end = 0;
+    SimTime start{}, end{};
 };
 
 // One schedule step's tasks on one GPU: its compute (busy time and first start, last end) and its
 // expert exchanges.
 struct StepRun {
-    SimTime busy = 0;
-    SimTime first = -1, last = 0;
+    SimTime busy{};
+    SimTime first = -1_ns, last{};
     std::vector<Interval> compute;
     std::vector<Interval> exchanges;
 };
@@ -177,7 +177,7 @@ std::map<StepKey, StepRun> steps_on(const IterationProgram& prog, const engine::
             s.exchanges.push_back({timing.start, timing.end});
         } else if (!is_communication(info.category) || count_gather) {
             s.busy += timing.end - timing.start;
-            s.first = s.first < 0 ? timing.start : std::min(s.first, timing.start);
+            s.first = s.first < SimTime{} ? timing.start : std::min(s.first, timing.start);
             s.last = std::max(s.last, timing.end);
             s.compute.push_back({timing.start, timing.end});
         }
@@ -200,17 +200,17 @@ std::pair<StepKey, StepKey> first_pair(const config::Scenario& sc, std::int64_t 
 }
 
 SimTime overlap_with(const Interval& a, const std::vector<Interval>& others) {
-    SimTime sum = 0;
+    SimTime sum{};
     for (const Interval& o : others) {
-        sum += std::max<SimTime>(0, std::min(a.end, o.end) - std::max(a.start, o.start));
+        sum += std::max(SimTime{}, std::min(a.end, o.end) - std::max(a.start, o.start));
     }
     return sum;
 }
 
 struct PairRun {
     StepRun forward, backward;
-    SimTime span = 0, busy = 0, exchanged = 0;
-    SimTime iteration = 0;
+    SimTime span{}, busy{}, exchanged{};
+    SimTime iteration{};
 };
 
 PairRun run_pair(const config::Scenario& sc, std::int64_t pp) {
@@ -251,8 +251,9 @@ TEST(DualPipeOverlap, ExpertAllToAllsHideBehindThePairedChunksCompute) {
         // The same kernels, those beside an exchange slowed by its share of the GPU (NVLink's
         // compute_share_while_overlapped 0.15: 1/0.85 for at most the exchange's time).
         EXPECT_GT(on.busy, off.busy);
-        EXPECT_LE(on.busy - off.busy,
-                  static_cast<SimTime>(static_cast<double>(on.exchanged) * (1.0 / 0.85 - 1.0)) + 8);
+        EXPECT_LE(on.busy - off.busy, SimTime{static_cast<std::int64_t>(
+                                          static_cast<double>(on.exchanged.ns()) * (1.0 / 0.85 - 1.0))} +
+                                          8_ns);
         // Without the overlap the compute stream waits out every blocking all-to-all: exactly their sum.
         EXPECT_EQ(off.span, off.busy + off.exchanged);
         // With it, never: F&B is the two chunks' compute back to back.
@@ -262,7 +263,7 @@ TEST(DualPipeOverlap, ExpertAllToAllsHideBehindThePairedChunksCompute) {
              {std::pair{&on.forward, &on.backward}, std::pair{&on.backward, &on.forward}}) {
             for (const Interval& e : mine->exchanges) {
                 EXPECT_EQ(overlap_with(e, other->compute), e.end - e.start);
-                EXPECT_EQ(overlap_with(e, mine->compute), 0);
+                EXPECT_EQ(overlap_with(e, mine->compute), 0_ns);
             }
         }
         EXPECT_LT(on.iteration, off.iteration);
@@ -288,7 +289,7 @@ TEST(DualPipeOverlap, ExchangesLongerThanThePieceBesideThemShowOnlyTheirExcess) 
 struct Slots {
     std::vector<Interval> span;  // by slot
     std::vector<std::string> name;
-    SimTime bubble = 0;  // idle between the rank's first and last slot, outside every slot
+    SimTime bubble{};  // idle between the rank's first and last slot, outside every slot
 };
 
 Slots slots_on(const config::Scenario& sc, const IterationProgram& prog, const engine::RunResult& run,
@@ -302,13 +303,13 @@ Slots slots_on(const config::Scenario& sc, const IterationProgram& prog, const e
         const schedule::Step& s = steps[k];
         const bool joins_pair = k > 0 && steps[k - 1].paired && s.pass == schedule::Pass::Backward;
         if (!joins_pair) {
-            out.span.push_back({-1, 0});
+            out.span.push_back({-1_ns, 0_ns});
             out.name.emplace_back();
         }
         out.name.back() += (joins_pair ? "&" : "") + schedule::to_string({s});
         slot_of[{static_cast<int>(s.pass), s.microbatch, s.chunk}] = out.span.size() - 1;
     }
-    SimTime busy = 0;
+    SimTime busy{};
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const TaskInfo info = prog.info[t];
         if (prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp != pp || info.microbatch < 0 ||
@@ -327,11 +328,11 @@ Slots slots_on(const config::Scenario& sc, const IterationProgram& prog, const e
         }
         Interval& slot = out.span.at(slot_of.at({static_cast<int>(pass), info.microbatch, info.chunk}));
         const engine::TaskTiming& timing = run.timings[t];
-        slot.start = slot.start < 0 ? timing.start : std::min(slot.start, timing.start);
+        slot.start = slot.start < SimTime{} ? timing.start : std::min(slot.start, timing.start);
         slot.end = std::max(slot.end, timing.end);
         busy += timing.end - timing.start;
     }
-    SimTime first = run.makespan, last = 0, inside = 0;
+    SimTime first = run.makespan, last{}, inside{};
     for (const Interval& s : out.span) {
         first = std::min(first, s.start);
         last = std::max(last, s.end);
@@ -343,7 +344,7 @@ Slots slots_on(const config::Scenario& sc, const IterationProgram& prog, const e
 
 // The README's terms on one rank, read off its slots: F&B (the rank's first pair) and the bubble.
 struct ReadmeTerms {
-    SimTime pair = 0, bubble = 0;
+    SimTime pair{}, bubble{};
 };
 
 ReadmeTerms readme_terms(const config::Scenario& sc, std::int64_t rank) {

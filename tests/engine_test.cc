@@ -15,10 +15,10 @@ namespace {
 
 TEST(EventQueue, OrdersByTimeThenInsertion) {
     EventQueue q;
-    q.push(20, 1);
-    q.push(10, 2);
-    q.push(20, 3);
-    q.push(10, 4);
+    q.push(20_ns, 1);
+    q.push(10_ns, 2);
+    q.push(20_ns, 3);
+    q.push(10_ns, 4);
     std::vector<std::int32_t> order;
     while (!q.empty()) {
         order.push_back(q.pop().task);
@@ -35,7 +35,7 @@ TEST(EventQueue, MatchesAHeapOfTimeAndSequence) {
                         std::greater<>>
         reference;  // (time, insertion index) pairs
     std::int32_t next = 0;
-    SimTime now = 0;
+    SimTime now{};
     for (int step = 0; step < 20000; ++step) {
         if (random() % 3 != 0 || q.empty()) {
             const SimTime time = now + static_cast<SimTime>(random() % 4) * 10;  // few distinct times
@@ -60,17 +60,17 @@ TEST(EventQueue, MatchesAHeapOfTimeAndSequence) {
 TEST(Simulator, StreamRunsTasksInProgramOrder) {
     Program p;
     const StreamId s = p.add_stream(0, "compute");
-    const TaskId a = p.add_task(s, 5, "a");
-    const TaskId b = p.add_task(s, 7, "b");
-    const TaskId c = p.add_task(s, 0, "c");
+    const TaskId a = p.add_task(s, 5_ns, "a");
+    const TaskId b = p.add_task(s, 7_ns, "b");
+    const TaskId c = p.add_task(s, 0_ns, "c");
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[a.index()].start, 0);
-    EXPECT_EQ(r.timings[a.index()].end, 5);
-    EXPECT_EQ(r.timings[b.index()].start, 5);
-    EXPECT_EQ(r.timings[b.index()].end, 12);
-    EXPECT_EQ(r.timings[c.index()].start, 12);
-    EXPECT_EQ(r.timings[c.index()].end, 12);
-    EXPECT_EQ(r.makespan, 12);
+    EXPECT_EQ(r.timings[a.index()].start, 0_ns);
+    EXPECT_EQ(r.timings[a.index()].end, 5_ns);
+    EXPECT_EQ(r.timings[b.index()].start, 5_ns);
+    EXPECT_EQ(r.timings[b.index()].end, 12_ns);
+    EXPECT_EQ(r.timings[c.index()].start, 12_ns);
+    EXPECT_EQ(r.timings[c.index()].end, 12_ns);
+    EXPECT_EQ(r.makespan, 12_ns);
     EXPECT_EQ(r.events, 3u);
 }
 
@@ -79,17 +79,17 @@ TEST(Simulator, StreamsOverlapAndJoinThroughDependencies) {
     Program p;
     const StreamId compute = p.add_stream(0, "compute");
     const StreamId comm = p.add_stream(0, "comm");
-    const TaskId g1 = p.add_task(compute, 10, "g1");
-    const TaskId c = p.add_task(comm, 15, "c", std::vector<TaskId>{g1});
-    const TaskId g2 = p.add_task(compute, 10, "g2");
-    const TaskId g3 = p.add_task(compute, 1, "g3", std::vector<TaskId>{c});
+    const TaskId g1 = p.add_task(compute, 10_ns, "g1");
+    const TaskId c = p.add_task(comm, 15_ns, "c", std::vector<TaskId>{g1});
+    const TaskId g2 = p.add_task(compute, 10_ns, "g2");
+    const TaskId g3 = p.add_task(compute, 1_ns, "g3", std::vector<TaskId>{c});
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[c.index()].start, 10);
-    EXPECT_EQ(r.timings[c.index()].end, 25);
-    EXPECT_EQ(r.timings[g2.index()].start, 10);
-    EXPECT_EQ(r.timings[g2.index()].end, 20);
-    EXPECT_EQ(r.timings[g3.index()].start, 25);  // 5 ns exposed behind the collective
-    EXPECT_EQ(r.makespan, 26);
+    EXPECT_EQ(r.timings[c.index()].start, 10_ns);
+    EXPECT_EQ(r.timings[c.index()].end, 25_ns);
+    EXPECT_EQ(r.timings[g2.index()].start, 10_ns);
+    EXPECT_EQ(r.timings[g2.index()].end, 20_ns);
+    EXPECT_EQ(r.timings[g3.index()].start, 25_ns);  // 5 ns exposed behind the collective
+    EXPECT_EQ(r.makespan, 26_ns);
 }
 
 TEST(Simulator, CollectiveStartsWhenLastMemberArrives) {
@@ -97,21 +97,21 @@ TEST(Simulator, CollectiveStartsWhenLastMemberArrives) {
     const StreamId s0 = p.add_stream(0, "compute");
     const StreamId s1 = p.add_stream(1, "compute");
     const StreamId s2 = p.add_stream(2, "compute");
-    const RendezvousId ar = p.add_rendezvous(3, 100, "allreduce");
-    p.add_task(s0, 10, "w0");
-    p.add_task(s1, 30, "w1");
-    p.add_task(s2, 20, "w2");
+    const RendezvousId ar = p.add_rendezvous(3, 100_ns, "allreduce");
+    p.add_task(s0, 10_ns, "w0");
+    p.add_task(s1, 30_ns, "w1");
+    p.add_task(s2, 20_ns, "w2");
     const TaskId m0 = p.add_rendezvous_task(s0, ar, "ar0");
     const TaskId m1 = p.add_rendezvous_task(s1, ar, "ar1");
     const TaskId m2 = p.add_rendezvous_task(s2, ar, "ar2");
-    const TaskId after = p.add_task(s0, 1, "after");
+    const TaskId after = p.add_task(s0, 1_ns, "after");
     const RunResult r = simulate(p);
     for (const TaskId m : {m0, m1, m2}) {
-        EXPECT_EQ(r.timings[m.index()].start, 30);
-        EXPECT_EQ(r.timings[m.index()].end, 130);
+        EXPECT_EQ(r.timings[m.index()].start, 30_ns);
+        EXPECT_EQ(r.timings[m.index()].end, 130_ns);
     }
-    EXPECT_EQ(r.timings[after.index()].start, 130);
-    EXPECT_EQ(r.makespan, 131);
+    EXPECT_EQ(r.timings[after.index()].start, 130_ns);
+    EXPECT_EQ(r.makespan, 131_ns);
 }
 
 TEST(Simulator, SendMatchedToReceive) {
@@ -121,18 +121,18 @@ TEST(Simulator, SendMatchedToReceive) {
     const StreamId tx = p.add_stream(0, "send");
     const StreamId c1 = p.add_stream(1, "compute");
     const StreamId rx = p.add_stream(1, "recv");
-    const RendezvousId link = p.add_rendezvous(2, 25, "p2p 0->1");
-    const TaskId f0 = p.add_task(c0, 40, "F0");
+    const RendezvousId link = p.add_rendezvous(2, 25_ns, "p2p 0->1");
+    const TaskId f0 = p.add_task(c0, 40_ns, "F0");
     const TaskId send = p.add_rendezvous_task(tx, link, "send", std::vector<TaskId>{f0});
-    const TaskId pre = p.add_task(c1, 10, "other");
+    const TaskId pre = p.add_task(c1, 10_ns, "other");
     const TaskId recv = p.add_rendezvous_task(rx, link, "recv", std::vector<TaskId>{pre});
-    const TaskId f1 = p.add_task(c1, 40, "F1", std::vector<TaskId>{recv});
+    const TaskId f1 = p.add_task(c1, 40_ns, "F1", std::vector<TaskId>{recv});
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[send.index()].start, 40);
-    EXPECT_EQ(r.timings[recv.index()].start, 40);
-    EXPECT_EQ(r.timings[recv.index()].end, 65);
-    EXPECT_EQ(r.timings[f1.index()].start, 65);
-    EXPECT_EQ(r.makespan, 105);
+    EXPECT_EQ(r.timings[send.index()].start, 40_ns);
+    EXPECT_EQ(r.timings[recv.index()].start, 40_ns);
+    EXPECT_EQ(r.timings[recv.index()].end, 65_ns);
+    EXPECT_EQ(r.timings[f1.index()].start, 65_ns);
+    EXPECT_EQ(r.makespan, 105_ns);
 }
 
 TEST(Simulator, RunsAreBitForBitReproducible) {
@@ -143,9 +143,9 @@ TEST(Simulator, RunsAreBitForBitReproducible) {
             s.push_back(p.add_stream(g, "compute"));
         }
         for (int k = 0; k < 50; ++k) {
-            const RendezvousId r = p.add_rendezvous(4, k % 3, "c" + std::to_string(k));
+            const RendezvousId r = p.add_rendezvous(4, SimTime{k % 3}, "c" + std::to_string(k));
             for (int g = 0; g < 4; ++g) {
-                p.add_task(s[static_cast<std::size_t>(g)], (g * 7 + k) % 5, "w");
+                p.add_task(s[static_cast<std::size_t>(g)], SimTime{(g * 7 + k) % 5}, "w");
                 p.add_rendezvous_task(s[static_cast<std::size_t>(g)], r, "m");
             }
         }
@@ -166,8 +166,8 @@ TEST(Simulator, DeadlockNamesTheWaitingGpusAndWhatTheyWaitFor) {
     Program p;
     const StreamId s0 = p.add_stream(0, "tp_comm");
     const StreamId s1 = p.add_stream(1, "tp_comm");
-    const RendezvousId a = p.add_rendezvous(2, 5, "allreduce A");
-    const RendezvousId b = p.add_rendezvous(2, 5, "allreduce B");
+    const RendezvousId a = p.add_rendezvous(2, 5_ns, "allreduce A");
+    const RendezvousId b = p.add_rendezvous(2, 5_ns, "allreduce B");
     p.add_rendezvous_task(s0, a, "A on 0");
     p.add_rendezvous_task(s0, b, "B on 0");
     p.add_rendezvous_task(s1, b, "B on 1");
@@ -191,9 +191,9 @@ TEST(Simulator, ARendezvousWithAMissingMemberIsRejectedBeforeRunning) {
     Program p;
     const StreamId s0 = p.add_stream(0, "recv");
     const StreamId s1 = p.add_stream(0, "compute");
-    const RendezvousId link = p.add_rendezvous(2, 5, "p2p from stage 1");  // the sender never comes
+    const RendezvousId link = p.add_rendezvous(2, 5_ns, "p2p from stage 1");  // the sender never comes
     const TaskId recv = p.add_rendezvous_task(s0, link, "recv F0");
-    p.add_task(s1, 3, "F0", std::vector<TaskId>{recv});
+    p.add_task(s1, 3_ns, "F0", std::vector<TaskId>{recv});
     try {
         (void)simulate(p);
         FAIL() << "expected the missing member to be reported";
@@ -208,7 +208,7 @@ TEST(Simulator, EventBudgetStopsARunawayProgram) {
     Program p;
     const StreamId s = p.add_stream(0, "compute");
     for (int i = 0; i < 10; ++i) {
-        p.add_task(s, 1, "t" + std::to_string(i));
+        p.add_task(s, 1_ns, "t" + std::to_string(i));
     }
     RunOptions options;
     options.max_events = 4;
@@ -219,25 +219,25 @@ TEST(Simulator, EventBudgetStopsARunawayProgram) {
 // arrival order, before a zero-duration task one of them releases, each counting as an event.
 TEST(Simulator, RendezvousMembersEndInArrivalOrderAndEachCountsAsAnEvent) {
     Program p;
-    const RendezvousId rv = p.add_rendezvous(3, 5, "all-reduce");
+    const RendezvousId rv = p.add_rendezvous(3, 5_ns, "all-reduce");
     std::vector<TaskId> members;
     std::vector<TaskId> after;
     for (int g = 0; g < 3; ++g) {
         const StreamId s = p.add_stream(g, "compute");
-        p.add_task(s, 10 - 3 * g, "before");  // arrivals at 10, 7, 4: GPU 2 first, GPU 0 last
+        p.add_task(s, SimTime{10 - 3 * g}, "before");  // arrivals at 10, 7, 4: GPU 2 first, GPU 0 last
         members.push_back(p.add_rendezvous_task(s, rv, "member"));
-        after.push_back(p.add_task(s, 0, "after"));
+        after.push_back(p.add_task(s, 0_ns, "after"));
     }
     // A task on a fourth stream released by GPU 0's member, also zero-duration.
     const StreamId other = p.add_stream(3, "other");
-    const TaskId released = p.add_task(other, 0, "released", std::vector<TaskId>{members[0]});
+    const TaskId released = p.add_task(other, 0_ns, "released", std::vector<TaskId>{members[0]});
     const RunResult r = simulate(p);
     for (int g = 0; g < 3; ++g) {
-        EXPECT_EQ(r.timings[members[static_cast<std::size_t>(g)].index()].start, 10);
-        EXPECT_EQ(r.timings[members[static_cast<std::size_t>(g)].index()].end, 15);
-        EXPECT_EQ(r.timings[after[static_cast<std::size_t>(g)].index()].end, 15);
+        EXPECT_EQ(r.timings[members[static_cast<std::size_t>(g)].index()].start, 10_ns);
+        EXPECT_EQ(r.timings[members[static_cast<std::size_t>(g)].index()].end, 15_ns);
+        EXPECT_EQ(r.timings[after[static_cast<std::size_t>(g)].index()].end, 15_ns);
     }
-    EXPECT_EQ(r.timings[released.index()].end, 15);
+    EXPECT_EQ(r.timings[released.index()].end, 15_ns);
     EXPECT_EQ(r.events, 10u);  // 3 before, 3 members, 3 after, 1 released
     // The budget counts members one by one: 3 befores and 1 member, then it stops inside the rendezvous.
     RunOptions options;
@@ -250,9 +250,9 @@ TEST(Simulator, RendezvousMembersEndInArrivalOrderAndEachCountsAsAnEvent) {
 TEST(Program, RejectsForwardDependenciesAndNegativeDurations) {
     Program p;
     const StreamId s = p.add_stream(0, "compute");
-    EXPECT_THROW(p.add_task(s, -1, "neg"), std::invalid_argument);
-    EXPECT_THROW(p.add_task(s, 1, "fwd", std::vector<TaskId>{TaskId{5}}), std::invalid_argument);
-    EXPECT_THROW(p.add_rendezvous(0, 1, "empty"), std::invalid_argument);
+    EXPECT_THROW(p.add_task(s, -1_ns, "neg"), std::invalid_argument);
+    EXPECT_THROW(p.add_task(s, 1_ns, "fwd", std::vector<TaskId>{TaskId{5}}), std::invalid_argument);
+    EXPECT_THROW(p.add_rendezvous(0, 1_ns, "empty"), std::invalid_argument);
 }
 
 }  // namespace
@@ -268,15 +268,15 @@ TEST(BackgroundStream, FillsTheForegroundsIdleTime) {
     const StreamId compute = p.add_stream(0, "compute");
     const StreamId comm = p.add_stream(0, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
-    const TaskId a = p.add_task(compute, 10, "A");
-    const TaskId c = p.add_task(comm, 30, "C", std::vector<TaskId>{a});
-    const TaskId r = p.add_task(recompute, 15, "R");
-    const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
+    const TaskId a = p.add_task(compute, 10_ns, "A");
+    const TaskId c = p.add_task(comm, 30_ns, "C", std::vector<TaskId>{a});
+    const TaskId r = p.add_task(recompute, 15_ns, "R");
+    const TaskId b = p.add_task(compute, 10_ns, "B", std::vector<TaskId>{c});
     const RunResult run = simulate(p);
-    EXPECT_EQ(run.timings[r.index()].start, 10);
-    EXPECT_EQ(run.timings[r.index()].end, 25);
-    EXPECT_EQ(run.timings[b.index()].start, 40);
-    EXPECT_EQ(run.makespan, 50);
+    EXPECT_EQ(run.timings[r.index()].start, 10_ns);
+    EXPECT_EQ(run.timings[r.index()].end, 25_ns);
+    EXPECT_EQ(run.timings[b.index()].start, 40_ns);
+    EXPECT_EQ(run.makespan, 50_ns);
 }
 
 TEST(BackgroundStream, IsPreemptedAndResumes) {
@@ -286,16 +286,16 @@ TEST(BackgroundStream, IsPreemptedAndResumes) {
     const StreamId compute = p.add_stream(0, "compute");
     const StreamId comm = p.add_stream(0, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
-    const TaskId a = p.add_task(compute, 10, "A");
-    const TaskId c = p.add_task(comm, 12, "C", std::vector<TaskId>{a});
-    const TaskId r = p.add_task(recompute, 20, "R");
-    const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
+    const TaskId a = p.add_task(compute, 10_ns, "A");
+    const TaskId c = p.add_task(comm, 12_ns, "C", std::vector<TaskId>{a});
+    const TaskId r = p.add_task(recompute, 20_ns, "R");
+    const TaskId b = p.add_task(compute, 10_ns, "B", std::vector<TaskId>{c});
     const RunResult run = simulate(p);
-    EXPECT_EQ(run.timings[b.index()].start, 22);
-    EXPECT_EQ(run.timings[b.index()].end, 32);
-    EXPECT_EQ(run.timings[r.index()].start, 10);
-    EXPECT_EQ(run.timings[r.index()].end, 40);
-    EXPECT_EQ(run.makespan, 40);
+    EXPECT_EQ(run.timings[b.index()].start, 22_ns);
+    EXPECT_EQ(run.timings[b.index()].end, 32_ns);
+    EXPECT_EQ(run.timings[r.index()].start, 10_ns);
+    EXPECT_EQ(run.timings[r.index()].end, 40_ns);
+    EXPECT_EQ(run.makespan, 40_ns);
 }
 
 TEST(BackgroundStream, WhatMissesTheWindowRunsOnDemand) {
@@ -304,15 +304,15 @@ TEST(BackgroundStream, WhatMissesTheWindowRunsOnDemand) {
     const StreamId compute = p.add_stream(0, "compute");
     const StreamId comm = p.add_stream(0, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
-    const TaskId a = p.add_task(compute, 10, "A");
-    const TaskId c = p.add_task(comm, 10, "C", std::vector<TaskId>{a});
-    const TaskId r = p.add_task(recompute, 25, "R", std::vector<TaskId>{a});
-    const TaskId d = p.add_task(compute, 5, "D", std::vector<TaskId>{c, r});
+    const TaskId a = p.add_task(compute, 10_ns, "A");
+    const TaskId c = p.add_task(comm, 10_ns, "C", std::vector<TaskId>{a});
+    const TaskId r = p.add_task(recompute, 25_ns, "R", std::vector<TaskId>{a});
+    const TaskId d = p.add_task(compute, 5_ns, "D", std::vector<TaskId>{c, r});
     const RunResult run = simulate(p);
-    EXPECT_EQ(run.timings[r.index()].start, 10);
-    EXPECT_EQ(run.timings[r.index()].end, 35);
-    EXPECT_EQ(run.timings[d.index()].start, 35);
-    EXPECT_EQ(run.makespan, 40);
+    EXPECT_EQ(run.timings[r.index()].start, 10_ns);
+    EXPECT_EQ(run.timings[r.index()].end, 35_ns);
+    EXPECT_EQ(run.timings[d.index()].start, 35_ns);
+    EXPECT_EQ(run.makespan, 40_ns);
     EXPECT_THROW(p.add_background_stream(compute, "second"), std::invalid_argument);
 }
 

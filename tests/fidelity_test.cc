@@ -113,7 +113,7 @@ TEST(MegatronP2p, InterleavedSteadyForwardsSendAfterTheBackwardTheyPairWith) {
     EXPECT_EQ(sends, 16);
     EXPECT_EQ(after_backward, 6);
     // Blocking sends with Megatron's pairing run to the end (no deadlock).
-    EXPECT_GT(program::simulate(prog).makespan, 0);
+    EXPECT_GT(program::simulate(prog).makespan, 0_ns);
 }
 
 TEST(MegatronP2p, BreadthFirstIsNotAMegatronSchedule) {
@@ -146,29 +146,32 @@ TEST(HostOverhead, SmallKernelsAfterASynchronizeWaitForTheCpu) {
     // Three 1 µs kernels: they reach the GPU at 14, 24 and 34 µs and each finishes long before the
     // next arrives, so the GPU idles 14 + 9 + 9 = 32 µs; the CPU ends 5 µs ahead (35 − 30).
     const workload::OpList small{kernel(), kernel(), kernel()};
-    const std::vector<SimTime> one_us{1000, 1000, 1000};
+    const std::vector<SimTime> one_us{1000_ns, 1000_ns, 1000_ns};
     const program::HostBound s = program::host_bound_idle(small, one_us, host);
-    EXPECT_EQ(s.idle, 32'000);
-    EXPECT_EQ(s.lead_after, 5'000);
+    EXPECT_EQ(s.idle, 32'000_ns);
+    EXPECT_EQ(s.lead_after, 5'000_ns);
     // Two 100 µs kernels: only the first launch is exposed (14 µs); the CPU ends 194 µs ahead.
     const workload::OpList big{kernel(), kernel()};
-    const program::HostBound b = program::host_bound_idle(big, std::vector<SimTime>{100'000, 100'000}, host);
-    EXPECT_EQ(b.idle, 14'000);
-    EXPECT_EQ(b.lead_after, 194'000);
+    const program::HostBound b =
+        program::host_bound_idle(big, std::vector<SimTime>{100'000_ns, 100'000_ns}, host);
+    EXPECT_EQ(b.idle, 14'000_ns);
+    EXPECT_EQ(b.lead_after, 194'000_ns);
     // The small kernels again with the CPU 20 µs ahead: they arrive at −6, 4 and 14 µs, so the GPU
     // idles 0 + 3 + 9 = 12 µs.
-    const program::HostBound ahead = program::host_bound_idle(small, one_us, host, 20'000);
-    EXPECT_EQ(ahead.idle, 12'000);
-    EXPECT_EQ(ahead.lead_after, 5'000);
+    const program::HostBound ahead = program::host_bound_idle(small, one_us, host, 20'000_ns);
+    EXPECT_EQ(ahead.idle, 12'000_ns);
+    EXPECT_EQ(ahead.lead_after, 5'000_ns);
     // An asynchronous collective first: 25 µs of CPU before the kernel's 10, so it arrives at 39 µs. A
     // blocking one also holds the compute stream for its duration (here 50 µs, from 29 µs to 79 µs).
     workload::Op collective;
     collective.kind = workload::OpKind::Collective;
     const workload::OpList mixed{collective, kernel()};
-    EXPECT_EQ(program::host_bound_idle(mixed, std::vector<SimTime>{50'000, 1000}, host).idle, 39'000);
+    EXPECT_EQ(program::host_bound_idle(mixed, std::vector<SimTime>{50'000_ns, 1000_ns}, host).idle,
+              39'000_ns);
     collective.blocking = true;
     const workload::OpList blocking{collective, kernel()};
-    EXPECT_EQ(program::host_bound_idle(blocking, std::vector<SimTime>{50'000, 1000}, host).idle, 29'000);
+    EXPECT_EQ(program::host_bound_idle(blocking, std::vector<SimTime>{50'000_ns, 1000_ns}, host).idle,
+              29'000_ns);
 }
 
 TEST(HostOverhead, TheMoeDispatchersWaitDrainsTheCpusLeadMidList) {
@@ -183,20 +186,20 @@ TEST(HostOverhead, TheMoeDispatchersWaitDrainsTheCpusLeadMidList) {
     all_to_all.blocking = true;
     all_to_all.host_waits_for = 0;
     const workload::OpList ops{kernel(), kernel(), all_to_all, kernel()};
-    const std::vector<SimTime> d{100'000, 20'000, 50'000, 200'000};
+    const std::vector<SimTime> d{100'000_ns, 20'000_ns, 50'000_ns, 200'000_ns};
     const program::HostBound bound = program::host_bound_idle(ops, d, host, program::kUnboundedLead);
-    EXPECT_EQ(bound.idle, 9'000);
-    EXPECT_EQ(bound.lead_after, 244'000);
+    EXPECT_EQ(bound.idle, 9'000_ns);
+    EXPECT_EQ(bound.lead_after, 244'000_ns);
     // Waiting for the permute instead (the CUDA-graphed dispatcher's dtoh point): the CPU resumes at
     // 120 µs and the collective starts at 149 µs, 29 µs after the GPU went idle.
     workload::OpList later = ops;
     later[2].host_waits_for = 1;
-    EXPECT_EQ(program::host_bound_idle(later, d, host, program::kUnboundedLead).idle, 29'000);
+    EXPECT_EQ(program::host_bound_idle(later, d, host, program::kUnboundedLead).idle, 29'000_ns);
     // Without the wait the CPU stays unboundedly ahead: nothing idles.
     workload::OpList unsynced = ops;
     unsynced[2].host_waits_for = -1;
     const program::HostBound ahead = program::host_bound_idle(unsynced, d, host, program::kUnboundedLead);
-    EXPECT_EQ(ahead.idle, 0);
+    EXPECT_EQ(ahead.idle, 0_ns);
     EXPECT_EQ(ahead.lead_after, program::kUnboundedLead);
 }
 
@@ -206,7 +209,7 @@ TEST(HostOverhead, SynchronizedTransfersAddHostTasksThatTheBreakdownReports) {
     const program::IterationProgram prog = program::build_iteration(sc, cost_model());
     const engine::RunResult run = program::simulate(prog);
     const std::vector<report::Breakdown> per_gpu = report::breakdowns(prog, run);
-    std::vector<SimTime> host(prog.gpus.size(), 0);
+    std::vector<SimTime> host(prog.gpus.size(), SimTime{});
     std::vector<int> count(prog.gpus.size(), 0);
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
         if (prog.info.category(t) == program::TaskCategory::Host) {
@@ -221,7 +224,7 @@ TEST(HostOverhead, SynchronizedTransfersAddHostTasksThatTheBreakdownReports) {
         // receive B) and B3 (receive); none before F2 and F3, which follow a backward with nothing to
         // send. Stage 1 (F0 B0 ... F3 B3): before each F (receive) and the optimizer (send B3).
         EXPECT_EQ(count[g], g == 0 ? 6 : 5) << "gpu " << g;
-        EXPECT_GT(host[g], 0);
+        EXPECT_GT(host[g], 0_ns);
         EXPECT_DOUBLE_EQ(per_gpu[g].host.value, to_seconds(host[g]).value);
     }
     const report::IterationReport with = report::make_iteration_report(sc, cost_model(), prog, run);

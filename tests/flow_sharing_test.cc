@@ -40,14 +40,14 @@ TEST(MaxMinSharing, CapsAndWeights) {
 TEST(FlowEngine, TwoFlowsOnOneLinkEndTogetherAtTwiceTheTime) {
     Program p;
     const ResourceId link = p.add_resource(1e9);
-    const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 100, {{link, 1.0}}});
+    const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 100_ns, {{link, 1.0}}});
     const StreamId s0 = p.add_stream(0, "a");
     const StreamId s1 = p.add_stream(1, "b");
     const TaskId t0 = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, spec, "x"), "x");
     const TaskId t1 = p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, spec, "y"), "y");
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[t0.index()].end, 2100);
-    EXPECT_EQ(r.timings[t1.index()].end, 2100);
+    EXPECT_EQ(r.timings[t0.index()].end, 2100_ns);
+    EXPECT_EQ(r.timings[t1.index()].end, 2100_ns);
     ASSERT_EQ(r.resource_carried.size(), 1U);
     EXPECT_DOUBLE_EQ(r.resource_carried[0], 2000.0);
 }
@@ -58,46 +58,46 @@ TEST(FlowEngine, TwoFlowsOnOneLinkEndTogetherAtTwiceTheTime) {
 TEST(FlowEngine, ASecondFlowSlowsTheFirstOnlyWhileBothRun) {
     Program p;
     const ResourceId link = p.add_resource(1e9);
-    const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 0, {{link, 1.0}}});
+    const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, SimTime{}, {{link, 1.0}}});
     const StreamId s0 = p.add_stream(0, "a");
     const StreamId s1 = p.add_stream(1, "b");
     const TaskId first = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, spec, "first"), "first");
-    const TaskId delay = p.add_task(s1, 500, "compute");
+    const TaskId delay = p.add_task(s1, 500_ns, "compute");
     const std::vector<TaskId> after{delay};
     const TaskId second =
         p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, spec, "second"), "second", after);
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[first.index()].end, 1500);
-    EXPECT_EQ(r.timings[second.index()].start, 500);
-    EXPECT_EQ(r.timings[second.index()].end, 2000);
+    EXPECT_EQ(r.timings[first.index()].end, 1500_ns);
+    EXPECT_EQ(r.timings[second.index()].start, 500_ns);
+    EXPECT_EQ(r.timings[second.index()].end, 2000_ns);
 }
 
 // A flow rendezvous starts when its last member arrives, and all members end together.
 TEST(FlowEngine, MembersStartWithTheLastArrivalAndEndTogether) {
     Program p;
     const ResourceId link = p.add_resource(2e9);
-    const FlowSpecId spec = p.add_flow_spec(FlowSpec{4000.0, 4e9, 10, {{link, 1.0}}});
+    const FlowSpecId spec = p.add_flow_spec(FlowSpec{4000.0, 4e9, 10_ns, {{link, 1.0}}});
     const RendezvousId rv = p.add_flow_rendezvous(2, spec, "ar");
     const StreamId s0 = p.add_stream(0, "a");
     const StreamId s1 = p.add_stream(1, "b");
     const TaskId early = p.add_rendezvous_task(s0, rv, "m0");
-    const TaskId work = p.add_task(s1, 300, "compute");
+    const TaskId work = p.add_task(s1, 300_ns, "compute");
     const std::vector<TaskId> after{work};
     const TaskId late = p.add_rendezvous_task(s1, rv, "m1", after);
     const RunResult r = simulate(p);
     // Capped by the link (2 GB/s, below the flow's own 4 GB/s): 4000 bytes in 2 µs, then 10 ns.
-    EXPECT_EQ(r.timings[early.index()].start, 300);
-    EXPECT_EQ(r.timings[late.index()].start, 300);
-    EXPECT_EQ(r.timings[early.index()].end, 2310);
-    EXPECT_EQ(r.timings[late.index()].end, 2310);
+    EXPECT_EQ(r.timings[early.index()].start, 300_ns);
+    EXPECT_EQ(r.timings[late.index()].start, 300_ns);
+    EXPECT_EQ(r.timings[early.index()].end, 2310_ns);
+    EXPECT_EQ(r.timings[late.index()].end, 2310_ns);
 }
 
 TEST(FlowEngine, IdenticalSpecsAreInterned) {
     Program p;
     const ResourceId link = p.add_resource(1e9);
-    const FlowSpecId a = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 1.0}}});
-    const FlowSpecId b = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 1.0}}});
-    const FlowSpecId c = p.add_flow_spec(FlowSpec{10.0, 1e9, 0, {{link, 2.0}}});
+    const FlowSpecId a = p.add_flow_spec(FlowSpec{10.0, 1e9, SimTime{}, {{link, 1.0}}});
+    const FlowSpecId b = p.add_flow_spec(FlowSpec{10.0, 1e9, SimTime{}, {{link, 1.0}}});
+    const FlowSpecId c = p.add_flow_spec(FlowSpec{10.0, 1e9, SimTime{}, {{link, 2.0}}});
     EXPECT_EQ(a, b);
     EXPECT_NE(a, c);
     EXPECT_THROW((void)p.add_resource(0.0), std::invalid_argument);
@@ -113,26 +113,26 @@ TEST(FlowEngine, RecordsEachLinksLoadAtEveryChange) {
     const ResourceId tx1 = p.add_resource(1e9);
     const ResourceId rx = p.add_resource(1e9);
     const ResourceId idle = p.add_resource(1e9);
-    const FlowSpecId a = p.add_flow_spec(FlowSpec{1000.0, 1e9, 0, {{tx0, 1.0}, {rx, 1.0}}});
-    const FlowSpecId b = p.add_flow_spec(FlowSpec{250.0, 1e9, 0, {{tx1, 1.0}, {rx, 1.0}}});
+    const FlowSpecId a = p.add_flow_spec(FlowSpec{1000.0, 1e9, SimTime{}, {{tx0, 1.0}, {rx, 1.0}}});
+    const FlowSpecId b = p.add_flow_spec(FlowSpec{250.0, 1e9, SimTime{}, {{tx1, 1.0}, {rx, 1.0}}});
     const StreamId s0 = p.add_stream(0, "a");
     const StreamId s1 = p.add_stream(1, "b");
     const TaskId first = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, a, "a"), "a");
-    const std::vector<TaskId> after{p.add_task(s1, 500, "compute")};
+    const std::vector<TaskId> after{p.add_task(s1, 500_ns, "compute")};
     const TaskId second = p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, b, "b"), "b", after);
     RunOptions options;
     options.record_rates_of = {1, 1, 1, 1};
     const RunResult r = simulate(p, options);
-    EXPECT_EQ(r.timings[second.index()].end, 1000);
-    EXPECT_EQ(r.timings[first.index()].end, 1250);
+    EXPECT_EQ(r.timings[second.index()].end, 1000_ns);
+    EXPECT_EQ(r.timings[first.index()].end, 1250_ns);
     ASSERT_EQ(r.resource_rates.size(), 4U);
     EXPECT_EQ(r.resource_rates[static_cast<std::size_t>(tx0)],
-              (std::vector<RateSample>{{0, 1e9}, {500, 0.5e9}, {1000, 1e9}, {1250, 0.0}}));
+              (std::vector<RateSample>{{0_ns, 1e9}, {500_ns, 0.5e9}, {1000_ns, 1e9}, {1250_ns, 0.0}}));
     EXPECT_EQ(r.resource_rates[static_cast<std::size_t>(tx1)],
-              (std::vector<RateSample>{{500, 0.5e9}, {1000, 0.0}}));
+              (std::vector<RateSample>{{500_ns, 0.5e9}, {1000_ns, 0.0}}));
     // Full from A's start to its end: B's share came out of A's.
     EXPECT_EQ(r.resource_rates[static_cast<std::size_t>(rx)],
-              (std::vector<RateSample>{{0, 1e9}, {1250, 0.0}}));
+              (std::vector<RateSample>{{0_ns, 1e9}, {1250_ns, 0.0}}));
     EXPECT_TRUE(r.resource_rates[static_cast<std::size_t>(idle)].empty());
 
     // Only the resources asked for are recorded; none asked for: nothing, and the same run.
@@ -153,15 +153,15 @@ TEST(FlowEngine, RecordsEachLinksLoadAtEveryChange) {
 TEST(FlowEngine, RecordsOneSamplePerInstant) {
     Program p;
     const ResourceId link = p.add_resource(1e9);
-    const FlowSpecId x = p.add_flow_spec(FlowSpec{1000.0, 0.5e9, 0, {{link, 1.0}}});
-    const FlowSpecId y = p.add_flow_spec(FlowSpec{500.0, 0.25e9, 0, {{link, 1.0}}});
+    const FlowSpecId x = p.add_flow_spec(FlowSpec{1000.0, 0.5e9, SimTime{}, {{link, 1.0}}});
+    const FlowSpecId y = p.add_flow_spec(FlowSpec{500.0, 0.25e9, SimTime{}, {{link, 1.0}}});
     std::ignore = p.add_rendezvous_task(p.add_stream(0, "a"), p.add_flow_rendezvous(1, x, "x"), "x");
     std::ignore = p.add_rendezvous_task(p.add_stream(1, "b"), p.add_flow_rendezvous(1, y, "y"), "y");
     RunOptions options;
     options.record_rates_of = {1};
     const RunResult r = simulate(p, options);
-    EXPECT_EQ(r.makespan, 2000);
-    EXPECT_EQ(r.resource_rates[0], (std::vector<RateSample>{{0, 0.75e9}, {2000, 0.0}}));
+    EXPECT_EQ(r.makespan, 2000_ns);
+    EXPECT_EQ(r.resource_rates[0], (std::vector<RateSample>{{0_ns, 0.75e9}, {2000_ns, 0.0}}));
 }
 
 }  // namespace

@@ -243,7 +243,7 @@ TEST(Fp8Experts, GroupedGemmTakesItsFp8CostInTheEngine) {
         to_sim_time(cost.grouped_gemm({rows16, 2 * f, h, L}, experts, GemmPrecision::Fp8));
     EXPECT_EQ(expected,
               4 * to_sim_time(cost.gemm({rows16, 2 * f, h}, cost::GemmClass::Dense, GemmPrecision::Fp8)));
-    EXPECT_EQ(expected, 20'000);
+    EXPECT_EQ(expected, 20'000_ns);
     EXPECT_EQ(fc1.end - fc1.start, expected);
     // Its input's cast runs just before it on the compute stream, for its own streaming time.
     const program::OpSpan& cast = spans.at("fp8.experts.fc1.cast_transpose");
@@ -344,7 +344,7 @@ TEST(Fp8Mla, IterationRuns) {
     const cost::CostModel cost = h100();
     const engine::RunResult bf16 = program::simulate(program::build_iteration(mla(""), cost));
     const engine::RunResult fp8 = program::simulate(program::build_iteration(mla(kDelayed), cost));
-    EXPECT_GT(fp8.makespan, 0);
+    EXPECT_GT(fp8.makespan, 0_ns);
     EXPECT_NE(fp8.makespan, bf16.makespan);
 }
 

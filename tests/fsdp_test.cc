@@ -80,7 +80,7 @@ TEST(Fsdp, PrefetchHidesMostOfTheLayerGathers) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const config::Scenario sharded = llama("optim_grads_params");
     const program::IterationProgram prog = program::build_iteration(sharded, cost);
-    SimTime fsdp_comm = 0;
+    SimTime fsdp_comm{};
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo task = prog.info[t];
         if (task.priced < 0) {
@@ -95,7 +95,7 @@ TEST(Fsdp, PrefetchHidesMostOfTheLayerGathers) {
     }
     const SimTime with_fsdp = program::simulate(prog).makespan;
     const SimTime without = program::simulate(program::build_iteration(llama("optim"), cost)).makespan;
-    ASSERT_GT(fsdp_comm, 0);
+    ASSERT_GT(fsdp_comm, 0_ns);
     EXPECT_LT(with_fsdp - without, fsdp_comm / 4);
 }
 

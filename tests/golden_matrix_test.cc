@@ -49,7 +49,7 @@ nlohmann::ordered_json simulate_point(const std::vector<config::Override>& overr
         for (const std::uint64_t h : program::gpu_fingerprints(sim.program, sim.run)) {
             gpus.push_back(hex(h));
         }
-        return {{"iteration_time_ns", sim.run.makespan},
+        return {{"iteration_time_ns", sim.run.makespan.ns()},
                 {"peak_memory_bytes", sim.report.peak_memory_bytes.value},
                 {"fingerprint", sim.report.fingerprint},
                 {"gpus", gpus}};

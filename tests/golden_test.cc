@@ -38,12 +38,12 @@ TEST(Golden, ShippedScenariosReproduceTheirRecordedRuns) {
         const experiment::Simulation sim = experiment::simulate_scenario(sc, cost);
         const engine::RunResult& run = sim.run;
         const report::IterationReport& r = sim.report;
-        fresh[name] = {{"iteration_time_ns", run.makespan},
+        fresh[name] = {{"iteration_time_ns", run.makespan.ns()},
                        {"peak_memory_bytes", r.peak_memory_bytes.value},
                        {"fingerprint", r.fingerprint}};
         if (!update) {
             ASSERT_TRUE(golden.contains(name)) << name << " has no golden entry";
-            EXPECT_EQ(golden[name]["iteration_time_ns"].get<std::int64_t>(), run.makespan) << name;
+            EXPECT_EQ(golden[name]["iteration_time_ns"].get<std::int64_t>(), run.makespan.ns()) << name;
             EXPECT_EQ(golden[name]["peak_memory_bytes"].get<std::int64_t>(), r.peak_memory_bytes.value) << name;
             EXPECT_EQ(golden[name]["fingerprint"].get<std::string>(), r.fingerprint) << name;
         }

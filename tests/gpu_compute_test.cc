@@ -26,7 +26,7 @@ using engine::RunResult;
 using engine::StreamId;
 using engine::TaskId;
 
-constexpr SimTime kUs = 1000;
+constexpr SimTime kUs{1000};
 
 // GPU `gpu`'s communication stream: idle for `start`, then a one-member collective of `duration` that
 // leaves compute `rate` of the GPU while it runs.
@@ -49,9 +49,9 @@ StreamId compute_stream(Program& p, std::int32_t gpu) {
 TEST(GpuCompute, ComputeAloneTakesItsDuration) {
     Program p;
     const TaskId k = p.add_task(compute_stream(p, 0), 10 * kUs, "kernel");
-    (void)collective_at(p, 1, 0, 4 * kUs, 0.5);  // shares held, but on another GPU
+    (void)collective_at(p, 1, SimTime{}, 4 * kUs, 0.5);  // shares held, but on another GPU
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[k.index()].start, 0);
+    EXPECT_EQ(run.timings[k.index()].start, 0_ns);
     EXPECT_EQ(run.timings[k.index()].end, 10 * kUs);
 }
 
@@ -85,7 +85,7 @@ TEST(GpuCompute, OverlappingCollectivesLeaveTheLowestRateNotTheProduct) {
     (void)collective_at(p, 0, 2 * kUs, 4 * kUs, 0.5);
     (void)collective_at(p, 0, 4 * kUs, 4 * kUs, 0.8);
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[k.index()].end, 12400);
+    EXPECT_EQ(run.timings[k.index()].end, 12400_ns);
 }
 
 TEST(GpuCompute, SegmentsAfterTheFirstStartAtTheRateOfTheirTime) {
@@ -124,17 +124,17 @@ TEST(GpuCompute, OverlappedRecomputationIsSlowedAndPreemptedAlike) {
     const StreamId comm = p.add_stream(0, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
     p.set_compute_stream(recompute);
-    const TaskId a = p.add_task(compute, 10, "A");
-    const RendezvousId r = p.add_rendezvous(1, 30, "C");
+    const TaskId a = p.add_task(compute, 10_ns, "A");
+    const RendezvousId r = p.add_rendezvous(1, 30_ns, "C");
     p.set_compute_share(r, 0.5);
     const TaskId c = p.add_rendezvous_task(comm, r, "C", std::vector<TaskId>{a});
-    const TaskId rc = p.add_task(recompute, 10, "R");
-    const TaskId b = p.add_task(compute, 10, "B", std::vector<TaskId>{c});
+    const TaskId rc = p.add_task(recompute, 10_ns, "R");
+    const TaskId b = p.add_task(compute, 10_ns, "B", std::vector<TaskId>{c});
     const RunResult run = engine::simulate(p);
-    EXPECT_EQ(run.timings[rc.index()].start, 10);
-    EXPECT_EQ(run.timings[rc.index()].end, 30);
-    EXPECT_EQ(run.timings[b.index()].start, 40);
-    EXPECT_EQ(run.makespan, 50);
+    EXPECT_EQ(run.timings[rc.index()].start, 10_ns);
+    EXPECT_EQ(run.timings[rc.index()].end, 30_ns);
+    EXPECT_EQ(run.timings[b.index()].start, 40_ns);
+    EXPECT_EQ(run.makespan, 50_ns);
 }
 
 TEST(GpuCompute, ASharingPolicyIsPluggable) {
@@ -155,13 +155,13 @@ TEST(GpuCompute, ASharingPolicyIsPluggable) {
     (void)collective_at(p, 0, 4 * kUs, 4 * kUs, 0.8);
     engine::RunOptions options;
     options.compute_sharing = &compounding;
-    EXPECT_EQ(engine::simulate(p, options).timings[k.index()].end, 12600);
+    EXPECT_EQ(engine::simulate(p, options).timings[k.index()].end, 12600_ns);
 }
 
 TEST(GpuCompute, SharesOutsideZeroToOneAreRejected) {
     Program p;
     (void)p.add_stream(0, "comm");
-    const RendezvousId r = p.add_rendezvous(1, 10, "C");
+    const RendezvousId r = p.add_rendezvous(1, 10_ns, "C");
     EXPECT_THROW(p.set_compute_share(r, 0.0), std::invalid_argument);
     EXPECT_THROW(p.set_compute_share(r, 1.5), std::invalid_argument);
     EXPECT_THROW(p.set_compute_share(RendezvousId{r.value() + 1}, 0.5), std::invalid_argument);
@@ -171,8 +171,8 @@ TEST(GpuCompute, SharesOutsideZeroToOneAreRejected) {
 // Through the lowering: list A is a GEMM and an asynchronous 256 MiB all-reduce over 8 GPUs of a node
 // after it; list B, lowered next, is one GEMM. price() sees collectives within one list only.
 struct TwoLists {
-    SimTime gemm = 0;       // one GEMM alone
-    SimTime allreduce = 0;  // the all-reduce alone
+    SimTime gemm{};         // one GEMM alone
+    SimTime allreduce{};    // the all-reduce alone
     double rate = 1.0;      // compute beside the all-reduce (engine)
     engine::TaskTiming second;
     program::SimulatedGpu gpu;
@@ -222,14 +222,14 @@ TEST(GpuCompute, ACollectiveOfOneListSlowsTheComputeOfTheNext) {
     // Priced: B's GEMM runs as if alone, and nothing is charged.
     EXPECT_EQ(priced.second.start, priced.gemm);
     EXPECT_EQ(priced.second.end, 2 * priced.gemm);
-    EXPECT_EQ(priced.gpu.contention_compute, 0);
+    EXPECT_EQ(priced.gpu.contention_compute, 0_ns);
     // Engine: at the profile's intra-node share (0.15 of the GPU taken: rate 0.85), for all of its time.
     const TwoLists engine = lower_two_lists("engine");
     EXPECT_DOUBLE_EQ(engine.rate, 0.85);
     EXPECT_EQ(engine.second.start, engine.gemm);
     EXPECT_EQ(engine.second.end, engine.gemm + static_cast<SimTime>(std::llround(
-                                                   static_cast<double>(engine.gemm) / engine.rate)));
-    EXPECT_EQ(engine.gpu.contention_compute, 0);  // the engine's to measure, not priced in
+                                                   static_cast<double>(engine.gemm.ns()) / engine.rate)));
+    EXPECT_EQ(engine.gpu.contention_compute, 0_ns);  // the engine's to measure, not priced in
 }
 
 TEST(GpuCompute, PricedIsTheDefaultAndChangesNothing) {

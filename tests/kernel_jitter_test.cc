@@ -117,7 +117,9 @@ TEST(KernelJitter, EachLaunchTakesItsOwnFactorOnItsPrice) {
             continue;
         }
         const double f = program::kernel_jitter_factor(sigma, 4, rank, 0, static_cast<std::int64_t>(i));
-        EXPECT_EQ(jittered.durations[i], std::llround(static_cast<double>(base->durations[i]) * f)) << i;
+        EXPECT_EQ(jittered.durations[i],
+                  SimTime{std::llround(static_cast<double>(base->durations[i].ns()) * f)})
+            << i;
         ++checked;
     }
     EXPECT_GT(checked, 0);
@@ -129,7 +131,7 @@ TEST(KernelJitter, OnOneGpuTheIterationGrowsByExactlyTheJitterItsKernelsDrew) {
                                   cost_model(), kNoFold);
     ASSERT_EQ(on.prog.gpus.size(), 1u);
     const SimTime drawn = on.prog.gpus[0].kernel_jitter;
-    EXPECT_NE(drawn, 0);
+    EXPECT_NE(drawn, 0_ns);
     EXPECT_EQ(on.run.makespan - off.run.makespan, drawn);
     // The breakdown moves exactly that out of the kernel time, and its parts still add up.
     EXPECT_NEAR(on.report.breakdown.kernel_jitter.value, to_seconds(drawn).value, 1e-12);

@@ -56,7 +56,7 @@ program::IterationProgram transfers(const std::vector<Transfer>& list) {
         std::ignore = prog.program.add_resource(topo.capacity_GBps(l) * 1e9);
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
-        engine::FlowSpec spec{list[i].bytes, 25e9, 0, {}};
+        engine::FlowSpec spec{list[i].bytes, 25e9, SimTime{}, {}};
         for (const network::LinkId l : topo.route(list[i].from, list[i].to)) {
             spec.uses.push_back({l, 1.0});
         }
@@ -77,26 +77,26 @@ TEST(LinkRateTracks, AnIncastShowsTheHalvedRateThenTheFullRate) {
     engine::RunOptions options;
     options.record_rates_of = report::traced_links(*prog.topology, {});
     const engine::RunResult run = engine::simulate(prog.program, options);
-    ASSERT_EQ(run.makespan, 3000);
+    ASSERT_EQ(run.makespan, 3000_ns);
     const std::vector<LinkRateTrack> tracks = report::link_rate_tracks(prog, run, {});
     ASSERT_EQ(tracks.size(), 3U);  // the GPU-to-NIC links inside each host have no track
     EXPECT_EQ(tracks[0].name, "node 0 NIC 0 tx");
-    EXPECT_EQ(tracks[0].samples, (std::vector<LinkRateSample>{{0, 25'000'000'000}, {3000, 0}}));
+    EXPECT_EQ(tracks[0].samples, (std::vector<LinkRateSample>{{0_ns, 25'000'000'000}, {3000_ns, 0}}));
     EXPECT_EQ(tracks[1].name, "node 1 NIC 0 rx");
     EXPECT_EQ(tracks[1].samples,
-              (std::vector<LinkRateSample>{{0, 12'500'000'000}, {2000, 25'000'000'000}, {3000, 0}}));
+              (std::vector<LinkRateSample>{{0_ns, 12'500'000'000}, {2000_ns, 25'000'000'000}, {3000_ns, 0}}));
     EXPECT_EQ(tracks[2].name, "node 1 NIC 1 rx");
-    EXPECT_EQ(tracks[2].samples, (std::vector<LinkRateSample>{{0, 12'500'000'000}, {2000, 0}}));
+    EXPECT_EQ(tracks[2].samples, (std::vector<LinkRateSample>{{0_ns, 12'500'000'000}, {2000_ns, 0}}));
 
     // A window opens with the value then, keeps the changes inside it, and drops a track idle in it.
     report::TraceOptions window;
-    window.window_start = 2500;
-    window.window_end = 5000;
+    window.window_start = 2500_ns;
+    window.window_end = 5000_ns;
     const std::vector<LinkRateTrack> late = report::link_rate_tracks(prog, run, window);
     ASSERT_EQ(late.size(), 2U);
-    EXPECT_EQ(late[0].samples, (std::vector<LinkRateSample>{{2500, 25'000'000'000}, {3000, 0}}));
+    EXPECT_EQ(late[0].samples, (std::vector<LinkRateSample>{{2500_ns, 25'000'000'000}, {3000_ns, 0}}));
     EXPECT_EQ(late[1].name, "node 1 NIC 0 rx");
-    EXPECT_EQ(late[1].samples, (std::vector<LinkRateSample>{{2500, 25'000'000'000}, {3000, 0}}));
+    EXPECT_EQ(late[1].samples, (std::vector<LinkRateSample>{{2500_ns, 25'000'000'000}, {3000_ns, 0}}));
 
     // --trace-ranks 0-7 records only host 0's NICs (and any switch-to-switch link: none here).
     options.record_rates_of = report::traced_links(*prog.topology, {{0, 7}});

@@ -338,7 +338,7 @@ TEST(MlaAttention, IterationRunsWithTheMlaOps) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
-    EXPECT_GT(run.makespan, 0);
+    EXPECT_GT(run.makespan, 0_ns);
     // Selective recompute runs MLA's core attention again before its backward: a longer iteration.
     const config::Scenario selective = scenario("", "", R"(, "recompute_granularity": "selective")");
     const engine::RunResult again = program::simulate(program::build_iteration(selective, cost));

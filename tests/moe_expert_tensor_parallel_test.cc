@@ -282,7 +282,8 @@ TEST(MoeExpertTensorParallel, FlowModelGatherAloneTakesTheAnalyticalTime) {
     const SimTime expected = to_sim_time(cost.collective(
         cost::CollectiveKind::AllGather, Bytes{2 * R * h * 2}, 2, cost::Scope::IntraNode, 1, 0));
     const program::OpSpan gather = spans.at("moe.dispatch.etp_allgather");
-    EXPECT_NEAR(static_cast<double>(gather.end - gather.start), static_cast<double>(expected), 2.0);
+    EXPECT_NEAR(static_cast<double>((gather.end - gather.start).ns()), static_cast<double>(expected.ns()),
+                2.0);
 }
 
 // Parameters: each rank holds 1/etp of its L = E/ep experts; over the etp·ep ranks of a tp_ep group every

@@ -100,7 +100,7 @@ ProgramOps program_ops(const config::Scenario& sc) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
-    EXPECT_GT(run.makespan, 0);
+    EXPECT_GT(run.makespan, 0_ns);
     ProgramOps out;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo task = prog.info[t];

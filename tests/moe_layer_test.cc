@@ -145,7 +145,7 @@ TEST(MoeLayer, ExpertParametersSplitOverEp) {
 // The dispatch and combine in the engine, on GPU 0, micro-batch 0, layer 0's forward.
 // What a test reads of one simulated op (the program that owns the op is gone by then).
 struct Span {
-    SimTime start = 0, end = 0;
+    SimTime start{}, end{};
     double flops = 0.0;
     std::int64_t bytes = 0;
 };
@@ -210,7 +210,7 @@ TEST(MoeLayer, ShippedMixtralScenarioRuns) {
         cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
-    EXPECT_GT(run.makespan, 0);
+    EXPECT_GT(run.makespan, 0_ns);
     const parallel::Layout layout(sc);
     const program::OpPricing pricing(cost, layout, sc);
     EXPECT_EQ(pricing.group_span(workload::CommGroup::Expert, {0, 0, 0}), (parallel::GroupSpan{8, 1}));
@@ -250,7 +250,7 @@ TEST(MoeLoadSkew, TwiceTheMeanOnOneExpertDoublesTheExpertPhase) {
     EXPECT_EQ(skewed.at("moe.dispatch.alltoall").bytes, 2 * flat.at("moe.dispatch.alltoall").bytes);
     // Twice the work; the time is within 2 % of twice (the GEMM efficiency curve is read at twice the
     // FLOPs, and the activation kernel's at twice the bytes).
-    const double ratio = static_cast<double>(phase(skewed)) / static_cast<double>(phase(flat));
+    const double ratio = static_cast<double>(phase(skewed).ns()) / static_cast<double>(phase(flat).ns());
     EXPECT_NEAR(ratio, 2.0, 0.04) << ratio;
     // With 4 local experts (EP 4) only one of them doubles: R/4·(3 + 2) = 1.25·R on the busiest rank.
     const workload::OpList fwd = workload::layer_forward(
@@ -462,7 +462,7 @@ TEST(MoeHostSync, TheAllToAllDispatchersSyncPointFollowsMegatron) {
 SimTime host_time(const config::Scenario& sc, const cost::CostModel& cost) {
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
-    SimTime host = 0;
+    SimTime host{};
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
         if (prog.info.category(t) == program::TaskCategory::Host && prog.info[t].gpu == 0) {
             host += run.timings[t].end - run.timings[t].start;
@@ -475,12 +475,12 @@ TEST(MoeHostSync, TheGpuIdlesAfterEachSyncUnlessTheSplitsAreKnown) {
     const cost::CostModel cost = testing::shipped_cost_model();
     // EP 8 inside a node: each MoE layer's forward leaves the GPU idle after the sync (here the
     // all-to-all follows the permute, which is shorter than the CPU's 6.7 + 25 µs to launch it).
-    EXPECT_GT(host_time(scenario(8, 16), cost), 0);
+    EXPECT_GT(host_time(scenario(8, 16), cost), 0_ns);
     // Drop and pad synchronises nothing: no host task.
     EXPECT_EQ(host_time(scenario(8, 16, R"(, "moe_expert_capacity_factor": 1.0,
         "moe_pad_expert_input_to_capacity": true)"),
                         cost),
-              0);
+              0_ns);
     // A profile without host costs cannot price the sync: one line naming the key and the section.
     cost::HardwareProfile bare = cost.profile();
     bare.host.reset();

@@ -223,7 +223,7 @@ TEST(SharedExpertOverlap, ForwardHidesTheSharedExpertBehindTheAllToAllsExactly) 
     const SimTime combine = length(serial.at("moe.combine.alltoall"));
     const SimTime fc1_and_act = serial.at("shared_expert.swiglu").end - serial.at("shared_expert.fc1").start;
     const SimTime fc2 = length(serial.at("shared_expert.fc2"));
-    ASSERT_GT(dispatch, 0);
+    ASSERT_GT(dispatch, 0_ns);
     // Every op takes what it took serially; the exchanges cross the two nodes' NICs.
     for (const auto& [name, s] : serial) {
         EXPECT_EQ(length(overlapped.at(name)), length(s)) << name;
@@ -282,8 +282,9 @@ TEST(SharedExpertOverlap, KernelsBesideTheAllToAllShareTheGpuWithNccl) {
     const SimTime dispatch = length(serial.at("moe.dispatch.alltoall"));
     const double slowdown = cost.compute_slowdown_while_overlapped(cost::Scope::InterNode);
     EXPECT_DOUBLE_EQ(slowdown, 1.0 / 0.98);
-    EXPECT_EQ(length(ov.at("shared_expert.fc1")),
-              fc1 + std::llround(static_cast<double>(std::min(fc1, dispatch)) * (slowdown - 1.0)));
+    EXPECT_EQ(
+        length(ov.at("shared_expert.fc1")),
+        fc1 + SimTime{std::llround(static_cast<double>(std::min(fc1, dispatch).ns()) * (slowdown - 1.0))});
     EXPECT_GT(length(ov.at("shared_expert.fc1")), fc1);
 }
 

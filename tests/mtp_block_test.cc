@@ -292,7 +292,7 @@ TEST(MtpBlock, OneGpuIterationAddsExactlyTheDepthsAndTheirOptimizerWork) {
     const program::IterationProgram b = program::build_iteration(without, cost);
     const engine::RunResult ra = program::simulate(a);
     const engine::RunResult rb = program::simulate(b);
-    SimTime mtp = 0, end_a = 0, end_b = 0;
+    SimTime mtp{}, end_a{}, end_b{};
     std::set<std::int32_t> microbatches;
     for (std::size_t t = 0; t < a.info.size(); ++t) {
         const SimTime d = ra.timings[t].end - ra.timings[t].start;
@@ -310,13 +310,13 @@ TEST(MtpBlock, OneGpuIterationAddsExactlyTheDepthsAndTheirOptimizerWork) {
     }
     EXPECT_EQ(microbatches.size(), 4u);
     // The depth's priced lists, summed: what each micro-batch's forward and backward take.
-    SimTime per_microbatch = 0;
+    SimTime per_microbatch{};
     for (const program::PricedOps& p : a.priced) {
         if (!p.ops->empty() && p.ops->front().name.starts_with("mtp.")) {
             per_microbatch += std::accumulate(p.durations.begin(), p.durations.end(), SimTime{0});
         }
     }
-    EXPECT_GT(per_microbatch, 0);
+    EXPECT_GT(per_microbatch, 0_ns);
     EXPECT_EQ(mtp, 4 * per_microbatch);
     EXPECT_GT(end_a, end_b);  // Adam over the depth's weights
     EXPECT_EQ(ra.makespan - rb.makespan, mtp + (end_a - end_b));

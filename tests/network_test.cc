@@ -111,7 +111,7 @@ TEST(CollectiveFlows, RingAllReduceOnTwoNodesGivesTheRailsBusBandwidth) {
     const engine::RunResult run = engine::simulate(p);
     const double amount = 2.0 * 15.0 / 16.0 * static_cast<double>(s.value);
     EXPECT_NEAR(f.latency.value, 286.16e-6, 1e-10);
-    EXPECT_EQ(run.timings[t.index()].end, to_sim_time(Seconds{amount / 188e9}) + 286160);
+    EXPECT_EQ(run.timings[t.index()].end, to_sim_time(Seconds{amount / 188e9}) + 286160_ns);
     const double busbw = amount / to_seconds(run.timings[t.index()].end).value / 1e9;
     EXPECT_NEAR(busbw / 192.0, 1.0, 0.10);
 }

@@ -25,7 +25,7 @@ const cost::CostModel& cost_model() {
 }
 
 struct Simulated {
-    SimTime makespan = 0;
+    SimTime makespan{};
     report::IterationReport report;
 };
 
@@ -52,7 +52,7 @@ TEST(OptimizerTraffic, ParamCopyIsAPassOfSixBytesAParameterAndAdamLosesItsTwoByt
     const SimTime copy = price(n * 6, MemoryBoundKind::Generic);
     const SimTime added =
         copy + price(n * 32, MemoryBoundKind::Optimizer) - price(n * 34, MemoryBoundKind::Optimizer);
-    EXPECT_GT(added, 0);
+    EXPECT_GT(added, 0_ns);
     EXPECT_EQ(b.makespan - a.makespan, added);
     EXPECT_NEAR(b.report.breakdown.param_copy.value, to_seconds(copy).value, 1e-12);
     EXPECT_EQ(a.report.breakdown.param_copy.value, 0.0);
@@ -66,7 +66,7 @@ TEST(OptimizerTraffic, ZeroingTheGradientBufferWritesFourBytesAParameterAtTheSta
     const Simulated a = simulate(off);
     const Simulated b = simulate(on);
     const SimTime memset = price(n * workload::kGradientBytes, MemoryBoundKind::Generic);
-    EXPECT_GT(memset, 0);
+    EXPECT_GT(memset, 0_ns);
     EXPECT_EQ(b.makespan - a.makespan, memset);
     EXPECT_NEAR(b.report.breakdown.grad_zeroing.value, to_seconds(memset).value, 1e-12);
     EXPECT_EQ(a.report.breakdown.grad_zeroing.value, 0.0);

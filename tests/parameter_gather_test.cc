@@ -77,7 +77,8 @@ TEST(ParameterGather, FirstBucketIsExposedAndTheNextRunsBesideTheComputeBeforeIt
     const std::vector<Span> spans = spans_of_gpu0(prog, run);
 
     std::vector<Span> gathers;
-    SimTime embedding_start = -1, embedding_end = -1, layer0_start = -1, layer0_end = -1, layer1_start = -1;
+    SimTime embedding_start = -1_ns, embedding_end = -1_ns, layer0_start = -1_ns, layer0_end = -1_ns,
+            layer1_start = -1_ns;
     for (const Span& s : spans) {
         const std::string& name = s.span.op->name;
         if (name == "dp.param_allgather") {
@@ -89,12 +90,12 @@ TEST(ParameterGather, FirstBucketIsExposedAndTheNextRunsBesideTheComputeBeforeIt
             continue;
         }
         if (name.starts_with("embedding.")) {
-            embedding_start = embedding_start < 0 ? s.span.start : embedding_start;
+            embedding_start = embedding_start < SimTime{} ? s.span.start : embedding_start;
             embedding_end = s.span.end;
         } else if (s.task.layer == 0) {
-            layer0_start = layer0_start < 0 ? s.span.start : layer0_start;
+            layer0_start = layer0_start < SimTime{} ? s.span.start : layer0_start;
             layer0_end = s.span.end;
-        } else if (s.task.layer == 1 && layer1_start < 0) {
+        } else if (s.task.layer == 1 && layer1_start < SimTime{}) {
             layer1_start = s.span.start;
         }
     }
@@ -113,7 +114,7 @@ TEST(ParameterGather, FirstBucketIsExposedAndTheNextRunsBesideTheComputeBeforeIt
     // The first gather opens the iteration and the embedding waits for it; the second queues behind it on
     // the data-parallel stream, and layer 0 waits for it (3.6 GB take longer than the embedding's
     // kernels); the third runs beside layer 0, which outlasts it, so layer 1 follows layer 0 at once.
-    EXPECT_EQ(gathers[0].span.start, 0);
+    EXPECT_EQ(gathers[0].span.start, 0_ns);
     EXPECT_EQ(embedding_start, gathers[0].span.end);
     EXPECT_EQ(gathers[1].span.start, gathers[0].span.end);
     ASSERT_GT(gathers[1].span.end, embedding_end);
@@ -126,15 +127,15 @@ TEST(ParameterGather, FirstBucketIsExposedAndTheNextRunsBesideTheComputeBeforeIt
     // buckets' exposure, less the embedding's kernels that the second one hid.
     const program::IterationProgram off_prog = program::build_iteration(two_layers(false), cost);
     const engine::RunResult off_run = program::simulate(off_prog);
-    SimTime blocking = -1;
+    SimTime blocking{-1};
     for (const Span& s : spans_of_gpu0(off_prog, off_run)) {
         if (s.span.op->name == "dp.param_allgather") {
-            ASSERT_LT(blocking, 0) << "one blocking gather";
+            ASSERT_LT(blocking, 0_ns) << "one blocking gather";
             blocking = s.span.end - s.span.start;
             EXPECT_EQ(s.span.op->collective_bytes.value, 2 * stage.total());
         }
     }
-    ASSERT_GT(blocking, 0);
+    ASSERT_GT(blocking, 0_ns);
     const SimTime exposed = (gathers[0].span.end - gathers[0].span.start) +
                             (gathers[1].span.end - gathers[1].span.start) - (embedding_end - embedding_start);
     EXPECT_EQ(run.makespan, off_run.makespan - blocking + exposed);
@@ -162,17 +163,17 @@ TEST(ParameterGather, WithSeveralChunksTheFirstTwoChunksGatherFromTheStart) {
     const engine::RunResult run = program::simulate(prog);
     ASSERT_EQ(prog.gpus[0].coordinates.pp, 0);
     std::vector<Span> gathers;
-    SimTime embedding_start = -1;
+    SimTime embedding_start{-1};
     for (const Span& s : spans_of_gpu0(prog, run)) {
         if (s.span.op->name == "dp.param_allgather") {
             gathers.push_back(s);
-        } else if (s.span.op->name.starts_with("embedding.") && embedding_start < 0 &&
+        } else if (s.span.op->name.starts_with("embedding.") && embedding_start < SimTime{} &&
                    s.task.phase == program::Phase::Forward) {
             embedding_start = s.span.start;
         }
     }
     ASSERT_EQ(gathers.size(), 3u);
-    EXPECT_EQ(gathers[0].span.start, 0);
+    EXPECT_EQ(gathers[0].span.start, 0_ns);
     EXPECT_EQ(gathers[1].span.start, gathers[0].span.end);
     EXPECT_EQ(gathers[2].span.start, gathers[1].span.end);
     EXPECT_EQ(gathers[1].span.op->collective_bytes.value, 2 * layer);

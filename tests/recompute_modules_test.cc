@@ -137,8 +137,8 @@ void expect_recompute_is_the_forward_again(const config::Scenario& sc, const std
     const program::IterationProgram prog = program::build_single_layer(sc, cost);
     const engine::RunResult run = program::simulate(prog);
     const auto forward = testing::layer_zero_spans(prog, run, program::Phase::Forward);
-    SimTime rerun = 0;
-    SimTime recompute = 0;  // what the reports' recompute line adds up: the recompute tasks' time
+    SimTime rerun{};
+    SimTime recompute{};  // what the reports' recompute line adds up: the recompute tasks' time
     int rerun_ops = 0;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         if (prog.info[t].category == program::TaskCategory::Recompute) {

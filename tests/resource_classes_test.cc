@@ -21,8 +21,8 @@ TEST(ResourceClasses, MergesLinksUsedAlikeBySpecsOfEqualCapacity) {
         std::ignore = p.add_resource(capacity);
     }
     const FlowSpecId a =
-        p.add_flow_spec(FlowSpec{1.0, 1e9, 0, {{0, 1.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}, {4, 1.0}}});
-    const FlowSpecId b = p.add_flow_spec(FlowSpec{1.0, 1e9, 0, {{2, 1.0}, {3, 1.0}}});
+        p.add_flow_spec(FlowSpec{1.0, 1e9, SimTime{}, {{0, 1.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}, {4, 1.0}}});
+    const FlowSpecId b = p.add_flow_spec(FlowSpec{1.0, 1e9, SimTime{}, {{2, 1.0}, {3, 1.0}}});
     const ResourceClasses classes(p, {});
     ASSERT_EQ(classes.size(), 4U);
     EXPECT_EQ(classes.capacities(), (std::vector<double>{1e9, 1e9, 2e9, 1e9}));
@@ -46,7 +46,7 @@ TEST(ResourceClasses, WeightsAndRecordingSplitClasses) {
     for (int i = 0; i < 4; ++i) {
         std::ignore = p.add_resource(1e9);
     }
-    std::ignore = p.add_flow_spec(FlowSpec{1.0, 1e9, 0, {{0, 1.0}, {1, 2.0}, {2, 1.0}, {3, 1.0}}});
+    std::ignore = p.add_flow_spec(FlowSpec{1.0, 1e9, SimTime{}, {{0, 1.0}, {1, 2.0}, {2, 1.0}, {3, 1.0}}});
     const ResourceClasses plain(p, {});
     EXPECT_EQ(plain.size(), 2U);
     EXPECT_EQ(plain.class_of(0), plain.class_of(2));
@@ -67,13 +67,14 @@ TEST(ResourceClasses, EngineSharesMergedLinksExactly) {
     for (int i = 0; i < 4; ++i) {
         std::ignore = p.add_resource(1e9);
     }
-    const FlowSpecId a = p.add_flow_spec(FlowSpec{2000.0, 1e10, 0, {{0, 1.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}}});
-    const FlowSpecId b = p.add_flow_spec(FlowSpec{1000.0, 1e10, 0, {{2, 1.0}, {3, 1.0}}});
+    const FlowSpecId a =
+        p.add_flow_spec(FlowSpec{2000.0, 1e10, SimTime{}, {{0, 1.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}}});
+    const FlowSpecId b = p.add_flow_spec(FlowSpec{1000.0, 1e10, SimTime{}, {{2, 1.0}, {3, 1.0}}});
     const TaskId ta = p.add_rendezvous_task(p.add_stream(0, "a"), p.add_flow_rendezvous(1, a, "a"), "a");
     const TaskId tb = p.add_rendezvous_task(p.add_stream(1, "b"), p.add_flow_rendezvous(1, b, "b"), "b");
     const RunResult r = simulate(p);
-    EXPECT_EQ(r.timings[tb.index()].end, 2000);
-    EXPECT_EQ(r.timings[ta.index()].end, 3000);
+    EXPECT_EQ(r.timings[tb.index()].end, 2000_ns);
+    EXPECT_EQ(r.timings[ta.index()].end, 3000_ns);
     EXPECT_EQ(r.resource_carried, (std::vector<double>{2000.0, 2000.0, 3000.0, 3000.0}));
 }
 
@@ -95,15 +96,15 @@ TEST(ResourceClasses, MergedSharingMatchesPerLinkSharing) {
     }
     ring.push_back({link[8], 0.5});
     uplink.push_back({link[8], 1.0});
-    const std::vector<FlowSpecId> specs{p.add_flow_spec(FlowSpec{7.3e6, 2.1e9, 0, ring}),
-                                        p.add_flow_spec(FlowSpec{3.1e6, 5e9, 0, half}),
-                                        p.add_flow_spec(FlowSpec{1.7e6, 6e9, 0, uplink}),
-                                        p.add_flow_spec(FlowSpec{2.9e6, 2.5e9, 0, {{link[9], 1.0}}})};
+    const std::vector<FlowSpecId> specs{p.add_flow_spec(FlowSpec{7.3e6, 2.1e9, SimTime{}, ring}),
+                                        p.add_flow_spec(FlowSpec{3.1e6, 5e9, SimTime{}, half}),
+                                        p.add_flow_spec(FlowSpec{1.7e6, 6e9, SimTime{}, uplink}),
+                                        p.add_flow_spec(FlowSpec{2.9e6, 2.5e9, SimTime{}, {{link[9], 1.0}}})};
     std::vector<TaskId> tasks;
     for (int s = 0; s < 6; ++s) {
         const StreamId stream = p.add_stream(s, "s");
         for (int k = 0; k < 5; ++k) {
-            tasks.push_back(p.add_task(stream, 137 * (s + 1) + 311 * k, "compute"));
+            tasks.push_back(p.add_task(stream, SimTime{137 * (s + 1) + 311 * k}, "compute"));
             const FlowSpecId spec = specs[static_cast<std::size_t>((s + k) % 4)];
             tasks.push_back(p.add_rendezvous_task(stream, p.add_flow_rendezvous(1, spec, "f"), "f"));
         }

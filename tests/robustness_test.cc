@@ -829,7 +829,7 @@ std::vector<Layout> layout_grid() {
 
 struct RunSummary {
     std::string fingerprint;
-    std::int64_t makespan = 0;
+    SimTime makespan{};
     std::int64_t peak = 0;
 };
 
@@ -848,7 +848,7 @@ TEST(Determinism, FoldedAndUnfoldedAgreeOnAGridOfLayouts) {
         const config::Scenario sc = small_scenario(l);
         const RunSummary folded = run_once(sc, {});
         const RunSummary unfolded = run_once(sc, {false, false});
-        EXPECT_GT(folded.makespan, 0) << describe(l);
+        EXPECT_GT(folded.makespan, 0_ns) << describe(l);
         EXPECT_EQ(folded.makespan, unfolded.makespan) << describe(l);
         EXPECT_EQ(folded.peak, unfolded.peak) << describe(l);
         // Folding only tensor or only data peers lies between the two and must agree as well.

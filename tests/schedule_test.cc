@@ -104,7 +104,7 @@ SimTime run_schedule(ScheduleKind kind, PipelineShape shape, SimTime tf, SimTime
         const std::int64_t k = seq[{dir, from, to, sending ? 1 : 0}]++;
         auto [it, added] = links.try_emplace({dir, from, to, k}, -1);
         if (added) {
-            it->second = prog.add_rendezvous(2, 0, "link");
+            it->second = prog.add_rendezvous(2, 0_ns, "link");
         }
         return it->second;
     };
@@ -144,9 +144,10 @@ TEST(BubbleOracle, OneFOneBMakespanIsMPlusPMinusOneSlots) {
     // Narayanan Eq. 1 with free communication: (m + p − 1)·(tf + tb); bubble fraction (p − 1)/m.
     for (const auto& [p, m] :
          std::vector<std::pair<std::int64_t, std::int64_t>>{{2, 4}, {4, 8}, {8, 16}, {4, 3}}) {
-        EXPECT_EQ(run_schedule(ScheduleKind::OneFOneB, {p, 1, m}, 100, 200), (m + p - 1) * 300)
+        EXPECT_EQ(run_schedule(ScheduleKind::OneFOneB, {p, 1, m}, 100_ns, 200_ns), (m + p - 1) * 300_ns)
             << p << " " << m;
-        EXPECT_EQ(run_schedule(ScheduleKind::GPipe, {p, 1, m}, 100, 200), (m + p - 1) * 300) << p << " " << m;
+        EXPECT_EQ(run_schedule(ScheduleKind::GPipe, {p, 1, m}, 100_ns, 200_ns), (m + p - 1) * 300_ns)
+            << p << " " << m;
     }
 }
 
@@ -154,9 +155,9 @@ TEST(BubbleOracle, InterleavedBubbleIsDividedByV) {
     // Narayanan §2.2: bubble fraction (p − 1)/(m·v) for the interleaved schedule, with tf = tb / 2.
     for (const auto& [p, v, m] : std::vector<std::tuple<std::int64_t, std::int64_t, std::int64_t>>{
              {4, 2, 8}, {4, 4, 16}, {8, 3, 24}, {2, 2, 8}, {2, 3, 6}}) {
-        const SimTime ideal = m * 300 * 6;  // 6 divides every chunk split used here
-        const SimTime makespan = run_schedule(ScheduleKind::Interleaved, {p, v, m}, 600, 1200);
-        const double bubble = static_cast<double>(makespan - ideal) / static_cast<double>(ideal);
+        const SimTime ideal = m * 300 * 6_ns;  // 6 divides every chunk split used here
+        const SimTime makespan = run_schedule(ScheduleKind::Interleaved, {p, v, m}, 600_ns, 1200_ns);
+        const double bubble = static_cast<double>((makespan - ideal).ns()) / static_cast<double>(ideal.ns());
         EXPECT_NEAR(bubble, static_cast<double>(p - 1) / static_cast<double>(m * v), 1e-9)
             << "p=" << p << " v=" << v << " m=" << m;
     }

@@ -55,8 +55,8 @@ TEST(StrongId, ProgramHandsOutDenseIdsOfEachKind) {
     Program p;
     const StreamId s0 = p.add_stream(0, "a");
     const StreamId s1 = p.add_stream(0, "b");
-    const RendezvousId r = p.add_rendezvous(1, 5, "r");
-    const TaskId t0 = p.add_task(s1, 3, "t0");
+    const RendezvousId r = p.add_rendezvous(1, 5_ns, "r");
+    const TaskId t0 = p.add_task(s1, 3_ns, "t0");
     const TaskId t1 = p.add_rendezvous_task(s0, r, "t1", std::span(&t0, 1));
     EXPECT_EQ(s0, StreamId{0});
     EXPECT_EQ(s1, StreamId{1});

@@ -136,8 +136,8 @@ struct PassTimes {
 // bubble, which assumes the optimizer step does not hold a rank back (§4 post-validation; with 1F1B and
 // ZB-H1 it is also the makespan less m(F + B + W), the first rank being the critical one).
 struct Bubbles {
-    SimTime span_idle = 0;
-    SimTime makespan = 0;
+    SimTime span_idle{};
+    SimTime makespan{};
 };
 
 // Runs the schedule on the engine with free communication: F, B and W take the given times; a schedule
@@ -153,7 +153,7 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
         const std::int64_t k = seq[{dir, from, to, sending ? 1 : 0}]++;
         auto [it, added] = links.try_emplace({dir, from, to, k}, -1);
         if (added) {
-            it->second = prog.add_rendezvous(2, 0, "link");
+            it->second = prog.add_rendezvous(2, 0_ns, "link");
         }
         return it->second;
     };
@@ -242,7 +242,7 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
     Bubbles out;
     out.makespan = run.makespan;
     for (const auto& tasks : compute_tasks) {
-        SimTime busy = 0, first = run.makespan, last = 0;
+        SimTime busy{}, first = run.makespan, last{};
         for (const TaskId id : tasks) {
             const TaskTiming& timing = run.timings[id.index()];
             busy += timing.end - timing.start;
@@ -254,8 +254,9 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
     return out;
 }
 
-const std::vector<PassTimes> kTimes = {{100, 100, 100}, {200, 300, 100}, {300, 200, 200}, {500, 700, 300},
-                                       {200, 200, 100}, {100, 300, 100}, {300, 100, 100}, {100, 100, 200}};
+const std::vector<PassTimes> kTimes = {
+    {100_ns, 100_ns, 100_ns}, {200_ns, 300_ns, 100_ns}, {300_ns, 200_ns, 200_ns}, {500_ns, 700_ns, 300_ns},
+    {200_ns, 200_ns, 100_ns}, {100_ns, 300_ns, 100_ns}, {300_ns, 100_ns, 100_ns}, {100_ns, 100_ns, 200_ns}};
 
 TEST(BubbleOracle, ZeroBubbleSchedulesMatchTable2) {
     // Table 2 with free communication: 1F1B (p − 1)(F + B + W), ZB-H1 (p − 1)(F + B − W), ZB-H2
@@ -275,7 +276,7 @@ TEST(BubbleOracle, ZeroBubbleSchedulesMatchTable2) {
                 EXPECT_EQ(h1.makespan - work, (p - 1) * (t.f + t.b - t.w));
             }
             const Bubbles h2 = run_schedule(ScheduleKind::ZbH2, {p, 1, m}, t);
-            EXPECT_EQ(h2.span_idle, std::max<SimTime>(0, (p - 1) * (t.f + t.b - 2 * t.w)))
+            EXPECT_EQ(h2.span_idle, std::max(SimTime{}, (p - 1) * (t.f + t.b - 2 * t.w)))
                 << p << " " << m << " " << t.f << " " << t.b << " " << t.w;
         }
     }
@@ -341,7 +342,7 @@ TEST(BubbleOracle, DualPipeVMatchesItsReadmeWithTheBackwardConverted) {
     // drawn with equal passes: checked with F = B = W, where it is 2(p − 1)F.
     for (std::int64_t p = 1; p <= 8; ++p) {
         for (const std::int64_t m : {2 * p, 2 * p + 2, 3 * p + 1, 5 * p}) {
-            const PassTimes t{100, 100, 100};
+            const PassTimes t{100_ns, 100_ns, 100_ns};
             const SimTime full_backward = t.b + t.w;
             const SimTime pair = t.f + full_backward;
             const SimTime readme = (p - 1) * (pair + full_backward - 3 * t.w);
@@ -429,7 +430,7 @@ TEST(BubbleOracle, DualPipeMatchesItsReadmeWithTheBackwardConverted) {
     // equal passes: (p/2 − 1)·2F.
     for (std::int64_t p = 2; p <= 8; p += 2) {
         for (const std::int64_t m : {2 * p, 2 * p + 2, 3 * p, 5 * p}) {
-            const PassTimes t{100, 100, 100};
+            const PassTimes t{100_ns, 100_ns, 100_ns};
             const SimTime full_backward = t.b + t.w;
             const SimTime pair = t.f + full_backward;
             const SimTime readme = (p / 2 - 1) * (pair + full_backward - 3 * t.w);
@@ -721,9 +722,9 @@ TEST(BubbleOracle, ZbVIsZeroBubbleAtEqualPassTimes) {
     // the last rank's first forward, p − 1 chunk forwards.
     for (std::int64_t p = 1; p <= 8; ++p) {
         for (const std::int64_t m : {2 * p, 3 * p, 4 * p, 4 * p + 1}) {
-            const PassTimes t{100, 100, 100};
+            const PassTimes t{100_ns, 100_ns, 100_ns};
             const Bubbles b = run_schedule(ScheduleKind::ZbV, {p, 2, m}, t);
-            EXPECT_EQ(b.span_idle, 0) << p << " " << m;
+            EXPECT_EQ(b.span_idle, 0_ns) << p << " " << m;
             EXPECT_EQ(b.makespan - 2 * m * (t.f + t.b + t.w), (p - 1) * t.f) << p << " " << m;
         }
     }

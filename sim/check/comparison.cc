@@ -30,7 +30,7 @@ std::map<Key, std::vector<std::size_t>> by_key(const std::vector<OpSample>& samp
 }
 
 Seconds seconds(SimTime ns) {
-    return Seconds{static_cast<double>(ns) * 1e-9};
+    return Seconds{static_cast<double>(ns.ns()) * 1e-9};
 }
 
 }  // namespace
@@ -39,8 +39,8 @@ Seconds span_of(const std::vector<OpSample>& samples) {
     if (samples.empty()) {
         return Seconds{0.0};
     }
-    SimTime first = std::numeric_limits<SimTime>::max();
-    SimTime last = std::numeric_limits<SimTime>::min();
+    SimTime first = SimTime::max();
+    SimTime last = SimTime::min();
     for (const OpSample& s : samples) {
         first = std::min(first, s.start);
         last = std::max(last, s.start + s.duration);

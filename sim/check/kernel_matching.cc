@@ -30,16 +30,16 @@ Signature collective_signature(int pass, cost::CollectiveKind kind, std::int64_t
 
 struct Measured {
     std::int64_t count = 0;
-    SimTime total = 0;
+    SimTime total{};
     bool used = false;
-    [[nodiscard]] SimTime mean() const { return count > 0 ? total / count : 0; }
+    [[nodiscard]] SimTime mean() const { return count > 0 ? total / count : SimTime{}; }
 };
 
 struct TraceTotals {
     std::map<Signature, Measured> calls;
     std::int64_t steps = 0;
-    SimTime step_time = 0;
-    SimTime gpu_span = 0;
+    SimTime step_time{};
+    SimTime gpu_span{};
 };
 
 void collect(const kineto::Trace& trace, TraceTotals& totals) {
@@ -52,18 +52,21 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
                                                                                  : kBackwardPass);
     };
     std::map<std::int32_t, SimTime> gemm_calls;  // launching op → summed GEMM kernel time
-    SimTime first = 0;
-    SimTime last = 0;
+    SimTime first{};
+    SimTime last{};
     for (std::size_t g = 0; g < trace.gpu.size(); ++g) {
         const kineto::GpuEvent& e = trace.gpu[g];
-        first = g == 0 ? e.ts_ns : std::min(first, e.ts_ns);
-        last = std::max(last, e.ts_ns + e.dur_ns);
+        // The measured trace's integer ns, on the engine's time line from here.
+        const SimTime ts{e.ts_ns};
+        const SimTime dur{e.dur_ns};
+        first = g == 0 ? ts : std::min(first, ts);
+        last = std::max(last, ts + dur);
         if (e.activity != kineto::GpuActivity::Kernel) {
             continue;
         }
         const std::string& name = trace.name(e.name);
         if (kineto::is_gemm_kernel(name) && launched_by[g] >= 0) {
-            gemm_calls[launched_by[g]] += e.dur_ns;
+            gemm_calls[launched_by[g]] += dur;
         } else if (name.rfind("nccl", 0) == 0) {
             const std::int32_t op = launched_by[g];
             const std::int32_t meta =
@@ -79,7 +82,7 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
                 !__builtin_mul_overflow(std::max(c.in_nelems, c.out_nelems), bytes, &size)) {
                 Measured& m = totals.calls[collective_signature(pass_of(op), *kind, size)];
                 ++m.count;
-                m.total += e.dur_ns;
+                m.total += dur;
             }
         }
     }
@@ -92,13 +95,13 @@ void collect(const kineto::Trace& trace, TraceTotals& totals) {
     }
     for (const kineto::Step& step : trace.steps) {
         ++totals.steps;
-        totals.step_time += step.dur_ns;
+        totals.step_time += SimTime{step.dur_ns};
     }
     totals.gpu_span = std::max(totals.gpu_span, last - first);
 }
 
 Seconds seconds_of(SimTime ns) {
-    return Seconds{static_cast<double>(ns) * 1e-9};
+    return Seconds{static_cast<double>(ns.ns()) * 1e-9};
 }
 
 }  // namespace

@@ -14,8 +14,8 @@ std::vector<OpSample> labelled_ops(const kineto::Trace& trace) {
         s.layer = l.layer;
         s.microbatch = l.microbatch;
         s.chunk = l.chunk;
-        s.start = l.ts_ns;
-        s.duration = l.dur_ns;
+        s.start = SimTime{l.ts_ns};
+        s.duration = SimTime{l.dur_ns};
         samples.push_back(std::move(s));
     }
     return samples;

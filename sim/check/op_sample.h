@@ -19,8 +19,8 @@ struct OpSample {
     std::int32_t layer = -1;
     std::int32_t microbatch = -1;
     std::int32_t chunk = -1;
-    SimTime start = 0;
-    SimTime duration = 0;
+    SimTime start{};
+    SimTime duration{};
     // What a kernel in a profiler trace can be matched on (simulated ops only).
     std::optional<cost::GemmShape> gemm;
     std::optional<cost::CollectiveKind> collective;

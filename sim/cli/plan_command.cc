@@ -26,7 +26,7 @@ namespace {
 
 std::string gib(Bytes b) {
     char text[32];
-    std::snprintf(text, sizeof text, "%.1f", static_cast<double>(b.value) / kBytesPerGiB);
+    std::snprintf(text, sizeof text, "%.1f", to_gib(b));
     return text;
 }
 

@@ -27,18 +27,14 @@ std::string fmt(const char* format, double v) {
     return buffer;
 }
 
-double gibibytes(Bytes b) {
-    return static_cast<double>(b.value) / kBytesPerGiB;
-}
-
 std::string memory_verdict(const whatif::Sensitivity& s) {
-    return s.fits_in_memory ? "fits" : "OOM by " + fmt("%.2f GiB", gibibytes(s.overflow));
+    return s.fits_in_memory ? "fits" : "OOM by " + fmt("%.2f GiB", to_gib(s.overflow));
 }
 
 void write_whatif_text(std::ostream& out, const whatif::WhatIf& w) {
     const report::IterationReport& b = w.baseline;
     out << "trainsim whatif: " << b.name << "  baseline " << fmt("%.4f s", b.iteration_time.value) << ", "
-        << b.num_gpus << " GPUs, peak " << fmt("%.2f GiB", gibibytes(b.peak_memory_bytes))
+        << b.num_gpus << " GPUs, peak " << fmt("%.2f GiB", to_gib(b.peak_memory_bytes))
         << (b.fits_in_memory ? " (fits)" : " (does not fit)") << "\n";
     out << "  critical path's biggest share: " << w.critical_path.biggest_share() << " ("
         << fmt(
@@ -74,7 +70,7 @@ void write_whatif_text(std::ostream& out, const whatif::WhatIf& w) {
             << fmt(" %6.0f", static_cast<double>(s.num_gpus))
             << (s.num_gpus != w.baseline.num_gpus ? fmt(" (%+6.1f %%)", 100.0 * s.gpu_time_change)
                                                   : std::string(11, ' '))
-            << fmt("   %+6.2f GiB", gibibytes(s.peak_change)) << " on stage " << s.peak_stage << ", "
+            << fmt("   %+6.2f GiB", to_gib(s.peak_change)) << " on stage " << s.peak_stage << ", "
             << memory_verdict(s) << "\n";
     }
 }

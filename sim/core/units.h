@@ -6,6 +6,8 @@
 #include <compare>
 #include <cstdint>
 
+#include "sim/core/sim_time.h"
+
 namespace trainsim {
 
 /// A duration in seconds (double). Costs are computed in seconds and rounded to SimTime once.
@@ -51,9 +53,6 @@ struct Flops {
     }
 };
 
-/// Simulated time inside the engine: integer nanoseconds, so event order is exact and reproducible.
-using SimTime = std::int64_t;
-
 // Unit conversions, defined once (profiles give µs, GB/s and TFLOP/s; reports print GiB).
 inline constexpr double kNanosecondsPerSecond = 1e9;
 inline constexpr double kSecondsPerNanosecond = 1e-9;
@@ -62,6 +61,11 @@ inline constexpr double kSecondsPerMicrosecond = 1e-6;
 inline constexpr double kBytesPerGB = 1e9;  // decimal, as NCCL and datasheets count bandwidth
 inline constexpr double kBytesPerGiB = 1024.0 * 1024.0 * 1024.0;
 inline constexpr double kFlopsPerTflop = 1e12;
+
+/// A byte count in GiB (2^30 bytes), as the reports print memory.
+[[nodiscard]] constexpr double to_gib(Bytes b) {
+    return static_cast<double>(b.value) / kBytesPerGiB;
+}
 
 /// Thrown by to_sim_time: an InputError naming the cost and the limit.
 [[noreturn]] void throw_beyond_sim_time(Seconds s);
@@ -74,10 +78,10 @@ inline constexpr double kFlopsPerTflop = 1e12;
     if (!(ns > -9.2e18 && ns < 9.2e18)) {  // inside ±2^63 ≈ 9.22e18, and false for NaN
         throw_beyond_sim_time(s);
     }
-    return static_cast<SimTime>(std::llround(ns));
+    return SimTime{std::llround(ns)};
 }
 [[nodiscard]] inline Seconds to_seconds(SimTime t) {
-    return Seconds{static_cast<double>(t) / kNanosecondsPerSecond};
+    return Seconds{static_cast<double>(t.ns()) / kNanosecondsPerSecond};
 }
 
 }  // namespace trainsim

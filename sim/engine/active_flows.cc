@@ -72,7 +72,7 @@ void ActiveFlows::sample_changed(SimTime now) {
 }
 
 void ActiveFlows::advance(Flow& f, SimTime now) {
-    const double progress = f.rate * static_cast<double>(now - f.since) / kNanosecondsPerSecond;
+    const double progress = f.rate * static_cast<double>((now - f.since).ns()) / kNanosecondsPerSecond;
     f.remaining = std::max(0.0, f.remaining - progress);
     for (const FlowUse& u : classes_.uses(f.spec)) {
         carried_[static_cast<std::size_t>(u.resource)] += progress * u.weight;

@@ -49,7 +49,7 @@ private:
         FlowSpecId spec = kNoFlow;
         double remaining = 0.0;
         double rate = 0.0;
-        SimTime since = 0;  // when `remaining` was last brought up to date
+        SimTime since{};  // when `remaining` was last brought up to date
         std::uint32_t version = 0;
     };
 

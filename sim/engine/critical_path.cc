@@ -85,7 +85,7 @@ std::vector<CriticalStep> critical_path(const Program& program, const RunResult&
         }
         // A rendezvous is listed by its last-arriving member, so the path stays on the GPU it came from.
         const TaskId listed = best.member != kNoTask ? best.member : current;
-        const SimTime ready = best.predecessor == kNoTask ? 0 : end_of(best.predecessor);
+        const SimTime ready = best.predecessor == kNoTask ? SimTime{} : end_of(best.predecessor);
         path.push_back({listed, start - ready});
         if (best.predecessor == kNoTask) {
             break;

@@ -16,7 +16,7 @@ namespace trainsim::engine {
 /// One task on the critical path and how long the path waited before it started.
 struct CriticalStep {
     TaskId task = kNoTask;
-    SimTime wait_before = 0;  // start − the predecessor's end (the first step: its start)
+    SimTime wait_before{};  // start − the predecessor's end (the first step: its start)
 };
 
 /// The critical path in time order: its steps' waits and [start, end] intervals tile [0, makespan]

@@ -15,7 +15,7 @@ namespace {
 // predecessors (the stream predecessor first, then dependencies in order; members in task order), so
 // ties on `end` go to the first offered.
 struct EdgeBinding {
-    SimTime end = std::numeric_limits<SimTime>::min();
+    SimTime end = SimTime::min();
     std::uint32_t rank = 0;
     TaskId predecessor = kNoTask;
     TaskId member = kNoTask;

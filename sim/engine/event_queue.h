@@ -17,7 +17,7 @@
 namespace trainsim::engine {
 
 struct Event {
-    SimTime time = 0;
+    SimTime time{};
     std::uint64_t sequence = 0;  // insertion order; breaks ties in time
     std::int32_t task = -1;      // the task whose completion this event is
     std::uint32_t version = 0;   // a preempted task's stale completion carries an old version

@@ -21,10 +21,10 @@ std::uint64_t fingerprint(const RunResult& run) {
     std::uint64_t h = kOffset;
     for (std::size_t t = 0; t < run.timings.size(); ++t) {
         mix(h, t);
-        mix(h, static_cast<std::uint64_t>(run.timings[t].start));
-        mix(h, static_cast<std::uint64_t>(run.timings[t].end));
+        mix(h, static_cast<std::uint64_t>(run.timings[t].start.ns()));
+        mix(h, static_cast<std::uint64_t>(run.timings[t].end.ns()));
     }
-    mix(h, static_cast<std::uint64_t>(run.makespan));
+    mix(h, static_cast<std::uint64_t>(run.makespan.ns()));
     return h;
 }
 

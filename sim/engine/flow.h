@@ -28,7 +28,7 @@ struct FlowUse {
 struct FlowSpec {
     double amount = 0.0;    // bytes, in the units the weights and capacities use
     double max_rate = 0.0;  // bytes per second, > 0
-    SimTime latency = 0;
+    SimTime latency{};
     std::vector<FlowUse> uses;
     friend bool operator==(const FlowSpec&, const FlowSpec&) = default;
 };
@@ -37,7 +37,7 @@ struct FlowSpec {
 /// weight, in the units/s of its capacity. A resource's samples are piecewise constant; before the first
 /// one it carried nothing.
 struct RateSample {
-    SimTime time = 0;
+    SimTime time{};
     double rate = 0.0;
     friend bool operator==(const RateSample&, const RateSample&) = default;
 };

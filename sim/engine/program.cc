@@ -33,7 +33,7 @@ RendezvousId Program::add_rendezvous(std::int32_t members, SimTime duration, std
     if (members < 1) {
         throw std::invalid_argument("rendezvous '" + name + "' needs at least one member");
     }
-    if (duration < 0) {
+    if (duration < SimTime{}) {
         throw std::invalid_argument("rendezvous '" + name + "' has a negative duration");
     }
     // Rendezvous ids are stored negated in a task's 32-bit payload: keep −(id + 1) representable.
@@ -96,7 +96,7 @@ ResourceId Program::add_resource(double capacity) {
 }
 
 FlowSpecId Program::add_flow_spec(FlowSpec spec) {
-    if (!(spec.amount >= 0.0) || !(spec.max_rate > 0.0) || spec.latency < 0) {
+    if (!(spec.amount >= 0.0) || !(spec.max_rate > 0.0) || spec.latency < SimTime{}) {
         throw std::invalid_argument("flow spec needs amount >= 0, max_rate > 0 and latency >= 0");
     }
     for (const FlowUse& u : spec.uses) {
@@ -149,7 +149,7 @@ RendezvousId Program::add_flow_rendezvous(std::int32_t members, FlowSpecId spec,
 
 TaskId Program::add_task(StreamId stream, SimTime duration, std::string name,
                          std::span<const TaskId> dependencies) {
-    if (duration < 0) {
+    if (duration < SimTime{}) {
         throw std::invalid_argument("task '" + name + "' has a negative duration");
     }
     return add(stream, static_cast<std::int32_t>(intern(duration)), std::move(name), dependencies);

@@ -19,7 +19,7 @@ const FixedShare kFixedShare;
 
 // How long `work` ns of a task's time alone take at `rate`: exactly `work` at rate 1.
 SimTime at_rate(double work, double rate) {
-    return static_cast<SimTime>(std::llround(work / rate));
+    return SimTime{std::llround(work / rate)};
 }
 
 class Run {
@@ -87,7 +87,7 @@ public:
         versioned_ = has_background_ || compute_ != nullptr;
         if (versioned_) {
             remaining_.assign(s, 0.0);
-            since_.assign(s, 0);
+            since_.assign(s, SimTime{});
             version_.assign(s, 0);
         }
         // Each rendezvous must be joined by exactly its number of members, or the run would stall.
@@ -116,7 +116,7 @@ public:
         while (!queue_.empty()) {
             if (result_.events >= options_.max_events) {
                 throw SimulationError("event budget of " + std::to_string(options_.max_events) +
-                                      " events exhausted at t=" + std::to_string(now_) + " ns; " +
+                                      " events exhausted at t=" + std::to_string(now_.ns()) + " ns; " +
                                       describe_waiting());
             }
             // An event's 32-bit subject is a rendezvous, a flow slot or a task; the version says which.
@@ -142,7 +142,8 @@ public:
             complete(task);
         }
         if (completed_ != program_.size()) {
-            throw SimulationError("deadlock at t=" + std::to_string(now_) + " ns: " + describe_waiting());
+            throw SimulationError("deadlock at t=" + std::to_string(now_.ns()) +
+                                  " ns: " + describe_waiting());
         }
         result_.makespan = now_;
         if (flows_) {
@@ -163,7 +164,7 @@ private:
 
     [[nodiscard]] TaskId head_of(StreamId s) const { return head_[s.index()]; }
 
-    [[nodiscard]] bool started(TaskId t) const { return result_.timings[t.index()].start >= 0; }
+    [[nodiscard]] bool started(TaskId t) const { return result_.timings[t.index()].start >= SimTime{}; }
 
     [[nodiscard]] StreamId foreground_of(StreamId s) const { return program_.streams()[s.index()].yields_to; }
 
@@ -183,7 +184,7 @@ private:
         }
         if (!started(t)) {
             result_.timings[t.index()].start = now_;
-            remaining_[si] = static_cast<double>(program_.duration(t));
+            remaining_[si] = static_cast<double>(program_.duration(t).ns());
         }
         since_[si] = now_;
         running_[si] = t;
@@ -215,7 +216,7 @@ private:
                 continue;
             }
             remaining_[si] =
-                std::max(0.0, remaining_[si] - old_rate * static_cast<double>(now_ - since_[si]));
+                std::max(0.0, remaining_[si] - old_rate * static_cast<double>((now_ - since_[si]).ns()));
             since_[si] = now_;
             bump_version(si);
             queue_.push(end_of(t, at_rate(remaining_[si], rate)), t.value(), version_[si]);
@@ -244,7 +245,7 @@ private:
         const std::size_t si = bg.index();
         const TaskId t = running_[si];
         remaining_[si] =
-            std::max(0.0, remaining_[si] - rate_of(t, bg) * static_cast<double>(now_ - since_[si]));
+            std::max(0.0, remaining_[si] - rate_of(t, bg) * static_cast<double>((now_ - since_[si]).ns()));
         bump_version(si);  // its pending completion is now stale
         running_[si] = kNoTask;
     }
@@ -319,7 +320,7 @@ private:
         for (std::uint32_t i = 0; i < arrived_[rv.index()]; ++i) {
             if (i > 0 && result_.events >= options_.max_events) {
                 throw SimulationError("event budget of " + std::to_string(options_.max_events) +
-                                      " events exhausted at t=" + std::to_string(now_) + " ns; " +
+                                      " events exhausted at t=" + std::to_string(now_.ns()) + " ns; " +
                                       describe_waiting());
             }
             ++result_.events;
@@ -369,7 +370,7 @@ private:
             queue_.push(end_of(t, duration), t.value());
             return;
         }
-        remaining_[si] = static_cast<double>(duration);
+        remaining_[si] = static_cast<double>(duration.ns());
         since_[si] = now_;
         queue_.push(end_of(t, at_rate(remaining_[si], rate_of(t, s))), t.value(), version_[si]);
     }
@@ -396,7 +397,7 @@ private:
     // now + duration, which must stay inside SimTime: each cost is below 2^63 ns (to_sim_time checks),
     // but their sum along a stream is not, and a wrapped time would reorder every later event.
     [[nodiscard]] SimTime end_of(TaskId t, SimTime duration) const {
-        if (duration > std::numeric_limits<SimTime>::max() - now_) [[unlikely]] {
+        if (duration > SimTime::max() - now_) [[unlikely]] {
             throw_time_overflow(t, duration);
         }
         return now_ + duration;
@@ -405,9 +406,9 @@ private:
     // Out of line, so that end_of's check costs the hot loop a compare and a branch.
     [[noreturn, gnu::cold, gnu::noinline]] void throw_time_overflow(TaskId t, SimTime duration) const {
         const Stream& stream = program_.streams()[program_.stream(t).index()];
-        throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_) +
+        throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_.ns()) +
                               " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
-                              " starts '" + task_name(t) + "' of " + std::to_string(duration) + " ns");
+                              " starts '" + task_name(t) + "' of " + std::to_string(duration.ns()) + " ns");
     }
 
     [[nodiscard]] std::string task_name(TaskId t) const {
@@ -438,7 +439,7 @@ private:
             first = false;
             std::vector<std::string> waits;
             for (const TaskId d : program_.dependencies(t)) {
-                if (result_.timings[d.index()].end < 0) {
+                if (result_.timings[d.index()].end < SimTime{}) {
                     waits.push_back("'" + task_name(d) + "'");
                 }
             }
@@ -465,7 +466,7 @@ private:
     const RunOptions& options_;
     RunResult result_;
     EventQueue queue_;
-    SimTime now_ = 0;
+    SimTime now_{};
     std::size_t completed_ = 0;
     TaskVector<std::uint32_t> pending_dependencies_;  // an arrived rendezvous member: the next arrival
     TaskVector<std::uint32_t> successor_offsets_;

@@ -19,13 +19,13 @@
 namespace trainsim::engine {
 
 struct TaskTiming {
-    SimTime start = -1;
-    SimTime end = -1;
+    SimTime start{-1};
+    SimTime end{-1};
 };
 
 struct RunResult {
     TaskVector<TaskTiming> timings;  // indexed by TaskId
-    SimTime makespan = 0;            // the last completion
+    SimTime makespan{};              // the last completion
     std::uint64_t events = 0;        // events processed
     /// Units each shared resource carried over the run (empty for programs without flows).
     std::vector<double> resource_carried;

@@ -39,10 +39,6 @@ std::string fmt(const char* format, double v) {
     return buffer;
 }
 
-double gib(Bytes b) {
-    return static_cast<double>(b.value) / kBytesPerGiB;
-}
-
 struct Part {
     const char* name;
     const char* color;
@@ -156,7 +152,8 @@ void write_html_report(std::ostream& out, const whatif::WhatIf& w) {
         r.schedule + ", " + std::to_string(r.num_microbatches) + " micro-batches per pipeline");
     row(out, "profile", r.profile);
     row(out, "peak memory",
-        fmt("%.2f GiB", gib(r.peak_memory_bytes)) + " of " + fmt("%.2f GiB", gib(r.memory_capacity_bytes)) +
+        fmt("%.2f GiB", to_gib(r.peak_memory_bytes)) + " of " +
+            fmt("%.2f GiB", to_gib(r.memory_capacity_bytes)) +
             (r.fits_in_memory ? " (fits)" : " (does not fit)"));
     out << "</table>\n</section>\n";
 
@@ -186,7 +183,7 @@ void write_html_report(std::ostream& out, const whatif::WhatIf& w) {
     if (!memory_rows.empty()) {
         stacked_bars(out, memory_rows, largest, "%.2f GiB", 1.0 / kBytesPerGiB);
     }
-    out << "<p>Usable memory: " << fmt("%.2f GiB", gib(r.memory_capacity_bytes))
+    out << "<p>Usable memory: " << fmt("%.2f GiB", to_gib(r.memory_capacity_bytes))
         << " per GPU.</p>\n</section>\n";
 
     const report::CriticalPath& path = w.critical_path;
@@ -226,8 +223,8 @@ void write_html_report(std::ostream& out, const whatif::WhatIf& w) {
         }
         out << "<td class=\"n\">" << fmt("%.4f s", s.iteration_time.value) << "</td><td class=\"n\">"
             << fmt("%+.2f %%", 100.0 * s.change) << "</td><td class=\"n\">" << s.num_gpus
-            << "</td><td class=\"n\">" << fmt("%+.2f GiB", gib(s.peak_change)) << "</td><td>"
-            << (s.fits_in_memory ? "fits" : "does not fit by " + fmt("%.2f GiB", gib(s.overflow)))
+            << "</td><td class=\"n\">" << fmt("%+.2f GiB", to_gib(s.peak_change)) << "</td><td>"
+            << (s.fits_in_memory ? "fits" : "does not fit by " + fmt("%.2f GiB", to_gib(s.overflow)))
             << "</td></tr>\n";
     }
     out << "</table>\n</section>\n</body>\n</html>\n";

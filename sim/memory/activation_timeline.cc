@@ -44,8 +44,8 @@ struct KeyState {
     Key key;
     std::int64_t held = 0;
     std::int64_t held_recomputed = 0;  // by recomputed forward ops: the input gradient's alone
-    SimTime freed = 0;
-    SimTime input_gradient_done = 0;  // the end of its last backward task that is not W alone
+    SimTime freed{};
+    SimTime input_gradient_done{};  // the end of its last backward task that is not W alone
     bool allocated = false;
     bool has_free = false;
 };
@@ -164,8 +164,8 @@ ActivationTimeline timeline_of(const program::IterationProgram& prog, const engi
         if (k.allocated && k.has_free) {
             x.frees.push_back({k.freed, -k.held, k.key});
             if (k.held_recomputed > 0) {
-                x.frees.push_back(
-                    {k.input_gradient_done > 0 ? k.input_gradient_done : k.freed, -k.held_recomputed, k.key});
+                x.frees.push_back({k.input_gradient_done > SimTime{} ? k.input_gradient_done : k.freed,
+                                   -k.held_recomputed, k.key});
             }
         }
     }

@@ -12,13 +12,13 @@ namespace trainsim::memory {
 
 struct ActivationPeak {
     Bytes peak{0};
-    SimTime at = 0;
+    SimTime at{};
     std::int64_t microbatches_in_flight = 0;  // distinct (micro-batch, chunk) holding activations then
 };
 
 /// Activation bytes held from `time` on.
 struct MemorySample {
-    SimTime time = 0;
+    SimTime time{};
     Bytes held{0};
 };
 

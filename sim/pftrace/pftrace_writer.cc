@@ -75,7 +75,7 @@ public:
 
     void slice(std::uint64_t track, SimTime start, SimTime end, const std::string& name,
                const char* category) {
-        packet_.set_timestamp(static_cast<std::uint64_t>(start));
+        packet_.set_timestamp(static_cast<std::uint64_t>(start.ns()));
         auto* event = packet_.mutable_track_event();
         event->set_type(perfetto::protos::TrackEvent::TYPE_SLICE_BEGIN);
         event->set_track_uuid(track);
@@ -92,7 +92,7 @@ public:
         packet_.set_sequence_flags(packet_.sequence_flags() |
                                    perfetto::protos::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
         emit(packet_);
-        packet_.set_timestamp(static_cast<std::uint64_t>(end));
+        packet_.set_timestamp(static_cast<std::uint64_t>(end.ns()));
         event = packet_.mutable_track_event();
         event->set_type(perfetto::protos::TrackEvent::TYPE_SLICE_END);
         event->set_track_uuid(track);
@@ -100,7 +100,7 @@ public:
     }
 
     void count(std::uint64_t track, SimTime time, std::int64_t value) {
-        packet_.set_timestamp(static_cast<std::uint64_t>(time));
+        packet_.set_timestamp(static_cast<std::uint64_t>(time.ns()));
         auto* event = packet_.mutable_track_event();
         event->set_type(perfetto::protos::TrackEvent::TYPE_COUNTER);
         event->set_track_uuid(track);

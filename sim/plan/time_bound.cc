@@ -65,13 +65,13 @@ public:
     // before it and the compute after it waits for its end, so the compute stream idles for at least
     // its duration (several of them queue on the one stream).
     [[nodiscard]] SimTime compute(const workload::OpList& ops) const {
-        SimTime total = 0;
-        SimTime blocked = 0;  // blocking collectives since the last compute op
+        SimTime total{};
+        SimTime blocked{};  // blocking collectives since the last compute op
         bool computed = false;
         for (const workload::Op& op : ops) {
             if (op.kind != workload::OpKind::Collective) {
                 total += to_sim_time(pricing_.duration(op, {0, 0, 0})) + blocked;
-                blocked = 0;
+                blocked = SimTime{};
                 computed = true;
             } else if (computed && op.blocking && op.stream == workload::OpStream::TensorComm) {
                 blocked += collective(op);
@@ -85,7 +85,7 @@ private:
         if (!workload::is_expert_token_group(op.group)) {
             return to_sim_time(pricing_.duration(op, {0, 0, 0}));  // every TP group alike
         }
-        SimTime least = std::numeric_limits<SimTime>::max();
+        SimTime least = SimTime::max();
         for (const parallel::Coordinates& at : expert_sites_) {
             least = std::min(least, to_sim_time(pricing_.duration(op, at)));
         }
@@ -100,8 +100,8 @@ private:
 // One layer's forward and backward compute under the policy. Every forward variant the program builder
 // picks (stored, checkpointed, unsaved) runs the same kernels: take the least of them.
 struct LayerCompute {
-    SimTime forward = 0;
-    SimTime backward = 0;
+    SimTime forward{};
+    SimTime backward{};
 };
 
 LayerCompute layer_compute(const config::Scenario& sc, const ComputePricer& price,
@@ -155,7 +155,7 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     const SimTime output_f = price.compute(workload::output_forward(shape));
     const SimTime output_b = price.compute(workload::output_backward(shape));
     // The MTP depths run on the last stage beside the output layer (workload/mtp_block.h).
-    SimTime mtp_f = 0, mtp_b = 0;
+    SimTime mtp_f{}, mtp_b{};
     if (sc.model.mtp_num_layers > 0) {
         const workload::LayerShape mtp = workload::mtp_layer_shape(sc);
         const workload::MtpRecompute recompute = workload::mtp_recompute(sc);
@@ -172,14 +172,14 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
     const bool two_way = sc.bidirectional_placement();
     const std::int64_t per_chunk = two_way ? m / 2 : m;
     const std::int64_t stages = two_way ? p : p * v;
-    SimTime bound = 0;
-    SimTime fill = 0, drain = 0;  // Σ_{k<r} F_k and Σ_{k<r} B_k
-    SimTime end_0 = 0;
+    SimTime bound{};
+    SimTime fill{}, drain{};  // Σ_{k<r} F_k and Σ_{k<r} B_k
+    SimTime end_0{};
     for (std::int64_t r = 0; r < p; ++r) {
-        SimTime per_microbatch = 0, first_forward = 0, last_backward = 0;
+        SimTime per_microbatch{}, first_forward{}, last_backward{};
         for (std::int64_t c = 0; c < v; ++c) {
             const std::int64_t vs = sc.model_stage_of_chunk(r, c);
-            SimTime f = 0, b = 0;
+            SimTime f{}, b{};
             const std::int64_t first = workload::first_layer_of_chunk(sc, r, c);
             for (std::int64_t j = 0; j < sc.chunk_num_layers(r, c); ++j) {
                 const LayerCompute& layer =
@@ -209,8 +209,8 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
         if (r == 0) {
             end_0 = end;
         }
-        bound = std::max(bound, (chains ? fill : 0) + per_chunk * per_microbatch +
-                                    std::max(end, (chains ? drain : 0) + end_0));
+        bound = std::max(bound, (chains ? fill : SimTime{}) + per_chunk * per_microbatch +
+                                    std::max(end, (chains ? drain : SimTime{}) + end_0));
         fill += first_forward;
         drain += last_backward;
     }

@@ -31,8 +31,8 @@ std::vector<std::uint64_t> gpu_fingerprints(const IterationProgram& program, con
         std::uint64_t& h = hashes[static_cast<std::size_t>(r.gpu)];
         for (const std::size_t t : order) {
             mix_into(h, t);
-            mix_into(h, static_cast<std::uint64_t>(run.timings[t].start));
-            mix_into(h, static_cast<std::uint64_t>(run.timings[t].end));
+            mix_into(h, static_cast<std::uint64_t>(run.timings[t].start.ns()));
+            mix_into(h, static_cast<std::uint64_t>(run.timings[t].end.ns()));
         }
     }
     return hashes;

@@ -13,8 +13,8 @@ HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> 
     const SimTime op_cpu = to_sim_time(Seconds{host.op_dispatch_us * kSecondsPerMicrosecond});
     const SimTime collective_cpu = to_sim_time(Seconds{host.collective_dispatch_us * kSecondsPerMicrosecond});
     SimTime cpu = -lead;   // when the CPU has issued the ops so far
-    SimTime gpu_free = 0;  // when the compute stream is next free
-    SimTime idle = 0;
+    SimTime gpu_free{};    // when the compute stream is next free
+    SimTime idle{};
     // An asynchronous expert exchange (the all-to-alls beside the shared expert under
     // moe_shared_expert_overlap) runs from its issue, and the routed op that joins it starts after it.
     const auto async_exchange = [](const workload::Op& op) {
@@ -25,7 +25,7 @@ HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> 
     const bool waits =
         std::any_of(ops.begin(), ops.end(), [](const workload::Op& op) { return op.host_waits_for >= 0; });
     const bool exchanges = std::any_of(ops.begin(), ops.end(), async_exchange);
-    std::vector<SimTime> end(waits || exchanges ? ops.size() : 0, 0);
+    std::vector<SimTime> end(waits || exchanges ? ops.size() : 0, SimTime{});
     for (std::size_t i = 0; i < ops.size(); ++i) {
         if (ops[i].host_waits_for >= 0) {
             cpu = std::max(cpu, end[static_cast<std::size_t>(ops[i].host_waits_for)]);
@@ -58,7 +58,7 @@ HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> 
             end[i] = gpu_free;
         }
     }
-    return {idle, std::clamp<SimTime>(gpu_free - cpu, 0, kUnboundedLead)};
+    return {idle, std::clamp(gpu_free - cpu, SimTime{}, kUnboundedLead)};
 }
 
 }  // namespace trainsim::program

@@ -18,13 +18,13 @@ namespace trainsim::program {
 /// The compute stream's idle time while the CPU issues one op list, and how far ahead of the GPU the
 /// CPU is when it has issued the list's last op (0 after a synchronize).
 struct HostBound {
-    SimTime idle = 0;
-    SimTime lead_after = 0;
+    SimTime idle{};
+    SimTime lead_after{};
 };
 
 /// The lead of a CPU that has not synchronised since the run began: it issues every op long before the
 /// GPU reaches it.
-inline constexpr SimTime kUnboundedLead = std::numeric_limits<SimTime>::max() / 4;
+inline constexpr SimTime kUnboundedLead{std::numeric_limits<std::int64_t>::max() / 4};
 
 /// The CPU starts `lead` ahead of the compute stream (0: both start together, as after a synchronize).
 /// Op i is launched once the CPU has spent its dispatch time on ops 0..i (host.op_dispatch_us per
@@ -36,6 +36,6 @@ inline constexpr SimTime kUnboundedLead = std::numeric_limits<SimTime>::max() / 
 /// host_waits_for = j the CPU waits until op j has finished on the GPU; the ops it issued before keep the GPU
 /// busy meanwhile.
 [[nodiscard]] HostBound host_bound_idle(const workload::OpList& ops, std::span<const SimTime> durations,
-                                        const cost::HostCosts& host, SimTime lead = 0);
+                                        const cost::HostCosts& host, SimTime lead = SimTime{});
 
 }  // namespace trainsim::program

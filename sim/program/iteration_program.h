@@ -56,8 +56,8 @@ struct IterationProgram {
 /// One op of a task with its simulated interval (`op` is null for a pipeline transfer).
 struct OpSpan {
     const workload::Op* op = nullptr;
-    SimTime start = 0;
-    SimTime end = 0;
+    SimTime start{};
+    SimTime end{};
 };
 
 /// The ops of `task` laid out back to back from its start.

@@ -65,7 +65,7 @@ PricedOps OpLowering::price(const OpList& ops) const {
         const Op& op = ops[i];
         SimTime t = to_sim_time(pricing_.duration(op, at_));
         if (op.kind != OpKind::Collective && slowdown_ != 1.0) {
-            t = static_cast<SimTime>(std::llround(static_cast<double>(t) * slowdown_));
+            t = scaled(t, slowdown_);
         }
         if (op.kind == OpKind::Collective) {
             // Under engine contention the engine slows the kernels beside a running collective.
@@ -82,15 +82,14 @@ PricedOps OpLowering::price(const OpList& ops) const {
                 const auto widest = std::max_element(
                     open.begin(), open.end(), [](const Open& a, const Open& b) { return a.left < b.left; });
                 const SimTime overlap = std::min(t, widest->left);
-                const auto extra = static_cast<SimTime>(
-                    std::llround(static_cast<double>(overlap) * (slowdown_of(op, widest->slowdown) - 1.0)));
+                const SimTime extra = scaled(overlap, slowdown_of(op, widest->slowdown) - 1.0);
                 t += extra;
-                if (extra != 0) {
-                    priced.contention.resize(ops.size(), 0);
+                if (extra != SimTime{}) {
+                    priced.contention.resize(ops.size(), SimTime{});
                     priced.contention[i] = extra;
                 }
                 for (Open& o : open) {
-                    o.left = std::max<SimTime>(0, o.left - t);
+                    o.left = std::max(SimTime{}, o.left - t);
                 }
             }
         }
@@ -121,7 +120,7 @@ std::int32_t OpLowering::priced_launch(const OpList& ops) {
         return base;
     }
     std::vector<SimTime> d = out_.priced[static_cast<std::size_t>(base)].durations;
-    SimTime added = 0;
+    SimTime added{};
     for (std::size_t i = 0; i < ops.size(); ++i) {
         // Collectives take their time from their rendezvous, which waits for every member.
         if (ops[i].kind == OpKind::Collective) {
@@ -129,7 +128,7 @@ std::int32_t OpLowering::priced_launch(const OpList& ops) {
         }
         const double f = kernel_jitter_factor(jitter_stddev_, jitter_seed_, global_rank_, lists_lowered_,
                                               static_cast<std::int64_t>(i));
-        const auto t = static_cast<SimTime>(std::llround(static_cast<double>(d[i]) * f));
+        const SimTime t = scaled(d[i], f);
         added += t - d[i];
         d[i] = t;
     }
@@ -239,7 +238,7 @@ void OpLowering::add_contention(const Op& op, SimTime extra) {
 void OpLowering::add_contention(std::int32_t priced_index) {
     const PricedOps& p = out_.priced[static_cast<std::size_t>(priced_index)];
     for (std::size_t i = 0; i < p.contention.size(); ++i) {
-        if (p.contention[i] != 0) {
+        if (p.contention[i] != SimTime{}) {
             add_contention((*p.ops)[i], p.contention[i]);
         }
     }
@@ -291,9 +290,9 @@ void OpLowering::end_overlap() {
         PairChainState& chain = chains_[static_cast<std::size_t>(span.chain)];
         QueuedList& q = chain.lists[span.item];
         if (span.chain == beside.chain) {
-            beside.left = 0;  // its own chain waits for it: nothing more runs beside it
+            beside.left = SimTime{};  // its own chain waits for it: nothing more runs beside it
         }
-        if (beside.left > 0 && !pricing_.engine_contention()) {
+        if (beside.left > SimTime{} && !pricing_.engine_contention()) {
             slow_beside(q, span.begin, span.end, beside);
         }
         foreground_.last_compute = chain.last_compute;
@@ -312,7 +311,7 @@ void OpLowering::end_overlap() {
         // A piece ends with its exchanges: they run beside the next piece of the other chain.
         const std::vector<SimTime>& d = out_.priced[static_cast<std::size_t>(q.priced)].durations;
         if (span.end > span.begin && is_expert_exchange((*q.ops)[span.end - 1])) {
-            beside = Beside{span.chain, 0,
+            beside = Beside{span.chain, SimTime{},
                             pricing_.compute_slowdown_beside((*q.ops)[span.end - 1], at_, d[span.end - 1])};
             for (std::size_t i = span.end; i > span.begin && is_expert_exchange((*q.ops)[i - 1]); --i) {
                 beside.left += d[i - 1];
@@ -347,12 +346,12 @@ void OpLowering::add_host_gap(const OpList& ops, std::int32_t priced_index, cons
                               const cost::HostCosts& host) {
     if (synchronized_) {
         synchronized_ = false;
-        cpu_lead_ = 0;
+        cpu_lead_ = SimTime{};
     }
     const PricedOps& p = out_.priced[static_cast<std::size_t>(priced_index)];
     const HostBound bound = host_bound_idle(ops, p.durations, host, cpu_lead_);
     cpu_lead_ = bound.lead_after;
-    if (bound.idle <= 0) {
+    if (bound.idle <= SimTime{}) {
         return;
     }
     // All of the list's host-bound idle is placed before it: the same total, one task. The CPU resumes
@@ -393,22 +392,21 @@ void OpLowering::slow_beside(QueuedList& q, std::size_t begin, std::size_t end, 
     }
     PricedOps& p = out_.priced[static_cast<std::size_t>(q.priced)];
     std::vector<SimTime>& d = p.durations;
-    for (std::size_t i = begin; i < end && beside.left > 0; ++i) {
+    for (std::size_t i = begin; i < end && beside.left > SimTime{}; ++i) {
         const Op& op = (*q.ops)[i];
         if (op.kind == OpKind::Collective) {
             continue;
         }
         // price()'s rule: t' = t + overlap · (slowdown − 1), the overlap what is left of the exchange.
         const SimTime overlap = std::min(d[i], beside.left);
-        const auto extra = static_cast<SimTime>(
-            std::llround(static_cast<double>(overlap) * (slowdown_of(op, beside.slowdown) - 1.0)));
+        const SimTime extra = scaled(overlap, slowdown_of(op, beside.slowdown) - 1.0);
         d[i] += extra;
-        if (extra != 0) {
-            p.contention.resize(d.size(), 0);
+        if (extra != SimTime{}) {
+            p.contention.resize(d.size(), SimTime{});
             p.contention[i] += extra;
             add_contention(op, extra);
         }
-        beside.left = std::max<SimTime>(0, beside.left - d[i]);
+        beside.left = std::max(SimTime{}, beside.left - d[i]);
     }
 }
 
@@ -443,7 +441,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
     // engine then sees a few tasks per layer instead of one per kernel, and op_spans() recovers the ops.
     struct Segment {
         std::size_t first = 0, count = 0;
-        SimTime duration = 0;
+        SimTime duration{};
         TaskInfo info;
     } segment;
     std::vector<engine::TaskId>& segment_deps = segment_deps_;
@@ -483,7 +481,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
             const engine::RendezvousId r =
                 collective_rendezvous(op, next_collective(op.group, lane), group_members(op.group), d[i]);
             // (A collective that takes no time holds nothing: not worth two reprices.)
-            if (pricing_.engine_contention() && d[i] > 0) {
+            if (pricing_.engine_contention() && d[i] > SimTime{}) {
                 out_.program.set_compute_share(r, pricing_.compute_rate_beside(op, at_, d[i]));
             }
             const engine::StreamId stream = stream_of(op.stream, lane);
@@ -502,7 +500,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
         }
         if (segment.count == 0) {
             segment.first = i;
-            segment.duration = 0;
+            segment.duration = SimTime{};
             segment.info = base;
             segment.info.category = category;
             std::swap(segment_deps, deps);
@@ -519,7 +517,7 @@ void OpLowering::lower_on(Lane& lane, const OpList& ops, const StepContext& ctx,
 engine::RendezvousId OpLowering::collective_rendezvous(const Op& op, const GroupRendezvous& at,
                                                        std::int64_t members, SimTime duration) {
     // A group of one moves nothing (its price is 0): no flow.
-    if (network_ == nullptr || duration == 0 || pricing_.group_span(op.group, at_).size < 2) {
+    if (network_ == nullptr || duration == SimTime{} || pricing_.group_span(op.group, at_).size < 2) {
         return rendezvous_.get(out_.program, at.channel, at.sequence, members, duration);
     }
     return rendezvous_.get_flow(out_.program, at.channel, at.sequence, members,
@@ -579,12 +577,12 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     // The k-th send on a channel meets the k-th receive.
     const RendezvousChannel meeting = RendezvousChannel::transfer(
         static_cast<std::int32_t>(di), send ? global_rank_ : peer_rank, send ? peer_rank : global_rank_);
-    const engine::RendezvousId r = network_ != nullptr && duration > 0
+    const engine::RendezvousId r = network_ != nullptr && duration > SimTime{}
                                        ? rendezvous_.get_flow(out_.program, meeting, seq, 2,
                                                               send ? network_->transfer(wire, at_, peer)
                                                                    : network_->transfer(wire, peer, at_))
                                        : rendezvous_.get(out_.program, meeting, seq, 2, duration);
-    if (pricing_.engine_contention() && duration > 0) {
+    if (pricing_.engine_contention() && duration > SimTime{}) {
         out_.program.set_compute_share(r, pricing_.compute_rate_beside_transfer(at_, peer));
     }
     // A send follows the compute that produced its tensor; a receive is posted when the program
@@ -621,7 +619,7 @@ void OpLowering::transfer(Direction dir, const parallel::Coordinates& peer, Byte
     gather_info.category = TaskCategory::PipelineComm;
     const engine::RendezvousId g = collective_rendezvous(
         gather, next_collective(CommGroup::Tensor, foreground_), members_.tensor, gather_time);
-    if (pricing_.engine_contention() && gather_time > 0) {
+    if (pricing_.engine_contention() && gather_time > SimTime{}) {
         out_.program.set_compute_share(g, pricing_.compute_rate_beside(gather, at_, gather_time));
     }
     const std::array<engine::TaskId, 1> received{id};

@@ -63,7 +63,7 @@ public:
     void set_megatron_p2p(bool wait_for_sends, const cost::HostCosts* sync_host) {
         wait_for_sends_ = wait_for_sends;
         sync_host_ = sync_host;
-        cpu_lead_ = sync_host != nullptr ? 0 : kUnboundedLead;
+        cpu_lead_ = sync_host != nullptr ? SimTime{} : kUnboundedLead;
     }
 
     /// Every kernel of this GPU takes `factor` times its price (variability.mode). `shared` false keeps
@@ -221,7 +221,7 @@ private:
     // An expert exchange of an overlapped pair and how much of it is left to run beside the other chain.
     struct Beside {
         PairChain chain = PairChain::Forward;
-        SimTime left = 0;
+        SimTime left{};
         cost::OverlapSlowdown slowdown;
     };
     /// Stretches the compute ops of q's [begin, end) that run beside `beside`'s exchange, consuming it.

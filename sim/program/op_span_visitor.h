@@ -29,20 +29,18 @@ void for_each_op_span(const IterationProgram& program, const TaskShape& shape,
         // Under hardware.compute_contention=engine a task runs longer than its ops' prices where
         // collectives ran beside it: each op takes its share of the whole span (where in the span the
         // slowdown fell is not recorded).
-        SimTime priced = 0;
+        SimTime priced{};
         for (std::size_t k = first; k < last; ++k) {
             priced += p.durations[k];
         }
         const SimTime span = timing.end - timing.start;
-        if (priced > 0 && span != priced) {
-            const double scale = static_cast<double>(span) / static_cast<double>(priced);
-            SimTime before = 0;
+        if (priced > SimTime{} && span != priced) {
+            const double scale = ratio(span, priced);
+            SimTime before{};
             SimTime at = timing.start;
             for (std::size_t k = first; k < last; ++k) {
                 before += p.durations[k];
-                const SimTime end = k + 1 == last ? timing.end
-                                                  : timing.start + static_cast<SimTime>(std::llround(
-                                                                       static_cast<double>(before) * scale));
+                const SimTime end = k + 1 == last ? timing.end : timing.start + scaled(before, scale);
                 visit(OpSpan{&(*p.ops)[k], at, end});
                 at = end;
             }

@@ -157,12 +157,12 @@ struct SimulatedGpu {
     double compute_slowdown = 1.0;  // factor on its kernels' times from variability.mode
     // What variability.kernel_jitter added to its kernels' times, net (each launch's jittered time minus
     // its price; negative when the draws came out fast on the whole).
-    SimTime kernel_jitter = 0;
+    SimTime kernel_jitter{};
     // What asynchronous collectives running beside its kernels added to their times (their SMs and HBM:
     // hardware.collective_contention), by the category of the slowed kernels.
-    SimTime contention_compute = 0;
-    SimTime contention_recompute = 0;
-    SimTime contention_optimizer = 0;
+    SimTime contention_compute{};
+    SimTime contention_recompute{};
+    SimTime contention_optimizer{};
 };
 
 }  // namespace trainsim::program

@@ -80,16 +80,16 @@ void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparis
     for (const PolicyComparison& c : comparisons) {
         char head[200];
         std::snprintf(head, sizeof head, "%s  (memory budget %.2f GiB per GPU)\n", c.name.c_str(),
-                      static_cast<double>(c.budget.value) / kBytesPerGiB);
+                      to_gib(c.budget));
         out << head;
         out << "    policy                       iteration s   peak GiB  fits   exposed recompute ms  hidden "
                "ms\n";
         for (const PolicyRow& r : c.rows) {
             char line[240];
             std::snprintf(line, sizeof line, "    %-27s %12.4f %10.2f  %-5s %21.1f %10.1f\n",
-                          r.policy.c_str(), r.iteration_time.value,
-                          static_cast<double>(r.peak_memory.value) / kBytesPerGiB, r.fits ? "yes" : "no",
-                          r.exposed_recompute.value * 1e3, r.hidden_recompute.value * 1e3);
+                          r.policy.c_str(), r.iteration_time.value, to_gib(r.peak_memory),
+                          r.fits ? "yes" : "no", r.exposed_recompute.value * 1e3,
+                          r.hidden_recompute.value * 1e3);
             out << line;
         }
         char tail[200];
@@ -111,8 +111,7 @@ void write_text(std::ostream& out, const std::vector<PolicyComparison>& comparis
         for (const Candidate& k : c.candidates) {
             char line[300];
             std::snprintf(line, sizeof line, "      tried %-70s %9.4f s %8.2f GiB %s\n", k.plan.c_str(),
-                          k.iteration_time.value, static_cast<double>(k.peak_memory.value) / kBytesPerGiB,
-                          k.fits ? "fits" : "over budget");
+                          k.iteration_time.value, to_gib(k.peak_memory), k.fits ? "fits" : "over budget");
             out << line;
         }
     }

@@ -84,20 +84,20 @@ void charge_exposed(Breakdown& b, Wait w, Seconds d) {
 }
 
 struct IdleSpan {
-    SimTime from = 0;
-    SimTime to = 0;
+    SimTime from{};
+    SimTime to{};
     Wait waited_for = Wait::Peer;
 };
 
 // Where a GPU's schedule is: before its first backward (warm-up), after its last forward (cool-down).
 struct PhaseBounds {
-    SimTime first_backward_start = std::numeric_limits<SimTime>::max();
-    SimTime last_forward_end = 0;
+    SimTime first_backward_start = SimTime::max();
+    SimTime last_forward_end{};
 };
 
 // Length of [a, b) ∩ [lo, hi).
 SimTime overlap(SimTime a, SimTime b, SimTime lo, SimTime hi) {
-    return std::max<SimTime>(0, std::min(b, hi) - std::max(a, lo));
+    return std::max(SimTime{}, std::min(b, hi) - std::max(a, lo));
 }
 
 // Charges the part [a, b) of an idle span during which overlapped recomputation ran.
@@ -115,8 +115,8 @@ void charge_hidden(HiddenRecompute& h, const IdleSpan& span, SimTime a, SimTime 
         return;
     case Wait::Peer:
     case Wait::PipelineComm: {
-        constexpr SimTime never = std::numeric_limits<SimTime>::max();
-        const SimTime warmup = overlap(a, b, std::numeric_limits<SimTime>::min(), phase.first_backward_start);
+        constexpr SimTime never = SimTime::max();
+        const SimTime warmup = overlap(a, b, SimTime::min(), phase.first_backward_start);
         const SimTime cooldown =
             overlap(a, b, std::max(phase.first_backward_start, phase.last_forward_end), never);
         h.pipeline_warmup += to_seconds(warmup);
@@ -155,7 +155,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         last = engine::TaskId::from_index(t);
     }
     std::vector<Breakdown> out(gpus);
-    std::vector<SimTime> background(gpus, 0);  // overlapped recomputation run on each GPU
+    std::vector<SimTime> background(gpus, SimTime{});  // overlapped recomputation run on each GPU
     std::vector<engine::TaskId> background_tasks;
     for (std::size_t t = 0; t < n; ++t) {
         if (recompute_stream[stream_of(t)]) {
@@ -171,7 +171,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
     // communication of that task's kind; time while none was, is waiting for a peer: bubble.
     auto charge_gap = [&](std::size_t g, SimTime from, SimTime to, std::vector<engine::TaskId>& waited) {
         Breakdown& b = out[g];
-        std::vector<IdleSpan>* spans = background[g] > 0 ? &idle[g] : nullptr;
+        std::vector<IdleSpan>* spans = background[g] > SimTime{} ? &idle[g] : nullptr;
         auto record = [&](SimTime a, SimTime z, Wait w) {
             if (spans != nullptr && z > a) {
                 spans->push_back({a, z, w});
@@ -190,7 +190,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
             return run.timings[x.index()].start < run.timings[y.index()].start;
         });
         SimTime covered_until = from;
-        SimTime exposed = 0;
+        SimTime exposed{};
         for (const engine::TaskId w : waited) {
             const engine::TaskTiming& timing = run.timings[w.index()];
             const SimTime start = std::clamp(std::max(timing.start, covered_until), from, to);
@@ -207,12 +207,12 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         record(covered_until, to, Wait::Peer);
         b.bubble += to_seconds((to - from) - exposed);
     };
-    std::vector<SimTime> previous_end(gpus, 0);
-    std::vector<SimTime> inline_recompute(gpus, 0);  // recomputation run on the compute stream itself
+    std::vector<SimTime> previous_end(gpus, SimTime{});
+    std::vector<SimTime> inline_recompute(gpus, SimTime{});  // recomputation run on the compute stream itself
     // What running collectives took from each GPU's kernels in the engine (hardware.compute_contention=
     // engine): a compute-stream task runs alone for its duration, so the rest of its span is theirs.
     struct Stretch {
-        SimTime compute = 0, recompute = 0, optimizer = 0;
+        SimTime compute{}, recompute{}, optimizer{};
     };
     std::vector<Stretch> stretch(gpus);
     std::vector<engine::TaskId> waited;
@@ -233,7 +233,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         const TaskCategory category = prog.info.category(t);
         charge_busy(out[g], category, to_seconds(timing.end - timing.start));
         if (const SimTime s = (timing.end - timing.start) - program.duration(engine::TaskId::from_index(t));
-            s != 0 && category != TaskCategory::Host) {
+            s != SimTime{} && category != TaskCategory::Host) {
             (category == TaskCategory::Recompute   ? stretch[g].recompute
              : category == TaskCategory::Optimizer ? stretch[g].optimizer
                                                    : stretch[g].compute) += s;
@@ -292,7 +292,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         out[g].optimizer = out[g].optimizer - contention_optimizer;
         out[g].overlap_contention = contention_compute + contention_recompute + contention_optimizer;
         // Kernel jitter added a known net time to the kernels: taken out of each kind in proportion.
-        if (const SimTime jitter = prog.gpus[g].kernel_jitter; jitter != 0) {
+        if (const SimTime jitter = prog.gpus[g].kernel_jitter; jitter != SimTime{}) {
             Breakdown& b = out[g];
             const Seconds kernels = b.compute + b.recompute + b.optimizer + b.param_copy + b.grad_zeroing;
             if (kernels.value > 0.0) {

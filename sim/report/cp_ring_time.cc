@@ -7,7 +7,7 @@
 namespace trainsim::report {
 
 Seconds cp_ring_kernel_time(const program::IterationProgram& prog) {
-    SimTime total = 0;
+    SimTime total{};
     for_each_stage_compute_op(prog, [&](const workload::Op& op, SimTime d) {
         if (op.kind == workload::OpKind::MemoryBound && std::string_view(op.name).starts_with("attn.cp_")) {
             total += d;

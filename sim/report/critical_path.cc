@@ -80,7 +80,7 @@ CriticalPath make_critical_path(const program::IterationProgram& prog, const eng
         const engine::StreamId stream = prog.program.stream(step.task);
         const std::string stream_name = streams[stream.index()].name;
         const char* category_name = program::to_string(category);
-        if (!path.segments.empty() && step.wait_before == 0 && path.segments.back().gpu == gpu &&
+        if (!path.segments.empty() && step.wait_before == SimTime{} && path.segments.back().gpu == gpu &&
             path.segments.back().stream == stream_name && path.segments.back().category == category_name) {
             CriticalSegment& s = path.segments.back();
             s.last_task = prog.describe(step.task);

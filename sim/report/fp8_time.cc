@@ -9,9 +9,9 @@ namespace trainsim::report {
 Fp8Time fp8_time(const program::IterationProgram& prog, double split_accumulator_slowdown) {
     Fp8Time t;
     double split_extra = 0;  // seconds, summed before the mean over stages
-    SimTime fp8 = 0;
-    SimTime bf16 = 0;
-    SimTime overhead = 0;
+    SimTime fp8{};
+    SimTime bf16{};
+    SimTime overhead{};
     for_each_stage_compute_op(prog, [&](const workload::Op& op, SimTime d) {
         if (op.kind == workload::OpKind::Gemm) {
             (cost::is_fp8(op.gemm_precision) ? fp8 : bf16) += d;

@@ -12,9 +12,9 @@ LayerReport make_layer_report(const config::Scenario& sc, const cost::CostModel&
                               const program::IterationProgram& prog, const engine::RunResult& run) {
     LayerReport r;
     r.name = sc.name;
-    SimTime begin[2] = {std::numeric_limits<SimTime>::max(), std::numeric_limits<SimTime>::max()};
-    SimTime end[2] = {0, 0};
-    SimTime recompute = 0;
+    SimTime begin[2] = {SimTime::max(), SimTime::max()};
+    SimTime end[2] = {};
+    SimTime recompute{};
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
         const program::TaskInfo& info = prog.info[t];
         const engine::TaskTiming& timing = run.timings[t];

@@ -18,7 +18,7 @@ namespace trainsim::report {
 
 /// One point of a link's counter: its load from `time` on.
 struct LinkRateSample {
-    SimTime time = 0;
+    SimTime time{};
     std::int64_t bytes_per_second = 0;
     friend bool operator==(const LinkRateSample&, const LinkRateSample&) = default;
 };

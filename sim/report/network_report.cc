@@ -31,7 +31,7 @@ NetworkReport make_network_report(const program::IterationProgram& program, cons
     r.busiest_links = std::move(links);
 
     const engine::Program& p = program.program;
-    SimTime tp = 0, cp = 0, ep = 0, pp = 0, dp = 0;
+    SimTime tp{}, cp{}, ep{}, pp{}, dp{};
     for (std::size_t t = 0; t < p.size(); ++t) {
         const auto task = engine::TaskId::from_index(t);
         const engine::RendezvousId rv = p.rendezvous_of(task);
@@ -39,7 +39,7 @@ NetworkReport make_network_report(const program::IterationProgram& program, cons
             continue;
         }
         const engine::TaskTiming& timing = run.timings[t];
-        const SimTime extra = std::max<SimTime>(0, timing.end - timing.start - p.rendezvous_duration(rv));
+        const SimTime extra = std::max(SimTime{}, timing.end - timing.start - p.rendezvous_duration(rv));
         switch (program.info.category(t)) {
         case program::TaskCategory::TensorComm:
             tp += extra;

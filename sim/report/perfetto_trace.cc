@@ -100,8 +100,8 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"cat", program::to_string(info.category)},
                   {"pid", info.gpu},
                   {"tid", prog.program.stream(id).value()},
-                  {"ts", static_cast<double>(span.start) / 1e3},  // microseconds
-                  {"dur", static_cast<double>(span.end - span.start) / 1e3},
+                  {"ts", static_cast<double>(span.start.ns()) / 1e3},  // microseconds
+                  {"dur", static_cast<double>((span.end - span.start).ns()) / 1e3},
                   {"args", args}});
         }
     }
@@ -122,8 +122,8 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"cat", program::to_string(info.category)},
                   {"pid", pid},
                   {"tid", 0},
-                  {"ts", static_cast<double>(timing.start) / 1e3},
-                  {"dur", static_cast<double>(timing.end - timing.start) / 1e3},
+                  {"ts", static_cast<double>(timing.start.ns()) / 1e3},
+                  {"dur", static_cast<double>((timing.end - timing.start).ns()) / 1e3},
                   {"args",
                    {{"phase", program::to_string(info.phase)},
                     {"stage", prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp},
@@ -141,7 +141,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
             emit({{"ph", "C"},
                   {"name", "allocated bytes"},
                   {"pid", g},
-                  {"ts", static_cast<double>(sample.time) / 1e3},
+                  {"ts", static_cast<double>(sample.time.ns()) / 1e3},
                   {"args", {{"bytes", sample.bytes}}}});
         }
     }
@@ -161,7 +161,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                 out << (first ? "" : ",\n") << head;
                 first = false;
                 // Microseconds, in the shortest form that reads back to the same double.
-                const double ts = static_cast<double>(sample.time) / 1e3;
+                const double ts = static_cast<double>(sample.time.ns()) / 1e3;
                 out.write(number, std::to_chars(number, number + sizeof number, ts).ptr - number);
                 out << ",\"args\":{\"bytes/s\":" << sample.bytes_per_second << "}}";
             }

@@ -30,8 +30,8 @@ struct TraceOptions {
     std::vector<bool> keep_gpu;
     /// Slices that overlap [window_start, window_end] are kept whole; counter samples inside it, plus
     /// the last one before it (the value the window opens with).
-    SimTime window_start = 0;
-    SimTime window_end = std::numeric_limits<SimTime>::max();
+    SimTime window_start{};
+    SimTime window_end = SimTime::max();
 
     [[nodiscard]] bool keeps(std::size_t gpu) const { return keep_gpu.empty() || keep_gpu[gpu]; }
     [[nodiscard]] bool overlaps(const engine::TaskTiming& t) const {
@@ -44,7 +44,7 @@ struct TraceOptions {
 
 /// One point of a GPU's "allocated bytes" counter: resident state plus the activations held then.
 struct AllocatedBytesSample {
-    SimTime time = 0;
+    SimTime time{};
     std::int64_t bytes = 0;
 };
 

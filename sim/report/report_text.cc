@@ -16,7 +16,7 @@ std::string fmt(const char* format, double v) {
 }
 
 std::string gib(Bytes b) {
-    return fmt("%.2f GiB", static_cast<double>(b.value) / kBytesPerGiB);
+    return fmt("%.2f GiB", to_gib(b));
 }
 std::string ms(Seconds s) {
     return fmt("%.3f ms", s.value * 1e3);

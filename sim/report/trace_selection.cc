@@ -88,9 +88,8 @@ std::pair<SimTime, SimTime> parse_trace_window(const std::string& text) {
     }
     const std::string a = text.substr(0, colon);
     const std::string b = text.substr(colon + 1);
-    const SimTime start = a.empty() ? 0 : to_sim_time(Seconds{parse_seconds(text, a)});
-    const SimTime end =
-        b.empty() ? std::numeric_limits<SimTime>::max() : to_sim_time(Seconds{parse_seconds(text, b)});
+    const SimTime start = a.empty() ? SimTime{} : to_sim_time(Seconds{parse_seconds(text, a)});
+    const SimTime end = b.empty() ? SimTime::max() : to_sim_time(Seconds{parse_seconds(text, b)});
     if (end < start) {
         throw InputError("--trace-window=" + text + ": END must not be before START");
     }
