@@ -222,7 +222,8 @@ TEST(ScenarioJsonSchema, RequiredKeysAreTheReadersRequiredKeys) {
               sorted({"hardware", "model", "parallelism", "training"}));
     for (const std::string section : {"parallelism", "training", "hardware"}) {
         const auto required = tree.object_at(section).at("required").get<std::vector<std::string>>();
-        for (const auto& [key, value] : minimal_scenario().at(section).items()) {
+        const Json minimal = minimal_scenario();  // a temporary's member would die before the loop (C++20)
+        for (const auto& [key, value] : minimal.at(section).items()) {
             EXPECT_NE(std::find(required.begin(), required.end(), key), required.end())
                 << section << "." << key << " is in the minimal scenario but not required by the schema";
         }
