@@ -22,6 +22,11 @@ static_assert(!std::is_convertible_v<StreamId, TaskId>);
 static_assert(!std::is_constructible_v<TaskId, StreamId>);
 static_assert(!std::is_constructible_v<RendezvousId, TaskId>);
 static_assert(!std::is_invocable_v<std::equal_to<>, TaskId, StreamId>);
+// A flow spec is its own kind too: not a rendezvous (which runs one), not an integer index.
+static_assert(!std::is_constructible_v<FlowSpecId, RendezvousId>);
+static_assert(!std::is_invocable_v<std::equal_to<>, FlowSpecId, RendezvousId>);
+static_assert(!std::is_convertible_v<std::int32_t, FlowSpecId>);
+static_assert(!std::is_convertible_v<FlowSpecId, std::int32_t>);
 // Nor does an integer pass for an id, or an id for an integer.
 static_assert(!std::is_convertible_v<std::int32_t, TaskId>);
 static_assert(!std::is_constructible_v<TaskId, std::size_t>);

@@ -7,13 +7,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/core/strong_id.h"
 #include "sim/core/units.h"
 
 namespace trainsim::engine {
 
 using ResourceId = std::int32_t;
-using FlowSpecId = std::int32_t;
-inline constexpr FlowSpecId kNoFlow = -1;
+/// A flow's description (Program::add_flow_spec's index): its own kind of id, so that it cannot be passed
+/// where a resource, a task or a rendezvous is meant.
+using FlowSpecId = StrongId<struct FlowSpecTag>;
+inline constexpr FlowSpecId kNoFlow = FlowSpecId::none();
 
 /// One resource a flow crosses, and how much of the flow's progress rate it carries.
 struct FlowUse {

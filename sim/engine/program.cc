@@ -125,20 +125,20 @@ FlowSpecId Program::add_flow_spec(FlowSpec spec) {
     }
     std::vector<FlowSpecId>& same_hash = flow_spec_index_[h];
     for (const FlowSpecId id : same_hash) {
-        if (flow_specs_[static_cast<std::size_t>(id)] == spec) {
+        if (flow_specs_[id.index()] == spec) {
             return id;
         }
     }
     flow_specs_.push_back(std::move(spec));
-    same_hash.push_back(static_cast<FlowSpecId>(flow_specs_.size() - 1));
+    same_hash.push_back(FlowSpecId::from_index(flow_specs_.size() - 1));
     return same_hash.back();
 }
 
 RendezvousId Program::add_flow_rendezvous(std::int32_t members, FlowSpecId spec, std::string name) {
-    if (spec < 0 || static_cast<std::size_t>(spec) >= flow_specs_.size()) {
+    if (!spec.valid() || spec.index() >= flow_specs_.size()) {
         throw std::invalid_argument("rendezvous '" + name + "' runs an unknown flow spec");
     }
-    const FlowSpec& f = flow_specs_[static_cast<std::size_t>(spec)];
+    const FlowSpec& f = flow_specs_[spec.index()];
     // Its duration alone on the network, for descriptions; the engine decides the real one.
     const SimTime alone = f.latency + to_sim_time(Seconds{f.amount / f.max_rate});
     const RendezvousId r = add_rendezvous(members, alone, std::move(name));

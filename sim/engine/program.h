@@ -119,9 +119,7 @@ public:
     [[nodiscard]] FlowSpecId rendezvous_flow(RendezvousId r) const {
         return r.index() < rendezvous_flow_.size() ? rendezvous_flow_[r.index()] : kNoFlow;
     }
-    [[nodiscard]] const FlowSpec& flow_spec(FlowSpecId f) const {
-        return flow_specs_[static_cast<std::size_t>(f)];
-    }
+    [[nodiscard]] const FlowSpec& flow_spec(FlowSpecId f) const { return flow_specs_[f.index()]; }
     [[nodiscard]] std::size_t flow_spec_count() const { return flow_specs_.size(); }
     [[nodiscard]] const std::vector<double>& resource_capacities() const { return resource_capacity_; }
 

@@ -46,7 +46,7 @@ ResourceClasses::ResourceClasses(const Program& program, std::span<const char> d
     for (std::size_t f = 0; f < program.flow_spec_count(); ++f) {
         split.clear();
         // A spec's uses name distinct resources (Program merges them), so each is moved once.
-        for (const FlowUse& u : program.flow_spec(static_cast<FlowSpecId>(f)).uses) {
+        for (const FlowUse& u : program.flow_spec(FlowSpecId::from_index(f)).uses) {
             ResourceClassId& c = class_of_[static_cast<std::size_t>(u.resource)];
             const auto [it, added] =
                 split.try_emplace(Split{c, std::bit_cast<std::uint64_t>(u.weight)}, next);
@@ -69,7 +69,7 @@ ResourceClasses::ResourceClasses(const Program& program, std::span<const char> d
     use_offsets_.reserve(program.flow_spec_count() + 1);
     use_offsets_.push_back(0);
     for (std::size_t f = 0; f < program.flow_spec_count(); ++f) {
-        for (const FlowUse& u : program.flow_spec(static_cast<FlowSpecId>(f)).uses) {
+        for (const FlowUse& u : program.flow_spec(FlowSpecId::from_index(f)).uses) {
             const ResourceClassId c = class_of(u.resource);
             if (seen[static_cast<std::size_t>(c)] != f + 1) {
                 seen[static_cast<std::size_t>(c)] = f + 1;

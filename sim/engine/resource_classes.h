@@ -32,7 +32,7 @@ public:
     /// Spec `f`'s uses in classes: one per class it crosses, in the order its uses first reach the
     /// class, with the weight of each of that class's resources.
     [[nodiscard]] std::span<const FlowUse> uses(FlowSpecId f) const {
-        const auto i = static_cast<std::size_t>(f);
+        const std::size_t i = f.index();
         return {uses_.data() + use_offsets_[i], uses_.data() + use_offsets_[i + 1]};
     }
     /// A per-class value given to each resource of its class.
