@@ -13,6 +13,7 @@
 
 #include "sim/core/strong_id.h"
 #include "sim/engine/program.h"
+#include "sim/engine/resource_classes.h"
 
 namespace trainsim::engine {
 namespace {
@@ -27,6 +28,22 @@ static_assert(!std::is_constructible_v<FlowSpecId, RendezvousId>);
 static_assert(!std::is_invocable_v<std::equal_to<>, FlowSpecId, RendezvousId>);
 static_assert(!std::is_convertible_v<std::int32_t, FlowSpecId>);
 static_assert(!std::is_convertible_v<FlowSpecId, std::int32_t>);
+// A resource (a link the program shares) is not a class of them (ResourceClasses' index), not a flow
+// spec, not an integer: the engine shares classes, and a class id indexing the resources, or a resource
+// id the classes, no longer compiles.
+static_assert(!std::is_convertible_v<std::int32_t, ResourceId>);
+static_assert(!std::is_convertible_v<ResourceId, std::int32_t>);
+static_assert(!std::is_constructible_v<ResourceId, ResourceClassId>);
+static_assert(!std::is_constructible_v<ResourceClassId, ResourceId>);
+static_assert(!std::is_invocable_v<std::equal_to<>, ResourceId, ResourceClassId>);
+static_assert(!std::is_constructible_v<ResourceId, FlowSpecId>);
+static_assert(!std::is_constructible_v<FlowSpecId, ResourceId>);
+static_assert(!std::is_constructible_v<FlowUse, ResourceClassId, double>);
+static_assert(!std::is_constructible_v<ResourceClassUse, ResourceId, double>);
+static_assert(!std::is_convertible_v<std::span<const ResourceClassUse>, std::span<const FlowUse>>);
+static_assert(
+    !std::is_invocable_v<decltype(&ResourceClasses::class_of), const ResourceClasses&, ResourceClassId>);
+static_assert(std::is_invocable_v<decltype(&ResourceClasses::class_of), const ResourceClasses&, ResourceId>);
 // Nor does an integer pass for an id, or an id for an integer.
 static_assert(!std::is_convertible_v<std::int32_t, TaskId>);
 static_assert(!std::is_constructible_v<TaskId, std::size_t>);
