@@ -56,8 +56,8 @@ TEST(FlowEngine, TwoFlowsOnOneLinkEndTogetherAtTwiceTheTime) {
     Program p;
     const ResourceId link = p.add_resource(1e9);
     const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, 100_ns, {{link, 1.0}}});
-    const StreamId s0 = p.add_stream(0, "a");
-    const StreamId s1 = p.add_stream(1, "b");
+    const StreamId s0 = p.add_stream(GpuId{0}, "a");
+    const StreamId s1 = p.add_stream(GpuId{1}, "b");
     const TaskId t0 = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, spec, "x"), "x");
     const TaskId t1 = p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, spec, "y"), "y");
     const RunResult r = simulate(p);
@@ -74,8 +74,8 @@ TEST(FlowEngine, ASecondFlowSlowsTheFirstOnlyWhileBothRun) {
     Program p;
     const ResourceId link = p.add_resource(1e9);
     const FlowSpecId spec = p.add_flow_spec(FlowSpec{1000.0, 1e9, SimTime{}, {{link, 1.0}}});
-    const StreamId s0 = p.add_stream(0, "a");
-    const StreamId s1 = p.add_stream(1, "b");
+    const StreamId s0 = p.add_stream(GpuId{0}, "a");
+    const StreamId s1 = p.add_stream(GpuId{1}, "b");
     const TaskId first = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, spec, "first"), "first");
     const TaskId delay = p.add_task(s1, 500_ns, "compute");
     const std::vector<TaskId> after{delay};
@@ -93,8 +93,8 @@ TEST(FlowEngine, MembersStartWithTheLastArrivalAndEndTogether) {
     const ResourceId link = p.add_resource(2e9);
     const FlowSpecId spec = p.add_flow_spec(FlowSpec{4000.0, 4e9, 10_ns, {{link, 1.0}}});
     const RendezvousId rv = p.add_flow_rendezvous(2, spec, "ar");
-    const StreamId s0 = p.add_stream(0, "a");
-    const StreamId s1 = p.add_stream(1, "b");
+    const StreamId s0 = p.add_stream(GpuId{0}, "a");
+    const StreamId s1 = p.add_stream(GpuId{1}, "b");
     const TaskId early = p.add_rendezvous_task(s0, rv, "m0");
     const TaskId work = p.add_task(s1, 300_ns, "compute");
     const std::vector<TaskId> after{work};
@@ -130,8 +130,8 @@ TEST(FlowEngine, RecordsEachLinksLoadAtEveryChange) {
     const ResourceId idle = p.add_resource(1e9);
     const FlowSpecId a = p.add_flow_spec(FlowSpec{1000.0, 1e9, SimTime{}, {{tx0, 1.0}, {rx, 1.0}}});
     const FlowSpecId b = p.add_flow_spec(FlowSpec{250.0, 1e9, SimTime{}, {{tx1, 1.0}, {rx, 1.0}}});
-    const StreamId s0 = p.add_stream(0, "a");
-    const StreamId s1 = p.add_stream(1, "b");
+    const StreamId s0 = p.add_stream(GpuId{0}, "a");
+    const StreamId s1 = p.add_stream(GpuId{1}, "b");
     const TaskId first = p.add_rendezvous_task(s0, p.add_flow_rendezvous(1, a, "a"), "a");
     const std::vector<TaskId> after{p.add_task(s1, 500_ns, "compute")};
     const TaskId second = p.add_rendezvous_task(s1, p.add_flow_rendezvous(1, b, "b"), "b", after);
@@ -167,8 +167,8 @@ TEST(FlowEngine, RecordsOneSamplePerInstant) {
     const ResourceId link = p.add_resource(1e9);
     const FlowSpecId x = p.add_flow_spec(FlowSpec{1000.0, 0.5e9, SimTime{}, {{link, 1.0}}});
     const FlowSpecId y = p.add_flow_spec(FlowSpec{500.0, 0.25e9, SimTime{}, {{link, 1.0}}});
-    std::ignore = p.add_rendezvous_task(p.add_stream(0, "a"), p.add_flow_rendezvous(1, x, "x"), "x");
-    std::ignore = p.add_rendezvous_task(p.add_stream(1, "b"), p.add_flow_rendezvous(1, y, "y"), "y");
+    std::ignore = p.add_rendezvous_task(p.add_stream(GpuId{0}, "a"), p.add_flow_rendezvous(1, x, "x"), "x");
+    std::ignore = p.add_rendezvous_task(p.add_stream(GpuId{1}, "b"), p.add_flow_rendezvous(1, y, "y"), "y");
     RunOptions options;
     options.record_rates_of = {1};
     const RunResult r = simulate(p, options);

@@ -62,7 +62,7 @@ program::IterationProgram transfers(const std::vector<Transfer>& list) {
         }
         const std::string name = "send " + std::to_string(i);
         std::ignore = prog.program.add_rendezvous_task(
-            prog.program.add_stream(static_cast<std::int32_t>(i), name),
+            prog.program.add_stream(engine::GpuId{static_cast<std::int32_t>(i)}, name),
             prog.program.add_flow_rendezvous(1, prog.program.add_flow_spec(spec), name), name);
     }
     return prog;

@@ -107,7 +107,7 @@ TEST(CollectiveFlows, RingAllReduceOnTwoNodesGivesTheRailsBusBandwidth) {
         spec.uses.push_back({engine::ResourceId{l}, w});
     }
     const engine::RendezvousId rv = p.add_flow_rendezvous(1, p.add_flow_spec(spec), "ar");
-    const engine::TaskId t = p.add_rendezvous_task(p.add_stream(0, "dp"), rv, "ar");
+    const engine::TaskId t = p.add_rendezvous_task(p.add_stream(engine::GpuId{0}, "dp"), rv, "ar");
     const engine::RunResult run = engine::simulate(p);
     const double amount = 2.0 * 15.0 / 16.0 * static_cast<double>(s.value);
     EXPECT_NEAR(f.latency.value, 286.16e-6, 1e-10);

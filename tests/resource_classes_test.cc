@@ -88,8 +88,10 @@ TEST(ResourceClasses, EngineSharesMergedLinksExactly) {
                  {{ResourceId{0}, 1.0}, {ResourceId{1}, 1.0}, {ResourceId{2}, 1.0}, {ResourceId{3}, 1.0}}});
     const FlowSpecId b =
         p.add_flow_spec(FlowSpec{1000.0, 1e10, SimTime{}, {{ResourceId{2}, 1.0}, {ResourceId{3}, 1.0}}});
-    const TaskId ta = p.add_rendezvous_task(p.add_stream(0, "a"), p.add_flow_rendezvous(1, a, "a"), "a");
-    const TaskId tb = p.add_rendezvous_task(p.add_stream(1, "b"), p.add_flow_rendezvous(1, b, "b"), "b");
+    const TaskId ta =
+        p.add_rendezvous_task(p.add_stream(GpuId{0}, "a"), p.add_flow_rendezvous(1, a, "a"), "a");
+    const TaskId tb =
+        p.add_rendezvous_task(p.add_stream(GpuId{1}, "b"), p.add_flow_rendezvous(1, b, "b"), "b");
     const RunResult r = simulate(p);
     EXPECT_EQ(r.timings[tb.index()].end, 2000_ns);
     EXPECT_EQ(r.timings[ta.index()].end, 3000_ns);
@@ -120,7 +122,7 @@ TEST(ResourceClasses, MergedSharingMatchesPerLinkSharing) {
                                         p.add_flow_spec(FlowSpec{2.9e6, 2.5e9, SimTime{}, {{link[9], 1.0}}})};
     std::vector<TaskId> tasks;
     for (int s = 0; s < 6; ++s) {
-        const StreamId stream = p.add_stream(s, "s");
+        const StreamId stream = p.add_stream(GpuId{s}, "s");
         for (int k = 0; k < 5; ++k) {
             tasks.push_back(p.add_task(stream, SimTime{137 * (s + 1) + 311 * k}, "compute"));
             const FlowSpecId spec = specs[static_cast<std::size_t>((s + k) % 4)];

@@ -9,7 +9,7 @@
 
 namespace trainsim::engine {
 
-StreamId Program::add_stream(std::int32_t gpu, std::string name) {
+StreamId Program::add_stream(GpuId gpu, std::string name) {
     streams_.push_back(Stream{gpu, std::move(name)});
     return StreamId::from_index(streams_.size() - 1);
 }
