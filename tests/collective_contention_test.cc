@@ -192,7 +192,8 @@ Lowered lower_beside_all_reduce(const std::string& model) {
     program::IterationProgram out;
     out.gpus.emplace_back();
     program::RendezvousTable rendezvous;
-    program::OpLowering lowering(out, pricing, rendezvous, program::GroupMembers{}, 0, {0, 0, 0});
+    program::OpLowering lowering(out, pricing, rendezvous, program::GroupMembers{}, engine::GpuId{0},
+                                 {0, 0, 0});
     lowering.lower(ops, program::StepContext{});
     Lowered r;
     for (const workload::Op& op : ops) {

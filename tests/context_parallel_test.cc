@@ -262,8 +262,8 @@ std::map<std::string, program::OpSpan> spans_of(const program::IterationProgram&
     std::map<std::string, program::OpSpan> spans;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo task = prog.info[t];
-        if (task.gpu != 0 || task.microbatch != 0 || task.layer != layer || task.phase != phase ||
-            task.priced < 0) {
+        if (task.gpu != engine::GpuId{0} || task.microbatch != 0 || task.layer != layer ||
+            task.phase != phase || task.priced < 0) {
             continue;
         }
         for (const program::OpSpan& s :

@@ -106,7 +106,7 @@ TEST(CpRingKernels, BreakdownLineIsTheirTimeInTheIteration) {
     const SimTime merge_price =
         to_sim_time(cost.memory_bound(Bytes{7LL * 4096 * 32 * 128 * 2}, cost::MemoryBoundKind::Generic));
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
-        if (prog.info[t].gpu != 0 || prog.info[t].priced < 0) {
+        if (prog.info[t].gpu != engine::GpuId{0} || prog.info[t].priced < 0) {
             continue;
         }
         for (const program::OpSpan& span :

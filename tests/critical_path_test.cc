@@ -33,9 +33,9 @@ std::vector<std::pair<TaskId, SimTime>> as_pairs(const std::vector<CriticalStep>
 // Path: c [0,30] → member on GPU 1 [30,50] → d [50,57] → x [57,60].
 TEST(CriticalPath, FollowsTheLastArrivingRendezvousMember) {
     engine::Program p;
-    const auto s0 = p.add_stream(0, "gpu0");
-    const auto s1 = p.add_stream(1, "gpu1");
-    const auto s2 = p.add_stream(1, "side");
+    const auto s0 = p.add_stream(engine::GpuId{0}, "gpu0");
+    const auto s1 = p.add_stream(engine::GpuId{1}, "gpu1");
+    const auto s2 = p.add_stream(engine::GpuId{1}, "side");
     const auto r = p.add_rendezvous(2, 20_ns, "r");
     const TaskId a = p.add_task(s0, 10_ns, "a");
     const TaskId b = p.add_task(s0, 5_ns, "b");
@@ -57,8 +57,8 @@ TEST(CriticalPath, FollowsTheLastArrivingRendezvousMember) {
 // A dependency that ends later than the stream predecessor binds: f2 waits for g (on another GPU).
 TEST(CriticalPath, TakesTheDependencyThatEndedLast) {
     engine::Program p;
-    const auto s0 = p.add_stream(0, "gpu0");
-    const auto s1 = p.add_stream(1, "gpu1");
+    const auto s0 = p.add_stream(engine::GpuId{0}, "gpu0");
+    const auto s1 = p.add_stream(engine::GpuId{1}, "gpu1");
     const TaskId f1 = p.add_task(s0, 10_ns, "f1");
     const TaskId g = p.add_task(s1, 25_ns, "g");
     const std::vector<TaskId> deps = {g};
@@ -74,7 +74,7 @@ TEST(CriticalPath, TakesTheDependencyThatEndedLast) {
 // Foreground f1 [0,10]; background g (5) ready at 0 runs [10,15]; f2 (4) after g runs [15,19].
 TEST(CriticalPath, ChargesABackgroundTasksHoldUpAsWaiting) {
     engine::Program p;
-    const auto fg = p.add_stream(0, "compute");
+    const auto fg = p.add_stream(engine::GpuId{0}, "compute");
     const auto bg = p.add_background_stream(fg, "recompute");
     const TaskId f1 = p.add_task(fg, 10_ns, "f1");
     const TaskId g = p.add_task(bg, 5_ns, "g");

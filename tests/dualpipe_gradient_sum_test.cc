@@ -46,8 +46,7 @@ std::map<std::int64_t, program::OpSpan> sums_by_rank(const program::IterationPro
         for (const program::OpSpan& s :
              program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (s.op != nullptr && s.op->name == kSum) {
-                const std::int64_t rank =
-                    prog.gpus[static_cast<std::size_t>(prog.info[t].gpu)].coordinates.pp;
+                const std::int64_t rank = prog.gpus[prog.info[t].gpu.index()].coordinates.pp;
                 EXPECT_TRUE(out.emplace(rank, s).second) << "rank " << rank << " sums twice";
             }
         }

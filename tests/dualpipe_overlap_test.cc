@@ -161,7 +161,7 @@ std::map<StepKey, StepRun> steps_on(const IterationProgram& prog, const engine::
     std::map<StepKey, StepRun> out;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const TaskInfo info = prog.info[t];
-        if (prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp != pp || info.microbatch < 0 ||
+        if (prog.gpus[info.gpu.index()].coordinates.pp != pp || info.microbatch < 0 ||
             info.phase == Phase::Iteration) {
             continue;
         }
@@ -312,7 +312,7 @@ Slots slots_on(const config::Scenario& sc, const IterationProgram& prog, const e
     SimTime busy{};
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const TaskInfo info = prog.info[t];
-        if (prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp != pp || info.microbatch < 0 ||
+        if (prog.gpus[info.gpu.index()].coordinates.pp != pp || info.microbatch < 0 ||
             info.phase == Phase::Iteration || is_communication(info.category)) {
             continue;
         }

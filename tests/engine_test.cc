@@ -59,7 +59,7 @@ TEST(EventQueue, MatchesAHeapOfTimeAndSequence) {
 
 TEST(Simulator, StreamRunsTasksInProgramOrder) {
     Program p;
-    const StreamId s = p.add_stream(0, "compute");
+    const StreamId s = p.add_stream(GpuId{0}, "compute");
     const TaskId a = p.add_task(s, 5_ns, "a");
     const TaskId b = p.add_task(s, 7_ns, "b");
     const TaskId c = p.add_task(s, 0_ns, "c");
@@ -77,8 +77,8 @@ TEST(Simulator, StreamRunsTasksInProgramOrder) {
 TEST(Simulator, StreamsOverlapAndJoinThroughDependencies) {
     // compute: g1(10) g2(10) g3 waits for the async collective c (15) issued after g1.
     Program p;
-    const StreamId compute = p.add_stream(0, "compute");
-    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId compute = p.add_stream(GpuId{0}, "compute");
+    const StreamId comm = p.add_stream(GpuId{0}, "comm");
     const TaskId g1 = p.add_task(compute, 10_ns, "g1");
     const TaskId c = p.add_task(comm, 15_ns, "c", std::vector<TaskId>{g1});
     const TaskId g2 = p.add_task(compute, 10_ns, "g2");
@@ -94,9 +94,9 @@ TEST(Simulator, StreamsOverlapAndJoinThroughDependencies) {
 
 TEST(Simulator, CollectiveStartsWhenLastMemberArrives) {
     Program p;
-    const StreamId s0 = p.add_stream(0, "compute");
-    const StreamId s1 = p.add_stream(1, "compute");
-    const StreamId s2 = p.add_stream(2, "compute");
+    const StreamId s0 = p.add_stream(GpuId{0}, "compute");
+    const StreamId s1 = p.add_stream(GpuId{1}, "compute");
+    const StreamId s2 = p.add_stream(GpuId{2}, "compute");
     const RendezvousId ar = p.add_rendezvous(3, 100_ns, "allreduce");
     p.add_task(s0, 10_ns, "w0");
     p.add_task(s1, 30_ns, "w1");
@@ -117,10 +117,10 @@ TEST(Simulator, CollectiveStartsWhenLastMemberArrives) {
 TEST(Simulator, SendMatchedToReceive) {
     // GPU 0 computes 40 then sends (25); GPU 1 posts its receive at 10 and computes on arrival.
     Program p;
-    const StreamId c0 = p.add_stream(0, "compute");
-    const StreamId tx = p.add_stream(0, "send");
-    const StreamId c1 = p.add_stream(1, "compute");
-    const StreamId rx = p.add_stream(1, "recv");
+    const StreamId c0 = p.add_stream(GpuId{0}, "compute");
+    const StreamId tx = p.add_stream(GpuId{0}, "send");
+    const StreamId c1 = p.add_stream(GpuId{1}, "compute");
+    const StreamId rx = p.add_stream(GpuId{1}, "recv");
     const RendezvousId link = p.add_rendezvous(2, 25_ns, "p2p 0->1");
     const TaskId f0 = p.add_task(c0, 40_ns, "F0");
     const TaskId send = p.add_rendezvous_task(tx, link, "send", std::vector<TaskId>{f0});
@@ -140,7 +140,7 @@ TEST(Simulator, RunsAreBitForBitReproducible) {
         Program p;
         std::vector<StreamId> s;
         for (int g = 0; g < 4; ++g) {
-            s.push_back(p.add_stream(g, "compute"));
+            s.push_back(p.add_stream(GpuId{g}, "compute"));
         }
         for (int k = 0; k < 50; ++k) {
             const RendezvousId r = p.add_rendezvous(4, SimTime{k % 3}, "c" + std::to_string(k));
@@ -164,8 +164,8 @@ TEST(Simulator, RunsAreBitForBitReproducible) {
 TEST(Simulator, DeadlockNamesTheWaitingGpusAndWhatTheyWaitFor) {
     // GPU 0 joins collective A then B; GPU 1 joins B then A: neither can start.
     Program p;
-    const StreamId s0 = p.add_stream(0, "tp_comm");
-    const StreamId s1 = p.add_stream(1, "tp_comm");
+    const StreamId s0 = p.add_stream(GpuId{0}, "tp_comm");
+    const StreamId s1 = p.add_stream(GpuId{1}, "tp_comm");
     const RendezvousId a = p.add_rendezvous(2, 5_ns, "allreduce A");
     const RendezvousId b = p.add_rendezvous(2, 5_ns, "allreduce B");
     p.add_rendezvous_task(s0, a, "A on 0");
@@ -189,8 +189,8 @@ TEST(Simulator, DeadlockNamesTheWaitingGpusAndWhatTheyWaitFor) {
 
 TEST(Simulator, ARendezvousWithAMissingMemberIsRejectedBeforeRunning) {
     Program p;
-    const StreamId s0 = p.add_stream(0, "recv");
-    const StreamId s1 = p.add_stream(0, "compute");
+    const StreamId s0 = p.add_stream(GpuId{0}, "recv");
+    const StreamId s1 = p.add_stream(GpuId{0}, "compute");
     const RendezvousId link = p.add_rendezvous(2, 5_ns, "p2p from stage 1");  // the sender never comes
     const TaskId recv = p.add_rendezvous_task(s0, link, "recv F0");
     p.add_task(s1, 3_ns, "F0", std::vector<TaskId>{recv});
@@ -206,7 +206,7 @@ TEST(Simulator, ARendezvousWithAMissingMemberIsRejectedBeforeRunning) {
 
 TEST(Simulator, EventBudgetStopsARunawayProgram) {
     Program p;
-    const StreamId s = p.add_stream(0, "compute");
+    const StreamId s = p.add_stream(GpuId{0}, "compute");
     for (int i = 0; i < 10; ++i) {
         p.add_task(s, 1_ns, "t" + std::to_string(i));
     }
@@ -223,13 +223,13 @@ TEST(Simulator, RendezvousMembersEndInArrivalOrderAndEachCountsAsAnEvent) {
     std::vector<TaskId> members;
     std::vector<TaskId> after;
     for (int g = 0; g < 3; ++g) {
-        const StreamId s = p.add_stream(g, "compute");
+        const StreamId s = p.add_stream(GpuId{g}, "compute");
         p.add_task(s, SimTime{10 - 3 * g}, "before");  // arrivals at 10, 7, 4: GPU 2 first, GPU 0 last
         members.push_back(p.add_rendezvous_task(s, rv, "member"));
         after.push_back(p.add_task(s, 0_ns, "after"));
     }
     // A task on a fourth stream released by GPU 0's member, also zero-duration.
-    const StreamId other = p.add_stream(3, "other");
+    const StreamId other = p.add_stream(GpuId{3}, "other");
     const TaskId released = p.add_task(other, 0_ns, "released", std::vector<TaskId>{members[0]});
     const RunResult r = simulate(p);
     for (int g = 0; g < 3; ++g) {
@@ -249,7 +249,7 @@ TEST(Simulator, RendezvousMembersEndInArrivalOrderAndEachCountsAsAnEvent) {
 
 TEST(Program, RejectsForwardDependenciesAndNegativeDurations) {
     Program p;
-    const StreamId s = p.add_stream(0, "compute");
+    const StreamId s = p.add_stream(GpuId{0}, "compute");
     EXPECT_THROW(p.add_task(s, -1_ns, "neg"), std::invalid_argument);
     EXPECT_THROW(p.add_task(s, 1_ns, "fwd", std::vector<TaskId>{TaskId{5}}), std::invalid_argument);
     EXPECT_THROW(p.add_rendezvous(0, 1_ns, "empty"), std::invalid_argument);
@@ -265,8 +265,8 @@ TEST(BackgroundStream, FillsTheForegroundsIdleTime) {
     // compute: A(10), then B waits for the collective C (10..40). R (15) on the background stream
     // runs in the window 10..25 and costs the critical path nothing.
     Program p;
-    const StreamId compute = p.add_stream(0, "compute");
-    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId compute = p.add_stream(GpuId{0}, "compute");
+    const StreamId comm = p.add_stream(GpuId{0}, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
     const TaskId a = p.add_task(compute, 10_ns, "A");
     const TaskId c = p.add_task(comm, 30_ns, "C", std::vector<TaskId>{a});
@@ -283,8 +283,8 @@ TEST(BackgroundStream, IsPreemptedAndResumes) {
     // The window is 10..22; R (20) runs 12 of its 20 ns there, pauses while B runs 22..32, and finishes
     // its last 8 ns at 40.
     Program p;
-    const StreamId compute = p.add_stream(0, "compute");
-    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId compute = p.add_stream(GpuId{0}, "compute");
+    const StreamId comm = p.add_stream(GpuId{0}, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
     const TaskId a = p.add_task(compute, 10_ns, "A");
     const TaskId c = p.add_task(comm, 12_ns, "C", std::vector<TaskId>{a});
@@ -301,8 +301,8 @@ TEST(BackgroundStream, IsPreemptedAndResumes) {
 TEST(BackgroundStream, WhatMissesTheWindowRunsOnDemand) {
     // D needs R's result: R (25) gets the 10 ns window while C runs, then D's wait is R's last 15 ns.
     Program p;
-    const StreamId compute = p.add_stream(0, "compute");
-    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId compute = p.add_stream(GpuId{0}, "compute");
+    const StreamId comm = p.add_stream(GpuId{0}, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
     const TaskId a = p.add_task(compute, 10_ns, "A");
     const TaskId c = p.add_task(comm, 10_ns, "C", std::vector<TaskId>{a});

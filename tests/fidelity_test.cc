@@ -53,7 +53,7 @@ std::vector<std::size_t> forward_sends_of_gpu0(const program::IterationProgram& 
     std::vector<std::size_t> sends;
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
         const auto s = prog.program.stream(engine::TaskId::from_index(t)).index();
-        if (prog.program.streams()[s].name == "pp_send_fwd" && prog.info[t].gpu == 0) {
+        if (prog.program.streams()[s].name == "pp_send_fwd" && prog.info[t].gpu == engine::GpuId{0}) {
             sends.push_back(t);
         }
     }
@@ -71,7 +71,8 @@ TEST(MegatronP2p, ComputeAfterASendWaitsForIt) {
         for (const std::size_t t : forward_sends_of_gpu0(prog)) {
             ++sends;
             for (std::size_t u = t + 1; u < prog.program.size(); ++u) {
-                if (prog.info[u].gpu == 0 && prog.info.category(u) == program::TaskCategory::Compute) {
+                if (prog.info[u].gpu == engine::GpuId{0} &&
+                    prog.info.category(u) == program::TaskCategory::Compute) {
                     const auto deps = prog.program.dependencies(engine::TaskId::from_index(u));
                     waited += std::count(deps.begin(), deps.end(), engine::TaskId::from_index(t)) > 0;
                     break;
@@ -213,8 +214,8 @@ TEST(HostOverhead, SynchronizedTransfersAddHostTasksThatTheBreakdownReports) {
     std::vector<int> count(prog.gpus.size(), 0);
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
         if (prog.info.category(t) == program::TaskCategory::Host) {
-            host[static_cast<std::size_t>(prog.info[t].gpu)] += run.timings[t].end - run.timings[t].start;
-            ++count[static_cast<std::size_t>(prog.info[t].gpu)];
+            host[prog.info[t].gpu.index()] += run.timings[t].end - run.timings[t].start;
+            ++count[prog.info[t].gpu.index()];
         }
     }
     for (std::size_t g = 0; g < prog.gpus.size(); ++g) {

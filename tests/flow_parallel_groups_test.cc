@@ -182,7 +182,7 @@ TEST(FlowContextParallel, ProgramsBackwardExchangesRunTheRingTheOtherWay) {
                 continue;
             }
             for (const engine::FlowUse& use : prog.program.flow_spec(prog.program.rendezvous_flow(rv)).uses) {
-                links[span.op->name].push_back(prog.topology->link_name(use.resource));
+                links[span.op->name].push_back(prog.topology->link_name(use.resource.value()));
             }
         }
     }

@@ -31,8 +31,8 @@ constexpr SimTime kUs{1000};
 // GPU `gpu`'s communication stream: idle for `start`, then a one-member collective of `duration` that
 // leaves compute `rate` of the GPU while it runs.
 TaskId collective_at(Program& p, std::int32_t gpu, SimTime start, SimTime duration, double rate) {
-    const StreamId comm = p.add_stream(gpu, "comm" + std::to_string(p.streams().size()));
-    const StreamId lead = p.add_stream(gpu, "lead" + std::to_string(p.streams().size()));
+    const StreamId comm = p.add_stream(engine::GpuId{gpu}, "comm" + std::to_string(p.streams().size()));
+    const StreamId lead = p.add_stream(engine::GpuId{gpu}, "lead" + std::to_string(p.streams().size()));
     const TaskId wait = p.add_task(lead, start, "wait");
     const RendezvousId r = p.add_rendezvous(1, duration, "collective");
     p.set_compute_share(r, rate);
@@ -41,7 +41,7 @@ TaskId collective_at(Program& p, std::int32_t gpu, SimTime start, SimTime durati
 }
 
 StreamId compute_stream(Program& p, std::int32_t gpu) {
-    const StreamId s = p.add_stream(gpu, "compute");
+    const StreamId s = p.add_stream(engine::GpuId{gpu}, "compute");
     p.set_compute_stream(s);
     return s;
 }
@@ -121,7 +121,7 @@ TEST(GpuCompute, OverlappedRecomputationIsSlowedAndPreemptedAlike) {
     // background stream runs in that window at half speed: 10..30 ns.
     Program p;
     const StreamId compute = compute_stream(p, 0);
-    const StreamId comm = p.add_stream(0, "comm");
+    const StreamId comm = p.add_stream(engine::GpuId{0}, "comm");
     const StreamId recompute = p.add_background_stream(compute, "recompute");
     p.set_compute_stream(recompute);
     const TaskId a = p.add_task(compute, 10_ns, "A");
@@ -160,7 +160,7 @@ TEST(GpuCompute, ASharingPolicyIsPluggable) {
 
 TEST(GpuCompute, SharesOutsideZeroToOneAreRejected) {
     Program p;
-    (void)p.add_stream(0, "comm");
+    (void)p.add_stream(engine::GpuId{0}, "comm");
     const RendezvousId r = p.add_rendezvous(1, 10_ns, "C");
     EXPECT_THROW(p.set_compute_share(r, 0.0), std::invalid_argument);
     EXPECT_THROW(p.set_compute_share(r, 1.5), std::invalid_argument);
@@ -203,7 +203,8 @@ TwoLists lower_two_lists(const std::string& compute_contention) {
     program::IterationProgram out;
     out.gpus.emplace_back();
     program::RendezvousTable rendezvous;
-    program::OpLowering lowering(out, pricing, rendezvous, program::GroupMembers{}, 0, {0, 0, 0});
+    program::OpLowering lowering(out, pricing, rendezvous, program::GroupMembers{}, engine::GpuId{0},
+                                 {0, 0, 0});
     lowering.lower(a, program::StepContext{});
     lowering.lower(b, program::StepContext{});
     const RunResult run = engine::simulate(out.program);

@@ -208,7 +208,7 @@ TEST(DataParallel, BucketsReduceEveryGradientOnceAndHideBehindTheBackward) {
         int buckets = 0;
         for (std::size_t t = 0; t < prog.info.size(); ++t) {
             const program::TaskInfo& info = prog.info[t];
-            if (info.gpu != static_cast<std::int32_t>(g) || info.priced < 0) {
+            if (info.gpu != engine::GpuId::from_index(g) || info.priced < 0) {
                 continue;
             }
             const workload::Op& op = (*prog.priced[static_cast<std::size_t>(info.priced)].ops)[info.first_op];

@@ -58,11 +58,11 @@ program::IterationProgram transfers(const std::vector<Transfer>& list) {
     for (std::size_t i = 0; i < list.size(); ++i) {
         engine::FlowSpec spec{list[i].bytes, 25e9, SimTime{}, {}};
         for (const network::LinkId l : topo.route(list[i].from, list[i].to)) {
-            spec.uses.push_back({l, 1.0});
+            spec.uses.push_back({engine::ResourceId{l}, 1.0});
         }
         const std::string name = "send " + std::to_string(i);
         std::ignore = prog.program.add_rendezvous_task(
-            prog.program.add_stream(static_cast<std::int32_t>(i), name),
+            prog.program.add_stream(engine::GpuId{static_cast<std::int32_t>(i)}, name),
             prog.program.add_flow_rendezvous(1, prog.program.add_flow_spec(spec), name), name);
     }
     return prog;

@@ -132,7 +132,8 @@ std::string backward_order(const config::Scenario& sc, std::int32_t microbatch,
     std::string out;
     std::string last;
     for (const program::TaskInfo& t : prog.info) {
-        if (t.gpu != 0 || t.phase != program::Phase::Backward || t.microbatch != microbatch || t.layer < 0) {
+        if (t.gpu != engine::GpuId{0} || t.phase != program::Phase::Backward || t.microbatch != microbatch ||
+            t.layer < 0) {
             continue;
         }
         std::string step;

@@ -115,8 +115,7 @@ ProgramOps program_ops(const config::Scenario& sc) {
             if (task.layer >= 0) {
                 out.by_layer[task.layer].insert(s.op->name);
             } else if (task.phase == program::Phase::Iteration) {
-                out.iteration_by_stage[prog.gpus[static_cast<std::size_t>(task.gpu)].coordinates.pp].insert(
-                    s.op->name);
+                out.iteration_by_stage[prog.gpus[task.gpu.index()].coordinates.pp].insert(s.op->name);
             }
         }
     }

@@ -464,7 +464,7 @@ SimTime host_time(const config::Scenario& sc, const cost::CostModel& cost) {
     const engine::RunResult run = program::simulate(prog);
     SimTime host{};
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
-        if (prog.info.category(t) == program::TaskCategory::Host && prog.info[t].gpu == 0) {
+        if (prog.info.category(t) == program::TaskCategory::Host && prog.info[t].gpu == engine::GpuId{0}) {
             host += run.timings[t].end - run.timings[t].start;
         }
     }

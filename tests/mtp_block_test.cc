@@ -222,8 +222,7 @@ TEST(MtpBlock, LastStageHoldsAnEmbeddingCopyAndReducesItsGradient) {
              program::op_spans(prog, engine::TaskId::from_index(t), run.timings[t])) {
             if (sp.op != nullptr && sp.op->name == "embedding.grad_allreduce") {
                 EXPECT_EQ(sp.op->collective_bytes.value, V * h * 4);
-                iteration_ops.insert(
-                    {prog.gpus[static_cast<std::size_t>(task.gpu)].coordinates.pp, sp.op->name});
+                iteration_ops.insert({prog.gpus[task.gpu.index()].coordinates.pp, sp.op->name});
             }
         }
     }

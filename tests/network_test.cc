@@ -45,7 +45,7 @@ double alone_rate_GBps(const NetworkFlow& f, const Topology& topo) {
     }
     std::vector<engine::FlowUse> uses;
     for (const auto& [l, w] : f.uses) {
-        uses.push_back({l, w});
+        uses.push_back({engine::ResourceId{l}, w});
     }
     const std::vector<engine::SharedFlow> one{{f.max_rate_GBps, uses}};
     return engine::max_min_rates(one, capacity).front();
@@ -104,10 +104,10 @@ TEST(CollectiveFlows, RingAllReduceOnTwoNodesGivesTheRailsBusBandwidth) {
     }
     engine::FlowSpec spec{f.amount_bytes, f.max_rate_GBps * 1e9, to_sim_time(f.latency), {}};
     for (const auto& [l, w] : f.uses) {
-        spec.uses.push_back({l, w});
+        spec.uses.push_back({engine::ResourceId{l}, w});
     }
     const engine::RendezvousId rv = p.add_flow_rendezvous(1, p.add_flow_spec(spec), "ar");
-    const engine::TaskId t = p.add_rendezvous_task(p.add_stream(0, "dp"), rv, "ar");
+    const engine::TaskId t = p.add_rendezvous_task(p.add_stream(engine::GpuId{0}, "dp"), rv, "ar");
     const engine::RunResult run = engine::simulate(p);
     const double amount = 2.0 * 15.0 / 16.0 * static_cast<double>(s.value);
     EXPECT_NEAR(f.latency.value, 286.16e-6, 1e-10);

@@ -56,7 +56,7 @@ std::vector<Span> spans_of_gpu0(const program::IterationProgram& prog, const eng
     std::vector<Span> spans;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo task = prog.info[t];
-        if (task.gpu != 0 || task.priced < 0) {
+        if (task.gpu != engine::GpuId{0} || task.priced < 0) {
             continue;
         }
         for (const program::OpSpan& s :

@@ -169,7 +169,7 @@ TEST(PipelineLayout, EveryChunkRunsTheLayersTheLayoutGivesIt) {
         if (task.microbatch != 0 || task.phase != program::Phase::Forward || task.priced < 0) {
             continue;
         }
-        const std::int64_t rank = r.prog.gpus[static_cast<std::size_t>(task.gpu)].coordinates.pp;
+        const std::int64_t rank = r.prog.gpus[task.gpu.index()].coordinates.pp;
         if (task.layer >= 0) {
             layers[{rank, task.chunk}].insert(task.layer);
             continue;

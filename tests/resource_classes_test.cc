@@ -20,21 +20,31 @@ TEST(ResourceClasses, MergesLinksUsedAlikeBySpecsOfEqualCapacity) {
     for (const double capacity : {1e9, 1e9, 1e9, 1e9, 2e9, 1e9}) {
         std::ignore = p.add_resource(capacity);
     }
-    const FlowSpecId a =
-        p.add_flow_spec(FlowSpec{1.0, 1e9, SimTime{}, {{0, 1.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}, {4, 1.0}}});
-    const FlowSpecId b = p.add_flow_spec(FlowSpec{1.0, 1e9, SimTime{}, {{2, 1.0}, {3, 1.0}}});
+    const FlowSpecId a = p.add_flow_spec(FlowSpec{1.0,
+                                                  1e9,
+                                                  SimTime{},
+                                                  {{ResourceId{0}, 1.0},
+                                                   {ResourceId{1}, 1.0},
+                                                   {ResourceId{2}, 1.0},
+                                                   {ResourceId{3}, 1.0},
+                                                   {ResourceId{4}, 1.0}}});
+    const FlowSpecId b =
+        p.add_flow_spec(FlowSpec{1.0, 1e9, SimTime{}, {{ResourceId{2}, 1.0}, {ResourceId{3}, 1.0}}});
     const ResourceClasses classes(p, {});
     ASSERT_EQ(classes.size(), 4U);
     EXPECT_EQ(classes.capacities(), (std::vector<double>{1e9, 1e9, 2e9, 1e9}));
-    const std::vector<ResourceClassId> class_of{classes.class_of(0), classes.class_of(1),
-                                                classes.class_of(2), classes.class_of(3),
-                                                classes.class_of(4), classes.class_of(5)};
-    EXPECT_EQ(class_of, (std::vector<ResourceClassId>{0, 0, 1, 1, 2, 3}));
+    std::vector<std::int32_t> class_of;
+    for (std::size_t r = 0; r < 6; ++r) {
+        class_of.push_back(classes.class_of(ResourceId::from_index(r)).value());
+    }
+    EXPECT_EQ(class_of, (std::vector<std::int32_t>{0, 0, 1, 1, 2, 3}));
     const auto uses_a = classes.uses(a);
-    EXPECT_EQ(std::vector<FlowUse>(uses_a.begin(), uses_a.end()),
-              (std::vector<FlowUse>{{0, 1.0}, {1, 1.0}, {2, 1.0}}));
+    EXPECT_EQ(std::vector<ResourceClassUse>(uses_a.begin(), uses_a.end()),
+              (std::vector<ResourceClassUse>{
+                  {ResourceClassId{0}, 1.0}, {ResourceClassId{1}, 1.0}, {ResourceClassId{2}, 1.0}}));
     const auto uses_b = classes.uses(b);
-    EXPECT_EQ(std::vector<FlowUse>(uses_b.begin(), uses_b.end()), (std::vector<FlowUse>{{1, 1.0}}));
+    EXPECT_EQ(std::vector<ResourceClassUse>(uses_b.begin(), uses_b.end()),
+              (std::vector<ResourceClassUse>{{ResourceClassId{1}, 1.0}}));
     EXPECT_EQ(classes.per_resource(std::vector<double>{10.0, 20.0, 30.0, 40.0}),
               (std::vector<double>{10.0, 10.0, 20.0, 20.0, 30.0, 40.0}));
 }
@@ -46,17 +56,21 @@ TEST(ResourceClasses, WeightsAndRecordingSplitClasses) {
     for (int i = 0; i < 4; ++i) {
         std::ignore = p.add_resource(1e9);
     }
-    std::ignore = p.add_flow_spec(FlowSpec{1.0, 1e9, SimTime{}, {{0, 1.0}, {1, 2.0}, {2, 1.0}, {3, 1.0}}});
+    std::ignore = p.add_flow_spec(
+        FlowSpec{1.0,
+                 1e9,
+                 SimTime{},
+                 {{ResourceId{0}, 1.0}, {ResourceId{1}, 2.0}, {ResourceId{2}, 1.0}, {ResourceId{3}, 1.0}}});
     const ResourceClasses plain(p, {});
     EXPECT_EQ(plain.size(), 2U);
-    EXPECT_EQ(plain.class_of(0), plain.class_of(2));
-    EXPECT_EQ(plain.class_of(0), plain.class_of(3));
-    EXPECT_NE(plain.class_of(0), plain.class_of(1));
+    EXPECT_EQ(plain.class_of(ResourceId{0}), plain.class_of(ResourceId{2}));
+    EXPECT_EQ(plain.class_of(ResourceId{0}), plain.class_of(ResourceId{3}));
+    EXPECT_NE(plain.class_of(ResourceId{0}), plain.class_of(ResourceId{1}));
     const std::vector<char> record{0, 0, 1};
     const ResourceClasses recorded(p, record);
     EXPECT_EQ(recorded.size(), 3U);
-    EXPECT_EQ(recorded.class_of(0), recorded.class_of(3));
-    EXPECT_NE(recorded.class_of(0), recorded.class_of(2));
+    EXPECT_EQ(recorded.class_of(ResourceId{0}), recorded.class_of(ResourceId{3}));
+    EXPECT_NE(recorded.class_of(ResourceId{0}), recorded.class_of(ResourceId{2}));
 }
 
 // A crosses links 0-3 (2000 bytes), B only 2 and 3 (1000 bytes), all of 1 GB/s, both from 0: they share
@@ -67,11 +81,17 @@ TEST(ResourceClasses, EngineSharesMergedLinksExactly) {
     for (int i = 0; i < 4; ++i) {
         std::ignore = p.add_resource(1e9);
     }
-    const FlowSpecId a =
-        p.add_flow_spec(FlowSpec{2000.0, 1e10, SimTime{}, {{0, 1.0}, {1, 1.0}, {2, 1.0}, {3, 1.0}}});
-    const FlowSpecId b = p.add_flow_spec(FlowSpec{1000.0, 1e10, SimTime{}, {{2, 1.0}, {3, 1.0}}});
-    const TaskId ta = p.add_rendezvous_task(p.add_stream(0, "a"), p.add_flow_rendezvous(1, a, "a"), "a");
-    const TaskId tb = p.add_rendezvous_task(p.add_stream(1, "b"), p.add_flow_rendezvous(1, b, "b"), "b");
+    const FlowSpecId a = p.add_flow_spec(
+        FlowSpec{2000.0,
+                 1e10,
+                 SimTime{},
+                 {{ResourceId{0}, 1.0}, {ResourceId{1}, 1.0}, {ResourceId{2}, 1.0}, {ResourceId{3}, 1.0}}});
+    const FlowSpecId b =
+        p.add_flow_spec(FlowSpec{1000.0, 1e10, SimTime{}, {{ResourceId{2}, 1.0}, {ResourceId{3}, 1.0}}});
+    const TaskId ta =
+        p.add_rendezvous_task(p.add_stream(GpuId{0}, "a"), p.add_flow_rendezvous(1, a, "a"), "a");
+    const TaskId tb =
+        p.add_rendezvous_task(p.add_stream(GpuId{1}, "b"), p.add_flow_rendezvous(1, b, "b"), "b");
     const RunResult r = simulate(p);
     EXPECT_EQ(r.timings[tb.index()].end, 2000_ns);
     EXPECT_EQ(r.timings[ta.index()].end, 3000_ns);
@@ -102,7 +122,7 @@ TEST(ResourceClasses, MergedSharingMatchesPerLinkSharing) {
                                         p.add_flow_spec(FlowSpec{2.9e6, 2.5e9, SimTime{}, {{link[9], 1.0}}})};
     std::vector<TaskId> tasks;
     for (int s = 0; s < 6; ++s) {
-        const StreamId stream = p.add_stream(s, "s");
+        const StreamId stream = p.add_stream(GpuId{s}, "s");
         for (int k = 0; k < 5; ++k) {
             tasks.push_back(p.add_task(stream, SimTime{137 * (s + 1) + 311 * k}, "compute"));
             const FlowSpecId spec = specs[static_cast<std::size_t>((s + k) % 4)];
@@ -128,7 +148,8 @@ TEST(ResourceClasses, MergedSharingMatchesPerLinkSharing) {
 // before.
 TEST(MaxMinSharing, ReusedSolverMatchesAFreshOne) {
     const std::vector<double> capacity{10.0, 4.0, 6.0};
-    const std::vector<FlowUse> a{{0, 1.0}, {1, 1.0}}, b{{0, 1.0}}, c{{1, 1.0}}, d{{2, 2.0}}, bad{{2, 0.0}};
+    const std::vector<FlowUse> a{{ResourceId{0}, 1.0}, {ResourceId{1}, 1.0}}, b{{ResourceId{0}, 1.0}},
+        c{{ResourceId{1}, 1.0}}, d{{ResourceId{2}, 2.0}}, bad{{ResourceId{2}, 0.0}};
     const std::vector<SharedFlow> first{{100.0, a}, {100.0, b}, {100.0, c}};
     const std::vector<SharedFlow> second{{1.0, d}, {100.0, d}, {100.0, b}};
     const std::vector<SharedFlow> rejected{{100.0, b}, {100.0, bad}};

@@ -109,11 +109,11 @@ SimTime run_schedule(ScheduleKind kind, PipelineShape shape, SimTime tf, SimTime
         return it->second;
     };
     for (std::int64_t r = 0; r < p; ++r) {
-        const StreamId compute = prog.add_stream(static_cast<std::int32_t>(r), "compute");
-        const StreamId send[2] = {prog.add_stream(static_cast<std::int32_t>(r), "sf"),
-                                  prog.add_stream(static_cast<std::int32_t>(r), "sb")};
-        const StreamId recv[2] = {prog.add_stream(static_cast<std::int32_t>(r), "rf"),
-                                  prog.add_stream(static_cast<std::int32_t>(r), "rb")};
+        const StreamId compute = prog.add_stream(engine::GpuId{static_cast<std::int32_t>(r)}, "compute");
+        const StreamId send[2] = {prog.add_stream(engine::GpuId{static_cast<std::int32_t>(r)}, "sf"),
+                                  prog.add_stream(engine::GpuId{static_cast<std::int32_t>(r)}, "sb")};
+        const StreamId recv[2] = {prog.add_stream(engine::GpuId{static_cast<std::int32_t>(r)}, "rf"),
+                                  prog.add_stream(engine::GpuId{static_cast<std::int32_t>(r)}, "rb")};
         TaskId last = kNoTask;
         for (const Step& s : sched->steps(r)) {
             const std::int64_t vs = s.chunk * p + r;

@@ -8,11 +8,13 @@
 #include <functional>
 #include <span>
 #include <sstream>
+#include <string>
 #include <type_traits>
 #include <unordered_set>
 
 #include "sim/core/strong_id.h"
 #include "sim/engine/program.h"
+#include "sim/engine/resource_classes.h"
 
 namespace trainsim::engine {
 namespace {
@@ -27,6 +29,34 @@ static_assert(!std::is_constructible_v<FlowSpecId, RendezvousId>);
 static_assert(!std::is_invocable_v<std::equal_to<>, FlowSpecId, RendezvousId>);
 static_assert(!std::is_convertible_v<std::int32_t, FlowSpecId>);
 static_assert(!std::is_convertible_v<FlowSpecId, std::int32_t>);
+// A resource (a link the program shares) is not a class of them (ResourceClasses' index), not a flow
+// spec, not an integer: the engine shares classes, and a class id indexing the resources, or a resource
+// id the classes, no longer compiles.
+static_assert(!std::is_convertible_v<std::int32_t, ResourceId>);
+static_assert(!std::is_convertible_v<ResourceId, std::int32_t>);
+static_assert(!std::is_constructible_v<ResourceId, ResourceClassId>);
+static_assert(!std::is_constructible_v<ResourceClassId, ResourceId>);
+static_assert(!std::is_invocable_v<std::equal_to<>, ResourceId, ResourceClassId>);
+static_assert(!std::is_constructible_v<ResourceId, FlowSpecId>);
+static_assert(!std::is_constructible_v<FlowSpecId, ResourceId>);
+static_assert(!std::is_constructible_v<FlowUse, ResourceClassId, double>);
+static_assert(!std::is_constructible_v<ResourceClassUse, ResourceId, double>);
+static_assert(!std::is_convertible_v<std::span<const ResourceClassUse>, std::span<const FlowUse>>);
+static_assert(
+    !std::is_invocable_v<decltype(&ResourceClasses::class_of), const ResourceClasses&, ResourceClassId>);
+static_assert(std::is_invocable_v<decltype(&ResourceClasses::class_of), const ResourceClasses&, ResourceId>);
+// A simulated GPU is not a stream on it, a task, nor an integer (a pipeline stage or a rank stays one).
+static_assert(!std::is_convertible_v<std::int32_t, GpuId>);
+static_assert(!std::is_convertible_v<GpuId, std::int32_t>);
+static_assert(!std::is_constructible_v<GpuId, std::size_t>);
+static_assert(!std::is_constructible_v<GpuId, StreamId>);
+static_assert(!std::is_constructible_v<StreamId, GpuId>);
+static_assert(!std::is_constructible_v<GpuId, TaskId>);
+static_assert(!std::is_constructible_v<TaskId, GpuId>);
+static_assert(!std::is_invocable_v<std::equal_to<>, GpuId, StreamId>);
+static_assert(!std::is_invocable_v<std::equal_to<>, GpuId, int>);
+static_assert(!std::is_invocable_v<decltype(&Program::add_stream), Program&, std::int32_t, std::string>);
+static_assert(std::is_invocable_v<decltype(&Program::add_stream), Program&, GpuId, std::string>);
 // Nor does an integer pass for an id, or an id for an integer.
 static_assert(!std::is_convertible_v<std::int32_t, TaskId>);
 static_assert(!std::is_constructible_v<TaskId, std::size_t>);
@@ -58,8 +88,8 @@ TEST(StrongId, OrdersHashesAndPrintsAsItsInteger) {
 
 TEST(StrongId, ProgramHandsOutDenseIdsOfEachKind) {
     Program p;
-    const StreamId s0 = p.add_stream(0, "a");
-    const StreamId s1 = p.add_stream(0, "b");
+    const StreamId s0 = p.add_stream(GpuId{0}, "a");
+    const StreamId s1 = p.add_stream(GpuId{0}, "b");
     const RendezvousId r = p.add_rendezvous(1, 5_ns, "r");
     const TaskId t0 = p.add_task(s1, 3_ns, "t0");
     const TaskId t1 = p.add_rendezvous_task(s0, r, "t1", std::span(&t0, 1));

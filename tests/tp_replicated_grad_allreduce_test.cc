@@ -115,9 +115,9 @@ struct Spans {
 };
 
 // The three ops' simulated intervals on each GPU.
-std::map<std::int32_t, Spans> spans_by_gpu(const program::IterationProgram& prog,
-                                           const engine::RunResult& run) {
-    std::map<std::int32_t, Spans> out;
+std::map<engine::GpuId, Spans> spans_by_gpu(const program::IterationProgram& prog,
+                                            const engine::RunResult& run) {
+    std::map<engine::GpuId, Spans> out;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         if (prog.info[t].priced < 0) {
             continue;
@@ -144,12 +144,12 @@ void expect_exact_times(const config::Scenario& sc) {
     const cost::CostModel cost = testing::shipped_cost_model();
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
-    const std::map<std::int32_t, Spans> spans = spans_by_gpu(prog, run);
+    const std::map<engine::GpuId, Spans> spans = spans_by_gpu(prog, run);
     ASSERT_EQ(spans.size(), prog.gpus.size());
     const std::vector<report::Breakdown> parts = report::breakdowns(prog, run);
     for (const auto& [gpu, s] : spans) {
         SCOPED_TRACE(gpu);
-        const parallel::Coordinates& at = prog.gpus[static_cast<std::size_t>(gpu)].coordinates;
+        const parallel::Coordinates& at = prog.gpus[gpu.index()].coordinates;
         const std::int64_t bytes =
             workload::tp_replicated_parameters(sc, at.pp).total() * workload::kGradientBytes;
         const SimTime copy = to_sim_time(cost.memory_bound(Bytes{2 * bytes}, cost::MemoryBoundKind::Generic));
@@ -162,8 +162,7 @@ void expect_exact_times(const config::Scenario& sc) {
         EXPECT_GE(s.allreduce.start, s.flatten.end);
         EXPECT_EQ(s.copy_back.start, s.allreduce.end);
         // A blocking TP collective: the compute stream waits for it, in the TP comm line.
-        EXPECT_GE(to_sim_time(parts[static_cast<std::size_t>(gpu)].exposed_tp_comm),
-                  s.allreduce.end - s.allreduce.start);
+        EXPECT_GE(to_sim_time(parts[gpu.index()].exposed_tp_comm), s.allreduce.end - s.allreduce.start);
     }
 }
 

@@ -159,13 +159,13 @@ Bubbles run_schedule(ScheduleKind kind, PipelineShape shape, PassTimes t) {
     };
     std::vector<std::vector<TaskId>> compute_tasks(static_cast<std::size_t>(p));
     for (std::int64_t r = 0; r < p; ++r) {
-        const StreamId compute = prog.add_stream(static_cast<std::int32_t>(r), "compute");
+        const StreamId compute = prog.add_stream(engine::GpuId{static_cast<std::int32_t>(r)}, "compute");
         // One stream per (send or receive, direction, peer), as trainsim's program has.
         std::map<std::array<std::int64_t, 3>, StreamId> streams;
         auto stream = [&](bool sending, int dir, std::int64_t peer) {
             auto [it, added] = streams.try_emplace({sending ? 1 : 0, dir, peer}, kNoStream);
             if (added) {
-                it->second = prog.add_stream(static_cast<std::int32_t>(r), "p2p");
+                it->second = prog.add_stream(engine::GpuId{static_cast<std::int32_t>(r)}, "p2p");
             }
             return it->second;
         };

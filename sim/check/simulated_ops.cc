@@ -9,7 +9,7 @@ std::vector<OpSample> simulated_ops(const program::IterationProgram& prog, const
         const auto id = engine::TaskId::from_index(t);
         for (const program::OpSpan& span : program::op_spans(prog, id, run.timings[t])) {
             OpSample s;
-            s.gpu = info.gpu;
+            s.gpu = info.gpu.value();
             s.name = span.op != nullptr ? span.op->name : prog.describe(id);
             s.phase = program::to_string(info.phase);
             s.category = program::to_string(info.category);

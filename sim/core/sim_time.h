@@ -59,8 +59,6 @@ public:
     template <std::integral N> [[nodiscard]] friend constexpr SimTime operator/(SimTime t, N count) {
         return SimTime{t.ns_ / static_cast<std::int64_t>(count)};
     }
-    /// How many whole `b` fit in `a` (truncated toward zero, as int64 division).
-    [[nodiscard]] friend constexpr std::int64_t operator/(SimTime a, SimTime b) { return a.ns_ / b.ns_; }
 
     friend std::ostream& operator<<(std::ostream& out, SimTime t) { return out << t.ns_; }
 
@@ -80,7 +78,7 @@ inline namespace literals {
     return SimTime{std::llround(static_cast<double>(t.ns()) * factor)};
 }
 
-/// a / b as a real number (a share of a span), where `a / b` is the whole count.
+/// a / b as a real number (a share of a span): the only division of two times.
 [[nodiscard]] constexpr double ratio(SimTime a, SimTime b) {
     return static_cast<double>(a.ns()) / static_cast<double>(b.ns());
 }

@@ -15,7 +15,7 @@ ActiveFlows::ActiveFlows(const Program& program, std::span<const char> record)
         record_.assign(classes_.size(), 0);
         for (std::size_t r = 0; r < record_resources_.size(); ++r) {
             if (record_resources_[r]) {
-                record_[static_cast<std::size_t>(classes_.class_of(static_cast<ResourceId>(r)))] = 1;
+                record_[classes_.class_of(ResourceId::from_index(r)).index()] = 1;
             }
         }
         rates_.resize(record_.size());
@@ -30,8 +30,7 @@ std::vector<std::vector<RateSample>> ActiveFlows::take_rates() {
     std::vector<std::vector<RateSample>> out(record_resources_.size());
     for (std::size_t r = 0; r < out.size(); ++r) {
         if (record_resources_[r]) {
-            out[r] =
-                std::move(rates_[static_cast<std::size_t>(classes_.class_of(static_cast<ResourceId>(r)))]);
+            out[r] = std::move(rates_[classes_.class_of(ResourceId::from_index(r)).index()]);
         }
     }
     return out;
@@ -39,13 +38,13 @@ std::vector<std::vector<RateSample>> ActiveFlows::take_rates() {
 
 void ActiveFlows::set_rate(Flow& f, double rate) {
     if (!record_.empty()) {
-        for (const FlowUse& u : classes_.uses(f.spec)) {
-            const auto ri = static_cast<std::size_t>(u.resource);
+        for (const ResourceClassUse& u : classes_.uses(f.spec)) {
+            const std::size_t ri = u.cls.index();
             if (record_[ri]) {
                 load_[ri] += (rate - f.rate) * u.weight;
                 if (!dirty_[ri]) {
                     dirty_[ri] = 1;
-                    changed_.push_back(u.resource);
+                    changed_.push_back(u.cls);
                 }
             }
         }
@@ -54,8 +53,8 @@ void ActiveFlows::set_rate(Flow& f, double rate) {
 }
 
 void ActiveFlows::sample_changed(SimTime now) {
-    for (const ResourceId r : changed_) {
-        const auto ri = static_cast<std::size_t>(r);
+    for (const ResourceClassId r : changed_) {
+        const std::size_t ri = r.index();
         dirty_[ri] = 0;
         if (on_resource_[ri].empty()) {
             load_[ri] = 0.0;  // exactly: a running total keeps a rounding residue of its last flows
@@ -74,8 +73,8 @@ void ActiveFlows::sample_changed(SimTime now) {
 void ActiveFlows::advance(Flow& f, SimTime now) {
     const double progress = f.rate * static_cast<double>((now - f.since).ns()) / kNanosecondsPerSecond;
     f.remaining = std::max(0.0, f.remaining - progress);
-    for (const FlowUse& u : classes_.uses(f.spec)) {
-        carried_[static_cast<std::size_t>(u.resource)] += progress * u.weight;
+    for (const ResourceClassUse& u : classes_.uses(f.spec)) {
+        carried_[u.cls.index()] += progress * u.weight;
     }
     f.since = now;
 }
@@ -98,8 +97,8 @@ void ActiveFlows::start(RendezvousId r, SimTime now, std::vector<Reschedule>& ou
     f.rate = 0.0;
     f.since = now;
     ++f.version;
-    for (const FlowUse& u : classes_.uses(f.spec)) {
-        on_resource_[static_cast<std::size_t>(u.resource)].push_back(slot);
+    for (const ResourceClassUse& u : classes_.uses(f.spec)) {
+        on_resource_[u.cls.index()].push_back(slot);
     }
     neighbours_.assign(1, slot);
     reshare(neighbours_, now, out);
@@ -115,8 +114,8 @@ RendezvousId ActiveFlows::finish(std::int32_t slot, SimTime now, std::vector<Res
     const RendezvousId r = f.rendezvous;
     std::vector<std::int32_t>& neighbours = neighbours_;
     neighbours.clear();
-    for (const FlowUse& u : classes_.uses(f.spec)) {
-        auto& list = on_resource_[static_cast<std::size_t>(u.resource)];
+    for (const ResourceClassUse& u : classes_.uses(f.spec)) {
+        auto& list = on_resource_[u.cls.index()];
         list.erase(std::find(list.begin(), list.end(), slot));
         if (!list.empty()) {
             neighbours.push_back(list.front());
@@ -138,7 +137,7 @@ void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, s
     // The connected component of the seeds: flows linked through shared resources.
     ++epoch_;
     std::vector<std::int32_t>& component = component_;
-    std::vector<ResourceId>& resources = resources_;
+    std::vector<ResourceClassId>& resources = resources_;
     component.clear();
     resources.clear();
     for (const std::int32_t s : seeds) {
@@ -149,13 +148,13 @@ void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, s
     }
     for (std::size_t i = 0; i < component.size(); ++i) {
         const Flow& f = flows_[static_cast<std::size_t>(component[i])];
-        for (const FlowUse& u : classes_.uses(f.spec)) {
-            const auto ri = static_cast<std::size_t>(u.resource);
+        for (const ResourceClassUse& u : classes_.uses(f.spec)) {
+            const std::size_t ri = u.cls.index();
             if (resource_seen_[ri]) {
                 continue;
             }
             resource_seen_[ri] = 1;
-            resources.push_back(u.resource);
+            resources.push_back(u.cls);
             for (const std::int32_t other : on_resource_[ri]) {
                 if (mark_[static_cast<std::size_t>(other)] != epoch_) {
                     mark_[static_cast<std::size_t>(other)] = epoch_;
@@ -164,15 +163,15 @@ void ActiveFlows::reshare(const std::vector<std::int32_t>& seeds, SimTime now, s
             }
         }
     }
-    for (const ResourceId r : resources) {
-        resource_seen_[static_cast<std::size_t>(r)] = 0;
+    for (const ResourceClassId r : resources) {
+        resource_seen_[r.index()] = 0;
     }
-    std::vector<SharedFlow>& problem = problem_;
+    std::vector<SharedClassFlow>& problem = problem_;
     problem.clear();
     for (const std::int32_t s : component) {
         Flow& f = flows_[static_cast<std::size_t>(s)];
         advance(f, now);
-        problem.push_back(SharedFlow{program_.flow_spec(f.spec).max_rate, classes_.uses(f.spec)});
+        problem.push_back(SharedClassFlow{program_.flow_spec(f.spec).max_rate, classes_.uses(f.spec)});
     }
     const std::vector<double>& rates = sharing_.rates(problem, classes_.capacities());
     for (std::size_t i = 0; i < component.size(); ++i) {

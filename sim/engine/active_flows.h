@@ -76,14 +76,14 @@ private:
     std::vector<std::vector<RateSample>> rates_;
     std::vector<double> load_;
     std::vector<char> dirty_;
-    std::vector<ResourceId> changed_;
+    std::vector<ResourceClassId> changed_;
     // Scratch for reshare.
     std::vector<std::uint32_t> mark_;
     std::uint32_t epoch_ = 0;
     std::vector<char> resource_seen_;
     std::vector<std::int32_t> neighbours_, component_;
-    std::vector<ResourceId> resources_;
-    std::vector<SharedFlow> problem_;
+    std::vector<ResourceClassId> resources_;
+    std::vector<SharedClassFlow> problem_;
     MaxMinSharing sharing_;
 };
 

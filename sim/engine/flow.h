@@ -12,7 +12,9 @@
 
 namespace trainsim::engine {
 
-using ResourceId = std::int32_t;
+/// A shared resource (Program::add_resource's index): its own kind of id, so that a class of resources, a
+/// flow spec or a plain integer cannot be passed for it.
+using ResourceId = StrongId<struct ResourceTag>;
 /// A flow's description (Program::add_flow_spec's index): its own kind of id, so that it cannot be passed
 /// where a resource, a task or a rendezvous is meant.
 using FlowSpecId = StrongId<struct FlowSpecTag>;
@@ -20,9 +22,20 @@ inline constexpr FlowSpecId kNoFlow = FlowSpecId::none();
 
 /// One resource a flow crosses, and how much of the flow's progress rate it carries.
 struct FlowUse {
-    ResourceId resource = -1;
+    ResourceId resource;
     double weight = 1.0;
     friend bool operator==(const FlowUse&, const FlowUse&) = default;
+};
+
+/// A class of resources no flow can tell apart (resource_classes.h): indexes the classes, never the
+/// program's resources.
+using ResourceClassId = StrongId<struct ResourceClassTag>;
+
+/// One class of resources a flow crosses, with the weight it puts on each resource of the class.
+struct ResourceClassUse {
+    ResourceClassId cls;
+    double weight = 1.0;
+    friend bool operator==(const ResourceClassUse&, const ResourceClassUse&) = default;
 };
 
 /// What a flow rendezvous moves once all its members have arrived: `amount` units at a rate the sharing

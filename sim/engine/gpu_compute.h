@@ -36,17 +36,15 @@ class GpuCompute {
 public:
     GpuCompute(const Program& program, const ComputeSharing& policy);
 
-    [[nodiscard]] double rate(std::int32_t gpu) const { return rate_[static_cast<std::size_t>(gpu)]; }
-    [[nodiscard]] std::span<const StreamId> streams(std::int32_t gpu) const {
-        return streams_[static_cast<std::size_t>(gpu)];
-    }
+    [[nodiscard]] double rate(GpuId gpu) const { return rate_[gpu.index()]; }
+    [[nodiscard]] std::span<const StreamId> streams(GpuId gpu) const { return streams_[gpu.index()]; }
     /// A communication task on `gpu` that leaves compute `share` starts (hold) or ends (release);
     /// returns whether the GPU's rate changed.
-    bool hold(std::int32_t gpu, double share);
-    bool release(std::int32_t gpu, double share);
+    bool hold(GpuId gpu, double share);
+    bool release(GpuId gpu, double share);
 
 private:
-    bool update(std::int32_t gpu);
+    bool update(GpuId gpu);
 
     const ComputeSharing& policy_;
     std::vector<std::vector<double>> held_;       // per GPU: the shares of its running communication

@@ -11,17 +11,31 @@ std::vector<double> max_min_rates(std::span<const SharedFlow> flows, std::span<c
     return sharing.rates(flows, capacity);
 }
 
+std::vector<double> max_min_rates(std::span<const SharedClassFlow> flows, std::span<const double> capacity) {
+    MaxMinSharing sharing;
+    return sharing.rates(flows, capacity);
+}
+
 namespace {
 
-void check_use(const FlowUse& u, std::span<const double> capacity) {
-    if (u.resource < 0 || static_cast<std::size_t>(u.resource) >= capacity.size() || !(u.weight > 0.0)) {
+// The id a use loads, whichever kind the problem is written in.
+[[nodiscard]] ResourceId id_of(const FlowUse& u) {
+    return u.resource;
+}
+[[nodiscard]] ResourceClassId id_of(const ResourceClassUse& u) {
+    return u.cls;
+}
+
+template <typename Use> void check_use(const Use& u, std::span<const double> capacity) {
+    if (!id_of(u).valid() || id_of(u).index() >= capacity.size() || !(u.weight > 0.0)) {
         throw std::invalid_argument("max_min_rates: a use names an unknown resource or a weight <= 0");
     }
 }
 
 }  // namespace
 
-const std::vector<double>& MaxMinSharing::rates(std::span<const SharedFlow> flows,
+template <typename Use>
+const std::vector<double>& MaxMinSharing::solve(std::span<const SharedFlowOf<Use>> flows,
                                                 std::span<const double> capacity) {
     const std::size_t n = flows.size();
     rate_.assign(n, 0.0);
@@ -31,9 +45,9 @@ const std::vector<double>& MaxMinSharing::rates(std::span<const SharedFlow> flow
         if (!(r > 0.0)) {
             throw std::invalid_argument("max_min_rates: a flow needs a positive max_rate");
         }
-        for (const FlowUse& u : flows[0].uses) {
+        for (const Use& u : flows[0].uses) {
             check_use(u, capacity);
-            r = std::min(r, capacity[static_cast<std::size_t>(u.resource)] / u.weight);
+            r = std::min(r, capacity[id_of(u).index()] / u.weight);
         }
         rate_[0] = r;
         return rate_;
@@ -54,8 +68,8 @@ const std::vector<double>& MaxMinSharing::rates(std::span<const SharedFlow> flow
     struct Reset {
         MaxMinSharing& s;
         ~Reset() {
-            for (const ResourceId r : s.touched_) {
-                s.local_of_[static_cast<std::size_t>(r)] = -1;
+            for (const std::size_t r : s.touched_) {
+                s.local_of_[r] = -1;
             }
         }
     } reset{*this};
@@ -63,13 +77,14 @@ const std::vector<double>& MaxMinSharing::rates(std::span<const SharedFlow> flow
         if (!(flows[i].max_rate > 0.0)) {
             throw std::invalid_argument("max_min_rates: a flow needs a positive max_rate");
         }
-        for (const FlowUse& u : flows[i].uses) {
+        for (const Use& u : flows[i].uses) {
             check_use(u, capacity);
-            std::int32_t& local = local_of_[static_cast<std::size_t>(u.resource)];
+            const std::size_t resource = id_of(u).index();
+            std::int32_t& local = local_of_[resource];
             if (local < 0) {
                 local = static_cast<std::int32_t>(cap_.size());
-                touched_.push_back(u.resource);
-                cap_.push_back(capacity[static_cast<std::size_t>(u.resource)]);
+                touched_.push_back(resource);
+                cap_.push_back(capacity[resource]);
                 remaining_.push_back(cap_.back());
                 unfixed_weight_.push_back(0.0);
                 unfixed_count_.push_back(0);
@@ -138,6 +153,16 @@ const std::vector<double>& MaxMinSharing::rates(std::span<const SharedFlow> flow
         }
     }
     return rate_;
+}
+
+const std::vector<double>& MaxMinSharing::rates(std::span<const SharedFlow> flows,
+                                                std::span<const double> capacity) {
+    return solve(flows, capacity);
+}
+
+const std::vector<double>& MaxMinSharing::rates(std::span<const SharedClassFlow> flows,
+                                                std::span<const double> capacity) {
+    return solve(flows, capacity);
 }
 
 }  // namespace trainsim::engine

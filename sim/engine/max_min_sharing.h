@@ -13,16 +13,21 @@
 
 namespace trainsim::engine {
 
-/// One flow of a sharing problem: its cap and the resources it uses (indices into the capacities).
-struct SharedFlow {
+/// One flow of a sharing problem: its cap and what it uses, each use indexing the capacities: the
+/// program's resources (FlowUse) or classes of them (ResourceClassUse, as the engine shares them).
+template <typename Use> struct SharedFlowOf {
     double max_rate = 0.0;
-    std::span<const FlowUse> uses;
+    std::span<const Use> uses;
 };
+using SharedFlow = SharedFlowOf<FlowUse>;
+using SharedClassFlow = SharedFlowOf<ResourceClassUse>;
 
-/// Rates (units/s) of `flows` on resources of `capacity` (units/s, indexed by FlowUse::resource). A
-/// flow's uses name distinct resources.
+/// Rates (units/s) of `flows` on resources of `capacity` (units/s, indexed by FlowUse::resource, or by
+/// ResourceClassUse::cls for classes). A flow's uses name distinct resources.
 /// Each flow gets at least 0 and at most its max_rate; weights scale a flow's load on a resource.
 [[nodiscard]] std::vector<double> max_min_rates(std::span<const SharedFlow> flows,
+                                                std::span<const double> capacity);
+[[nodiscard]] std::vector<double> max_min_rates(std::span<const SharedClassFlow> flows,
                                                 std::span<const double> capacity);
 
 /// max_min_rates for a caller that solves many problems (the engine reshares at every flow start and
@@ -32,12 +37,18 @@ public:
     /// The rates of `flows`, valid until the next call.
     [[nodiscard]] const std::vector<double>& rates(std::span<const SharedFlow> flows,
                                                    std::span<const double> capacity);
+    [[nodiscard]] const std::vector<double>& rates(std::span<const SharedClassFlow> flows,
+                                                   std::span<const double> capacity);
 
 private:
+    template <typename Use>
+    const std::vector<double>& solve(std::span<const SharedFlowOf<Use>> flows,
+                                     std::span<const double> capacity);
+
     std::vector<double> rate_;
     std::vector<char> fixed_;
     std::vector<std::int32_t> local_of_;  // per resource of `capacity`: its local index, or -1
-    std::vector<ResourceId> touched_;     // the resources of this problem, by local index
+    std::vector<std::size_t> touched_;    // the resources of this problem, by local index
     std::vector<double> cap_, remaining_, unfixed_weight_;
     std::vector<std::int32_t> unfixed_count_;  // integer, so that rounding cannot leave a ghost user
     std::vector<char> saturated_;

@@ -9,7 +9,7 @@
 
 namespace trainsim::engine {
 
-StreamId Program::add_stream(std::int32_t gpu, std::string name) {
+StreamId Program::add_stream(GpuId gpu, std::string name) {
     streams_.push_back(Stream{gpu, std::move(name)});
     return StreamId::from_index(streams_.size() - 1);
 }
@@ -92,7 +92,7 @@ ResourceId Program::add_resource(double capacity) {
                                     " needs a finite capacity > 0");
     }
     resource_capacity_.push_back(capacity);
-    return static_cast<ResourceId>(resource_capacity_.size() - 1);
+    return ResourceId::from_index(resource_capacity_.size() - 1);
 }
 
 FlowSpecId Program::add_flow_spec(FlowSpec spec) {
@@ -100,8 +100,7 @@ FlowSpecId Program::add_flow_spec(FlowSpec spec) {
         throw std::invalid_argument("flow spec needs amount >= 0, max_rate > 0 and latency >= 0");
     }
     for (const FlowUse& u : spec.uses) {
-        if (u.resource < 0 || static_cast<std::size_t>(u.resource) >= resource_capacity_.size() ||
-            !(u.weight > 0.0)) {
+        if (!u.resource.valid() || u.resource.index() >= resource_capacity_.size() || !(u.weight > 0.0)) {
             throw std::invalid_argument("flow spec uses an unknown resource or a weight <= 0");
         }
     }
@@ -120,7 +119,7 @@ FlowSpecId Program::add_flow_spec(FlowSpec spec) {
     std::size_t h = std::hash<double>{}(spec.amount) ^ (std::hash<double>{}(spec.max_rate) << 1) ^
                     (std::hash<SimTime>{}(spec.latency) << 2);
     for (const FlowUse& u : spec.uses) {
-        h = (h ^ (static_cast<std::size_t>(u.resource) * 0x9E3779B97F4A7C15ULL)) * 1099511628211ULL ^
+        h = (h ^ (u.resource.index() * 0x9E3779B97F4A7C15ULL)) * 1099511628211ULL ^
             std::hash<double>{}(u.weight);
     }
     std::vector<FlowSpecId>& same_hash = flow_spec_index_[h];

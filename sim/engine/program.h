@@ -21,6 +21,9 @@ namespace trainsim::engine {
 using TaskId = StrongId<struct TaskTag>;
 using StreamId = StrongId<struct StreamTag>;
 using RendezvousId = StrongId<struct RendezvousTag>;
+/// A simulated GPU (IterationProgram::gpus' index): not a stream or a task, nor a rank of a parallel
+/// group (a pipeline stage, a data-parallel rank), which stay integers.
+using GpuId = StrongId<struct GpuTag>;
 inline constexpr TaskId kNoTask = TaskId::none();
 inline constexpr StreamId kNoStream = StreamId::none();
 inline constexpr RendezvousId kNoRendezvous = RendezvousId::none();
@@ -28,7 +31,7 @@ inline constexpr RendezvousId kNoRendezvous = RendezvousId::none();
 /// A queue of work on one GPU that runs one task at a time, in the order tasks were added (a CUDA
 /// stream, or a NCCL communicator's channel).
 struct Stream {
-    std::int32_t gpu = 0;
+    GpuId gpu{0};
     std::string name;
     /// For a background stream, the stream it yields to: its tasks run only while that stream runs
     /// nothing, and are preempted (paused, to resume later) when it starts a task — a low-priority CUDA
@@ -45,7 +48,7 @@ struct Stream {
 /// over every micro-batch and GPU), and the end of its dependencies; names live apart (see task_name).
 class Program {
 public:
-    StreamId add_stream(std::int32_t gpu, std::string name);
+    StreamId add_stream(GpuId gpu, std::string name);
     /// A background stream of the same GPU that yields to `foreground` (at most one per foreground;
     /// its tasks cannot be rendezvous members).
     StreamId add_background_stream(StreamId foreground, std::string name);

@@ -16,7 +16,7 @@ struct Split {
 struct SplitHash {
     std::size_t operator()(const Split& s) const {
         return std::hash<std::uint64_t>{}(s.weight_bits * 0x9E3779B97F4A7C15ULL ^
-                                          static_cast<std::uint64_t>(s.before));
+                                          static_cast<std::uint64_t>(s.before.value()));
     }
 };
 
@@ -28,15 +28,15 @@ ResourceClasses::ResourceClasses(const Program& program, std::span<const char> d
     // Start from equal capacities, then refine by each spec in turn: resources of one class that a spec
     // uses with one weight move together to a new class; the rest stay.
     class_of_.resize(n);
-    ResourceClassId next = 0;
+    std::int32_t next = 0;  // classes numbered so far, densely renumbered at the end
     {
         std::unordered_map<std::uint64_t, ResourceClassId> by_capacity;
         for (std::size_t r = 0; r < n; ++r) {
             if (r < distinct.size() && distinct[r]) {
-                class_of_[r] = next++;
+                class_of_[r] = ResourceClassId{next++};
             } else {
                 const auto [it, added] =
-                    by_capacity.try_emplace(std::bit_cast<std::uint64_t>(capacity[r]), next);
+                    by_capacity.try_emplace(std::bit_cast<std::uint64_t>(capacity[r]), ResourceClassId{next});
                 next += added ? 1 : 0;
                 class_of_[r] = it->second;
             }
@@ -47,19 +47,19 @@ ResourceClasses::ResourceClasses(const Program& program, std::span<const char> d
         split.clear();
         // A spec's uses name distinct resources (Program merges them), so each is moved once.
         for (const FlowUse& u : program.flow_spec(FlowSpecId::from_index(f)).uses) {
-            ResourceClassId& c = class_of_[static_cast<std::size_t>(u.resource)];
+            ResourceClassId& c = class_of_[u.resource.index()];
             const auto [it, added] =
-                split.try_emplace(Split{c, std::bit_cast<std::uint64_t>(u.weight)}, next);
+                split.try_emplace(Split{c, std::bit_cast<std::uint64_t>(u.weight)}, ResourceClassId{next});
             next += added ? 1 : 0;
             c = it->second;
         }
     }
     // Number the classes densely, in the order of their first resource.
-    std::vector<ResourceClassId> dense(static_cast<std::size_t>(next), -1);
+    std::vector<ResourceClassId> dense(static_cast<std::size_t>(next), ResourceClassId::none());
     for (std::size_t r = 0; r < n; ++r) {
-        ResourceClassId& d = dense[static_cast<std::size_t>(class_of_[r])];
-        if (d < 0) {
-            d = static_cast<ResourceClassId>(capacity_.size());
+        ResourceClassId& d = dense[class_of_[r].index()];
+        if (!d.valid()) {
+            d = ResourceClassId::from_index(capacity_.size());
             capacity_.push_back(capacity[r]);
         }
         class_of_[r] = d;
@@ -71,8 +71,8 @@ ResourceClasses::ResourceClasses(const Program& program, std::span<const char> d
     for (std::size_t f = 0; f < program.flow_spec_count(); ++f) {
         for (const FlowUse& u : program.flow_spec(FlowSpecId::from_index(f)).uses) {
             const ResourceClassId c = class_of(u.resource);
-            if (seen[static_cast<std::size_t>(c)] != f + 1) {
-                seen[static_cast<std::size_t>(c)] = f + 1;
+            if (seen[c.index()] != f + 1) {
+                seen[c.index()] = f + 1;
                 uses_.push_back({c, u.weight});
             }
         }

@@ -14,8 +14,6 @@
 
 namespace trainsim::engine {
 
-using ResourceClassId = std::int32_t;
-
 class ResourceClasses {
 public:
     /// Classes of `program`'s resources: equal capacity and, for every flow spec, used by it with the
@@ -24,14 +22,12 @@ public:
     ResourceClasses(const Program& program, std::span<const char> distinct);
 
     [[nodiscard]] std::size_t size() const { return capacity_.size(); }
-    [[nodiscard]] ResourceClassId class_of(ResourceId r) const {
-        return class_of_[static_cast<std::size_t>(r)];
-    }
+    [[nodiscard]] ResourceClassId class_of(ResourceId r) const { return class_of_[r.index()]; }
     /// Each class's capacity (that of each of its resources).
     [[nodiscard]] const std::vector<double>& capacities() const { return capacity_; }
     /// Spec `f`'s uses in classes: one per class it crosses, in the order its uses first reach the
     /// class, with the weight of each of that class's resources.
-    [[nodiscard]] std::span<const FlowUse> uses(FlowSpecId f) const {
+    [[nodiscard]] std::span<const ResourceClassUse> uses(FlowSpecId f) const {
         const std::size_t i = f.index();
         return {uses_.data() + use_offsets_[i], uses_.data() + use_offsets_[i + 1]};
     }
@@ -40,7 +36,7 @@ public:
         std::vector<T> out;
         out.reserve(class_of_.size());
         for (const ResourceClassId c : class_of_) {
-            out.push_back(per_class[static_cast<std::size_t>(c)]);
+            out.push_back(per_class[c.index()]);
         }
         return out;
     }
@@ -48,7 +44,7 @@ public:
 private:
     std::vector<ResourceClassId> class_of_;
     std::vector<double> capacity_;
-    std::vector<FlowUse> uses_;  // every spec's class uses, spec after spec
+    std::vector<ResourceClassUse> uses_;  // every spec's class uses, spec after spec
     std::vector<std::size_t> use_offsets_;
 };
 

@@ -207,7 +207,7 @@ private:
 
     // The running tasks of `gpu`'s compute streams progressed at `old_rate` since their last update and
     // go on at the GPU's new rate: their completions move.
-    void reprice(std::int32_t gpu, double old_rate) {
+    void reprice(GpuId gpu, double old_rate) {
         const double rate = compute_->rate(gpu);
         for (const StreamId s : compute_->streams(gpu)) {
             const std::size_t si = s.index();
@@ -230,7 +230,7 @@ private:
 
     // A member on stream `s` takes (`hold`) or gives back `share` of its GPU's compute.
     void share_compute(StreamId s, double share, bool hold) {
-        const std::int32_t gpu = program_.streams()[s.index()].gpu;
+        const GpuId gpu = program_.streams()[s.index()].gpu;
         const double old_rate = compute_->rate(gpu);
         if (hold ? compute_->hold(gpu, share) : compute_->release(gpu, share)) {
             reprice(gpu, old_rate);
@@ -407,7 +407,7 @@ private:
     [[noreturn, gnu::cold, gnu::noinline]] void throw_time_overflow(TaskId t, SimTime duration) const {
         const Stream& stream = program_.streams()[program_.stream(t).index()];
         throw SimulationError("simulated time passes 2^63 ns (292 years) at t=" + std::to_string(now_.ns()) +
-                              " ns: gpu " + std::to_string(stream.gpu) + " stream " + stream.name +
+                              " ns: gpu " + std::to_string(stream.gpu.value()) + " stream " + stream.name +
                               " starts '" + task_name(t) + "' of " + std::to_string(duration.ns()) + " ns");
     }
 

@@ -228,7 +228,7 @@ std::vector<ActivationTimeline> activation_timelines(const program::IterationPro
     // A GPU's tasks are one run of consecutive ids (the builder adds a GPU at a time), but any order works.
     std::vector<std::vector<program::TaskInfoTable::GpuRun>> runs(gpus);
     for (const program::TaskInfoTable::GpuRun& r : prog.info.runs()) {
-        runs[static_cast<std::size_t>(r.gpu)].push_back(r);
+        runs[r.gpu.index()].push_back(r);
     }
     std::vector<ActivationTimeline> out(gpus);
     Scratch scratch;

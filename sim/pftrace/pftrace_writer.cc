@@ -144,14 +144,14 @@ void write_pftrace(std::ostream& out, const config::Scenario& scenario, const pr
     }
     const auto& streams = prog.program.streams();
     for (std::size_t s = 0; s < streams.size(); ++s) {
-        const auto gpu = static_cast<std::size_t>(streams[s].gpu);
+        const std::size_t gpu = streams[s].gpu.index();
         if (kept(gpu)) {
             packets.thread(kThread + s, kProcess + gpu, static_cast<int>(gpu), static_cast<int>(s),
                            streams[s].name);
         }
     }
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
-        if (!in_window(run.timings[t]) || !kept(static_cast<std::size_t>(prog.info.gpu(t)))) {
+        if (!in_window(run.timings[t]) || !kept(prog.info.gpu(t).index())) {
             continue;
         }
         const program::TaskInfo& info = prog.info[t];

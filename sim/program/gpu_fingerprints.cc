@@ -28,7 +28,7 @@ std::vector<std::uint64_t> gpu_fingerprints(const IterationProgram& program, con
         std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
             return run.timings[a].end < run.timings[b].end;
         });
-        std::uint64_t& h = hashes[static_cast<std::size_t>(r.gpu)];
+        std::uint64_t& h = hashes[r.gpu.index()];
         for (const std::size_t t : order) {
             mix_into(h, t);
             mix_into(h, static_cast<std::uint64_t>(run.timings[t].start.ns()));

@@ -140,7 +140,7 @@ private:
     }
 
     void build_gpu(const parallel::Coordinates& at, const std::vector<schedule::Step>& steps) {
-        const auto gpu = static_cast<std::int32_t>(out_.gpus.size());
+        const auto gpu = engine::GpuId::from_index(out_.gpus.size());
         OpLowering low(out_, pricing_, rendezvous_, members_policy(), gpu, at);
         low.set_network(network_.get());
         const auto& par = sc_.parallelism;

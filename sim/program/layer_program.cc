@@ -19,7 +19,7 @@ IterationProgram build_single_layer(const config::Scenario& sc, const cost::Cost
     RendezvousTable rendezvous;
     IterationProgram out;
     const parallel::Coordinates at{0, 0, 0};
-    OpLowering low(out, pricing, rendezvous, GroupMembers{}, 0, at);
+    OpLowering low(out, pricing, rendezvous, GroupMembers{}, engine::GpuId{0}, at);
     out.gpus.push_back(SimulatedGpu{at, low.compute_stream()});
     const workload::LayerShape shape = workload::layer_shape_of(sc);
     out.op_lists.push_back(std::make_unique<workload::OpList>(

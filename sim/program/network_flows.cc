@@ -69,7 +69,7 @@ NetworkFlows::NetworkFlows(engine::Program& program, std::shared_ptr<const netwo
       fold_data_(fold.data) {
     for (network::LinkId l = 0; l < topology_->num_links(); ++l) {
         const engine::ResourceId r = program_.add_resource(topology_->capacity_GBps(l) * 1e9);
-        if (r != l) {
+        if (r != engine::ResourceId{l}) {
             throw std::logic_error("NetworkFlows: the program already had resources");
         }
     }
@@ -165,7 +165,7 @@ engine::FlowSpecId NetworkFlows::add(const network::NetworkFlow& f) {
     spec.max_rate = f.max_rate_GBps * 1e9;
     spec.latency = to_sim_time(f.latency);
     for (const auto& [link, weight] : f.uses) {
-        spec.uses.push_back({link, weight});
+        spec.uses.push_back({engine::ResourceId{link}, weight});
     }
     return program_.add_flow_spec(std::move(spec));
 }

@@ -17,7 +17,7 @@ using workload::OpList;
 using workload::OpStream;
 
 OpLowering::OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous,
-                       GroupMembers members, std::int32_t gpu, parallel::Coordinates at)
+                       GroupMembers members, engine::GpuId gpu, parallel::Coordinates at)
     : out_(out), pricing_(pricing), rendezvous_(rendezvous), members_(members), gpu_(gpu), at_(at) {
     global_rank_ = pricing.layout().global_rank(at);
     engine::Program& p = out_.program;
@@ -133,7 +133,7 @@ std::int32_t OpLowering::priced_launch(const OpList& ops) {
         d[i] = t;
     }
     ++lists_lowered_;
-    out_.gpus[static_cast<std::size_t>(gpu_)].kernel_jitter += added;
+    out_.gpus[gpu_.index()].kernel_jitter += added;
     std::vector<SimTime> contention = out_.priced[static_cast<std::size_t>(base)].contention;
     out_.priced.push_back(PricedOps{&ops, std::move(d), std::move(contention)});
     return static_cast<std::int32_t>(out_.priced.size() - 1);
@@ -221,7 +221,7 @@ TaskCategory category_of(const Op& op) {
 }  // namespace
 
 void OpLowering::add_contention(const Op& op, SimTime extra) {
-    SimulatedGpu& g = out_.gpus[static_cast<std::size_t>(gpu_)];
+    SimulatedGpu& g = out_.gpus[gpu_.index()];
     switch (category_of(op)) {
     case TaskCategory::Recompute:
         g.contention_recompute += extra;
@@ -370,7 +370,7 @@ engine::TaskId OpLowering::lower_background(const OpList& ops, const StepContext
         out_.program.set_compute_stream(background_.compute);
         background_.tensor_comm = out_.program.add_stream(gpu_, "tp_comm_recompute");
         background_.index = 1;
-        out_.gpus[static_cast<std::size_t>(gpu_)].recompute_stream = background_.compute;
+        out_.gpus[gpu_.index()].recompute_stream = background_.compute;
     }
     if (overlapping_) {
         throw std::logic_error("OpLowering: recomputation on the background lane inside an overlapped pair");

@@ -43,7 +43,7 @@ struct GroupMembers {
 class OpLowering {
 public:
     OpLowering(IterationProgram& out, const OpPricing& pricing, RendezvousTable& rendezvous,
-               GroupMembers members, std::int32_t gpu, parallel::Coordinates at);
+               GroupMembers members, engine::GpuId gpu, parallel::Coordinates at);
 
     [[nodiscard]] engine::StreamId compute_stream() const { return foreground_.compute; }
     /// The last compute task on the compute stream so far (-1 before the first).
@@ -169,7 +169,7 @@ private:
     const OpPricing& pricing_;
     RendezvousTable& rendezvous_;
     GroupMembers members_;
-    std::int32_t gpu_;
+    engine::GpuId gpu_;
     parallel::Coordinates at_;
     std::int64_t global_rank_;
     Lane foreground_;

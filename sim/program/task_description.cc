@@ -41,7 +41,7 @@ std::string IterationProgram::describe(engine::TaskId task) const {
 engine::RunResult simulate(const IterationProgram& program, engine::RunOptions options) {
     options.describe_task = [&program](engine::TaskId t) {
         const TaskInfo& i = program.info[t.index()];
-        const parallel::Coordinates& c = program.gpus[static_cast<std::size_t>(i.gpu)].coordinates;
+        const parallel::Coordinates& c = program.gpus[i.gpu.index()].coordinates;
         return program.describe(t) + " (stage " + std::to_string(c.pp) + ", tp " + std::to_string(c.tp) +
                ", dp " + std::to_string(c.dp) + ")";
     };

@@ -92,14 +92,14 @@ void TaskInfoTable::push_back(const TaskInfo& info) {
     records_.push_back(Record{shape, info.microbatch});
 }
 
-std::int32_t TaskInfoTable::gpu(std::size_t t) const {
+engine::GpuId TaskInfoTable::gpu(std::size_t t) const {
     // The last run that starts at or before t.
     const auto it = std::upper_bound(runs_.begin(), runs_.end(), t,
                                      [](std::size_t task, const GpuRun& r) { return task < r.first; });
     return std::prev(it)->gpu;
 }
 
-TaskInfo TaskInfoTable::make(std::size_t t, std::int32_t gpu) const {
+TaskInfo TaskInfoTable::make(std::size_t t, engine::GpuId gpu) const {
     const Record& r = records_[t];
     const TaskShape& s = shapes_[r.shape];
     TaskInfo info;

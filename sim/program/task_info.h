@@ -42,7 +42,7 @@ enum class Phase : std::uint8_t { Forward, Backward, Iteration };
 /// first_op + op_count) of IterationProgram::priced[priced]); a communication task is one op, or a
 /// pipeline transfer (priced = -1).
 struct TaskInfo {
-    std::int32_t gpu = 0;  // index into IterationProgram::gpus
+    engine::GpuId gpu{0};  // index into IterationProgram::gpus
     TaskCategory category = TaskCategory::Compute;
     Phase phase = Phase::Forward;
     std::int32_t microbatch = -1;
@@ -82,7 +82,7 @@ public:
     struct GpuRun {
         std::size_t first = 0;
         std::size_t end = 0;
-        std::int32_t gpu = 0;
+        engine::GpuId gpu{0};
     };
 
     void push_back(const TaskInfo& info);
@@ -91,13 +91,13 @@ public:
     [[nodiscard]] bool empty() const { return records_.empty(); }
     /// Task t's record (finds its GPU in O(log runs); iterate, or use runs(), in loops over every task).
     [[nodiscard]] TaskInfo operator[](std::size_t t) const { return make(t, gpu(t)); }
-    [[nodiscard]] std::int32_t gpu(std::size_t t) const;
+    [[nodiscard]] engine::GpuId gpu(std::size_t t) const;
     [[nodiscard]] const TaskShape& shape(std::size_t t) const { return shapes_[records_[t].shape]; }
     [[nodiscard]] std::int32_t microbatch(std::size_t t) const { return records_[t].microbatch; }
     [[nodiscard]] TaskCategory category(std::size_t t) const { return shape(t).category; }
     [[nodiscard]] const std::vector<GpuRun>& runs() const { return runs_; }
     /// Task t's record when its GPU is known.
-    [[nodiscard]] TaskInfo make(std::size_t t, std::int32_t gpu) const;
+    [[nodiscard]] TaskInfo make(std::size_t t, engine::GpuId gpu) const;
     /// Distinct shapes so far (for benchmarks and tests of the compaction).
     [[nodiscard]] std::size_t shape_count() const { return shapes_.size(); }
 

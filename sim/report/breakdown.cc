@@ -143,7 +143,7 @@ std::vector<Breakdown> breakdowns(const program::IterationProgram& prog, const e
         }
     }
     auto stream_of = [&](std::size_t t) { return program.stream(engine::TaskId::from_index(t)).index(); };
-    auto gpu_of = [&](std::size_t t) { return static_cast<std::size_t>(streams[stream_of(t)].gpu); };
+    auto gpu_of = [&](std::size_t t) { return streams[stream_of(t)].gpu.index(); };
     auto is_compute = [&](std::size_t t) { return compute_stream[stream_of(t)] != 0; };
     // The task before each task on its stream: a collective often waits behind an earlier one on the
     // same communicator (the gradient-norm all-reduce behind the data-parallel all-reduce).

@@ -63,13 +63,13 @@ std::string CriticalPath::biggest_share() const {
 CriticalPath make_critical_path(const program::IterationProgram& prog, const engine::RunResult& run) {
     CriticalPath path;
     const std::vector<engine::CriticalStep> steps = engine::critical_path(prog.program, run);
-    std::map<std::int32_t, Seconds> gpu_time;
+    std::map<engine::GpuId, Seconds> gpu_time;
     const auto& streams = prog.program.streams();
     for (const engine::CriticalStep& step : steps) {
         const auto t = step.task.index();
         const engine::TaskTiming& timing = run.timings[t];
         const program::TaskCategory category = prog.info.category(t);
-        const std::int32_t gpu = prog.info.gpu(t);
+        const engine::GpuId gpu = prog.info.gpu(t);
         const Seconds busy = to_seconds(timing.end - timing.start);
         const Seconds wait = to_seconds(step.wait_before);
         share_of(path.shares, category) += busy;
@@ -88,16 +88,15 @@ CriticalPath make_critical_path(const program::IterationProgram& prog, const eng
             s.end = to_seconds(timing.end);
         } else {
             const std::string name = prog.describe(step.task);
-            path.segments.push_back(
-                {gpu, static_cast<std::int32_t>(prog.gpus[static_cast<std::size_t>(gpu)].coordinates.pp),
-                 stream_name, category_name, name, name, 1, to_seconds(timing.start), to_seconds(timing.end),
-                 wait});
+            path.segments.push_back({gpu, static_cast<std::int32_t>(prog.gpus[gpu.index()].coordinates.pp),
+                                     stream_name, category_name, name, name, 1, to_seconds(timing.start),
+                                     to_seconds(timing.end), wait});
         }
     }
     path.tasks = static_cast<std::int64_t>(steps.size());
     path.length = to_seconds(run.makespan);
     for (const auto& [gpu, time] : gpu_time) {
-        const parallel::Coordinates& c = prog.gpus[static_cast<std::size_t>(gpu)].coordinates;
+        const parallel::Coordinates& c = prog.gpus[gpu.index()].coordinates;
         path.gpus.push_back({gpu, static_cast<std::int32_t>(c.pp), static_cast<std::int32_t>(c.tp),
                              static_cast<std::int32_t>(c.dp), time});
     }
@@ -118,13 +117,16 @@ nlohmann::ordered_json to_json(const CriticalPath& path) {
     j["biggest_share"] = path.biggest_share();
     nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
     for (const CriticalGpu& g : path.gpus) {
-        gpus.push_back(
-            {{"gpu", g.gpu}, {"stage", g.stage}, {"tp", g.tp}, {"dp", g.dp}, {"time_s", g.time.value}});
+        gpus.push_back({{"gpu", g.gpu.value()},
+                        {"stage", g.stage},
+                        {"tp", g.tp},
+                        {"dp", g.dp},
+                        {"time_s", g.time.value}});
     }
     j["gpus"] = gpus;
     nlohmann::ordered_json segments = nlohmann::ordered_json::array();
     for (const CriticalSegment& s : path.segments) {
-        segments.push_back({{"gpu", s.gpu},
+        segments.push_back({{"gpu", s.gpu.value()},
                             {"stage", s.stage},
                             {"stream", s.stream},
                             {"category", s.category},

@@ -29,7 +29,7 @@ struct CriticalPathShares {
 
 /// Consecutive critical tasks of one stream and one category, merged.
 struct CriticalSegment {
-    std::int32_t gpu = 0;  // index into IterationProgram::gpus
+    engine::GpuId gpu{0};  // index into IterationProgram::gpus
     std::int32_t stage = 0;
     std::string stream;
     std::string category;               // program::to_string(TaskCategory)
@@ -41,7 +41,7 @@ struct CriticalSegment {
 
 /// Time the path spends on one simulated GPU (its tasks and the waits before them).
 struct CriticalGpu {
-    std::int32_t gpu = 0;
+    engine::GpuId gpu{0};
     std::int32_t stage = 0, tp = 0, dp = 0;
     Seconds time;
 };

@@ -62,17 +62,17 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
     }
     const auto& streams = prog.program.streams();
     for (std::size_t s = 0; s < streams.size(); ++s) {
-        if (!kept(static_cast<std::size_t>(streams[s].gpu))) {
+        if (!kept(streams[s].gpu.index())) {
             continue;
         }
         emit({{"ph", "M"},
               {"name", "thread_name"},
-              {"pid", streams[s].gpu},
+              {"pid", streams[s].gpu.value()},
               {"tid", s},
               {"args", {{"name", streams[s].name}}}});
     }
     for (std::size_t t = 0; t < prog.program.size(); ++t) {
-        if (!in_window(run.timings[t]) || !kept(static_cast<std::size_t>(prog.info.gpu(t)))) {
+        if (!in_window(run.timings[t]) || !kept(prog.info.gpu(t).index())) {
             continue;
         }
         const program::TaskInfo& info = prog.info[t];
@@ -98,7 +98,7 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
             emit({{"ph", "X"},
                   {"name", name},
                   {"cat", program::to_string(info.category)},
-                  {"pid", info.gpu},
+                  {"pid", info.gpu.value()},
                   {"tid", prog.program.stream(id).value()},
                   {"ts", static_cast<double>(span.start.ns()) / 1e3},  // microseconds
                   {"dur", static_cast<double>((span.end - span.start).ns()) / 1e3},
@@ -126,8 +126,8 @@ void write_perfetto_trace(std::ostream& out, const config::Scenario& scenario,
                   {"dur", static_cast<double>((timing.end - timing.start).ns()) / 1e3},
                   {"args",
                    {{"phase", program::to_string(info.phase)},
-                    {"stage", prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp},
-                    {"gpu", info.gpu},
+                    {"stage", prog.gpus[info.gpu.index()].coordinates.pp},
+                    {"gpu", info.gpu.value()},
                     {"stream", prog.program.streams()[prog.program.stream(id).index()].name}}}});
         }
     }

@@ -14,7 +14,7 @@ namespace trainsim::report {
 template <typename Visit>
 void for_each_stage_compute_op(const program::IterationProgram& prog, Visit&& visit) {
     for (const program::TaskInfo& info : prog.info) {
-        const parallel::Coordinates& at = prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates;
+        const parallel::Coordinates& at = prog.gpus[info.gpu.index()].coordinates;
         const bool compute = info.category == program::TaskCategory::Compute ||
                              info.category == program::TaskCategory::Recompute;
         if (at.tp != 0 || at.dp != 0 || !compute || info.priced < 0) {

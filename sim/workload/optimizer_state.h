@@ -16,7 +16,7 @@ namespace trainsim::workload {
 /// instead of the fp32 master; optim.dtype bf16 keeps bf16 moments and no master copy at all (0).
 struct OptimizerStateBytes {
     std::int64_t weight = 2;
-    std::int64_t gradient = 4;
+    std::int64_t gradient = config::bytes_of(config::StateDtype::Fp32);
     std::int64_t master = 4;
     std::int64_t exp_avg = 4;
     std::int64_t exp_avg_sq = 4;

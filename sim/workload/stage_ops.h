@@ -5,6 +5,7 @@
 #include "sim/config/scenario.h"
 #include "sim/workload/layer_shape.h"
 #include "sim/workload/op.h"
+#include "sim/workload/optimizer_state.h"
 
 namespace trainsim::workload {
 
@@ -27,7 +28,7 @@ inline constexpr std::int64_t kParamCopyBytesPerParameter = 6;
 /// Bytes per gradient element with Megatron's default fp32 gradients (`accumulate_allreduce_grads_in_fp32`
 /// with bf16 training), as FSDP reduces them; elsewhere training.main_grads_dtype decides
 /// (optimizer_state.h's gradient_bytes).
-inline constexpr std::int64_t kGradientBytes = 4;
+inline constexpr std::int64_t kGradientBytes = OptimizerStateBytes{}.gradient;
 
 /// End of the iteration on one GPU holding `parameters` parameters: data-parallel gradient all-reduce
 /// (or reduce-scatter with the distributed optimizer), DualPipe's sum of its two model copies'

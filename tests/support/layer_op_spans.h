@@ -15,7 +15,7 @@ layer_zero_spans(const program::IterationProgram& prog, const engine::RunResult&
     std::map<std::string, program::OpSpan> spans;
     for (std::size_t t = 0; t < prog.info.size(); ++t) {
         const program::TaskInfo task = prog.info[t];
-        if (task.gpu != 0 || task.microbatch != 0 || task.layer != 0 || task.phase != phase ||
+        if (task.gpu != engine::GpuId{0} || task.microbatch != 0 || task.layer != 0 || task.phase != phase ||
             task.priced < 0) {
             continue;
         }
