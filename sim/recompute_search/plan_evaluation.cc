@@ -14,6 +14,23 @@ PlanEvaluation evaluate_plan(const config::Scenario& scenario, const cost::CostM
     return e;
 }
 
+PlanEvaluations::PlanEvaluations(config::Scenario scenario, const cost::CostModel& cost, program::Fold fold)
+    : scenario_(std::move(scenario)), cost_(cost), fold_(fold) {}
+
+PlanEvaluation PlanEvaluations::evaluate(const recompute::RecomputePlan& plan, Bytes budget) {
+    Key key{plan.layers, {}, plan.lookahead};
+    for (const recompute::StoredMicrobatches& s : plan.stored_microbatches) {
+        std::get<1>(key).emplace_back(s.period, s.stored);
+    }
+    auto it = done_.find(key);
+    if (it == done_.end()) {
+        it = done_.emplace(std::move(key), evaluate_plan(scenario_, cost_, plan, budget, fold_)).first;
+    }
+    PlanEvaluation e = it->second;
+    e.fits = e.peak_memory <= budget;  // the one budget-dependent field
+    return e;
+}
+
 bool better(const PlanEvaluation& a, const PlanEvaluation& b) {
     if (a.fits != b.fits) {
         return a.fits;

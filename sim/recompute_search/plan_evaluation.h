@@ -1,6 +1,11 @@
 // Simulates a scenario under a recompute plan: the unit of work of every recompute scheduler.
 #pragma once
 
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
 #include "sim/program/iteration_program.h"
@@ -20,6 +25,32 @@ struct PlanEvaluation {
 [[nodiscard]] PlanEvaluation evaluate_plan(const config::Scenario& scenario, const cost::CostModel& cost,
                                            const recompute::RecomputePlan& plan, Bytes budget,
                                            const program::Fold& fold = {});
+
+/// The plans of one scenario simulated so far. A plan's time and peak do not depend on the memory budget,
+/// only whether it fits does, so searches of one scenario under several budgets (or a heuristic search after
+/// an exhaustive one) simulate each plan once.
+class PlanEvaluations {
+public:
+    PlanEvaluations(config::Scenario scenario, const cost::CostModel& cost, program::Fold fold = {});
+
+    /// evaluate_plan(scenario, cost, plan, budget, fold): simulated the first time `plan` is asked for.
+    [[nodiscard]] PlanEvaluation evaluate(const recompute::RecomputePlan& plan, Bytes budget);
+
+    [[nodiscard]] const config::Scenario& scenario() const { return scenario_; }
+    [[nodiscard]] const cost::CostModel& cost() const { return cost_; }
+    [[nodiscard]] const program::Fold& fold() const { return fold_; }
+    [[nodiscard]] std::size_t simulated() const { return done_.size(); }
+
+private:
+    // Everything a plan says: its layers, its stored micro-batches (period, stored) and its lookahead.
+    using Key = std::tuple<std::vector<std::vector<recompute::LayerRecompute>>,
+                           std::vector<std::pair<std::int64_t, std::int64_t>>, std::int64_t>;
+
+    config::Scenario scenario_;
+    const cost::CostModel& cost_;
+    program::Fold fold_;
+    std::map<Key, PlanEvaluation> done_;
+};
 
 /// Whether `a` is the better outcome: fitting beats not fitting; among fitting plans the faster (then
 /// the smaller); among plans that do not fit, the smaller peak.

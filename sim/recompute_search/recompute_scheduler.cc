@@ -13,14 +13,13 @@ using recompute::RecomputePlan;
 namespace {
 
 struct Search {
-    const config::Scenario& sc;
-    const cost::CostModel& cost;
+    PlanEvaluations& plans;
     const SearchOptions& options;
     SearchResult result;
     bool have = false;
 
     const PlanEvaluation& consider(const RecomputePlan& plan, bool record = false) {
-        PlanEvaluation e = evaluate_plan(sc, cost, plan, options.memory_budget, options.fold);
+        PlanEvaluation e = plans.evaluate(plan, options.memory_budget);
         ++result.evaluations;
         if (record) {
             result.candidates.push_back({e.plan.describe(), e.iteration_time, e.peak_memory, e.fits});
@@ -47,8 +46,14 @@ config::Scenario overlapped_scenario(const config::Scenario& scenario) {
 
 SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostModel& cost,
                                 const SearchOptions& options) {
+    PlanEvaluations plans(sc, cost, options.fold);
+    return heuristic_schedule(plans, options);
+}
+
+SearchResult heuristic_schedule(PlanEvaluations& plans, const SearchOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    Search search{sc, cost, options, {}, false};
+    const config::Scenario& sc = plans.scenario();
+    Search search{plans, options, {}, false};
     search.result.scheduler = "heuristic";
     const std::int64_t p = sc.parallelism.pipeline_model_parallel_size;
     const std::vector<std::int64_t> split = sc.pipeline_split();
@@ -64,7 +69,7 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
                 continue;
             }
             const RecomputePlan plan = RecomputePlan::uniform(split, r, lookahead);
-            PlanEvaluation e = evaluate_plan(sc, cost, plan, options.memory_budget, options.fold);
+            PlanEvaluation e = plans.evaluate(plan, options.memory_budget);
             ++search.result.evaluations;
             search.result.candidates.push_back({e.plan.describe(), e.iteration_time, e.peak_memory, e.fits});
             uniform.push_back({plan, e.report.stages});
@@ -104,8 +109,13 @@ SearchResult heuristic_schedule(const config::Scenario& sc, const cost::CostMode
 
 SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel& cost,
                               const SearchOptions& options) {
+    PlanEvaluations plans(sc, cost, options.fold);
+    return optimal_schedule(plans, options);
+}
+
+SearchResult optimal_schedule(PlanEvaluations& plans, const SearchOptions& options) {
     const auto start = std::chrono::steady_clock::now();
-    const std::vector<std::int64_t> split = sc.pipeline_split();
+    const std::vector<std::int64_t> split = plans.scenario().pipeline_split();
     // Every (stage, layer) slot, in order.
     std::vector<std::pair<std::size_t, std::size_t>> slot_of;
     for (std::size_t s = 0; s < split.size(); ++s) {
@@ -115,13 +125,13 @@ SearchResult optimal_schedule(const config::Scenario& sc, const cost::CostModel&
     }
     const auto slots = static_cast<std::int64_t>(slot_of.size());
     constexpr std::int64_t kChoices = std::size(recompute::kAllLayerRecomputes);
-    const double plans = std::pow(static_cast<double>(kChoices), static_cast<double>(slots)) * 3.0;
-    if (plans > static_cast<double>(options.max_evaluations)) {
+    const double plan_count = std::pow(static_cast<double>(kChoices), static_cast<double>(slots)) * 3.0;
+    if (plan_count > static_cast<double>(options.max_evaluations)) {
         throw InputError("training.recompute_scheduler=optimal: " + std::to_string(kChoices) + "^" +
                          std::to_string(slots) + " x 3 plans exceed the limit of " +
                          std::to_string(options.max_evaluations) + " simulations; use \"heuristic\"");
     }
-    Search search{sc, cost, options, {}, false};
+    Search search{plans, options, {}, false};
     search.result.scheduler = "optimal";
     std::vector<std::int64_t> digits(static_cast<std::size_t>(slots), 0);
     for (const std::int64_t lookahead : {0, 1, 2}) {

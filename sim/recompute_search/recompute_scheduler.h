@@ -48,6 +48,11 @@ struct SearchResult {
 [[nodiscard]] SearchResult optimal_schedule(const config::Scenario& scenario, const cost::CostModel& cost,
                                             const SearchOptions& options);
 
+/// The same searches of plans.scenario() with the plans' cost model and fold (options.fold is not read),
+/// simulating only the plans `plans` has not simulated yet: one scenario searched under several budgets.
+[[nodiscard]] SearchResult heuristic_schedule(PlanEvaluations& plans, const SearchOptions& options);
+[[nodiscard]] SearchResult optimal_schedule(PlanEvaluations& plans, const SearchOptions& options);
+
 /// The scenario as the recompute searches run it: recompute_granularity "overlapped", with the knobs that
 /// belong to "full" (method, layer count, Appendix C micro-batches) cleared; the plan decides instead.
 [[nodiscard]] config::Scenario overlapped_scenario(const config::Scenario& scenario);
