@@ -10,6 +10,7 @@
 
 #include "sim/config/scenario.h"
 #include "sim/cost/hardware_profile.h"
+#include "sim/experiment/simulate_scenario.h"
 #include "sim/program/iteration_program.h"
 #include "sim/report/iteration_report.h"
 #include "sim/report/report_json.h"
@@ -130,6 +131,32 @@ TEST(EmbeddingWgrad, PricedOnTheFirstStageOnlyEveryMicrobatch) {
     report::write_text(text, r);
     EXPECT_NE(text.str().find("the embedding's dense weight gradient 0.500 ms"), std::string::npos)
         << text.str();
+}
+
+// The 16-bit gradient is memory while the embedding's backward runs: from its memset until the hook's
+// add (the backward's last op). A table much larger than the activations (V 65536 × h 512 in 16 bits is
+// 64 MiB; the forward keeps under 20 MB, 16 MiB of it the fp32 softmax), one micro-batch: the peak of the
+// stage that runs the embedding's backward is the word gradient, the position table's (s 64 × h 512 × 2)
+// and the embedding's dropout mask (s·b·h bytes), all held at the end of that backward; the layers' and
+// the output layer's tensors are freed by then, on one stage too (the embedding is a memory key of its
+// own, task_info.h's kEmbeddingLayer). The last stage of two holds no such gradient.
+TEST(EmbeddingWgrad, DenseGradientIsMemoryDuringTheEmbeddingsBackward) {
+    const std::int64_t peak = 65536LL * 512 * 2 + 64LL * 512 * 2 + 64LL * 512 * 1;
+    for (const char* p : {"1", "2"}) {
+        const config::Scenario sc = config::parse_scenario(
+            std::string(R"({"model": {"num_layers": 2, "hidden_size": 512, "num_attention_heads": 8,
+                                      "seq_length": 64, "padded_vocab_size": 65536},
+                            "parallelism": {"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": )") +
+                p + R"(},
+                "training": {"micro_batch_size": 1, "global_batch_size": 1},
+                "hardware": {"profile": "a100-80gb-selene"}})",
+            "test");
+        const experiment::Simulation sim = experiment::simulate_scenario(sc, testing::shipped_cost_model());
+        EXPECT_EQ(sim.report.stages.front().activation_bytes.value, peak) << "p " << p;
+        if (sim.report.stages.size() == 2) {
+            EXPECT_LT(sim.report.stages.back().activation_bytes.value, 20'000'000);
+        }
+    }
 }
 
 }  // namespace

@@ -52,7 +52,11 @@ namespace {
 // with more, autograd sums their dense gradients before the one hook, a little less than an add each.)
 void dense_embedding_gradient(OpListBuilder& ops, const std::string& prefix, std::int64_t parameters,
                               std::int64_t rows, std::int64_t main_grad_bytes) {
-    ops.memory(prefix + ".wgrad_memset", MemoryBoundKind::Generic, parameters * kActivationBytes);
+    // The 16-bit gradient is memory from the memset until the hook frees it after its add, the last op of
+    // this backward: held as the memset's saved bytes, which the memory timeline frees when the backward
+    // of the embedding's own key ends (sim/program/task_info.h's kEmbeddingLayer).
+    ops.memory(prefix + ".wgrad_memset", MemoryBoundKind::Generic, parameters * kActivationBytes,
+               Bytes{parameters * kActivationBytes});
     ops.memory(prefix + ".grad_accumulate", MemoryBoundKind::Generic, 2 * rows * kActivationBytes);
     // Read the 16-bit gradient, read and write main_grad (G bytes each).
     ops.memory(prefix + ".main_grad_add", MemoryBoundKind::Generic,
