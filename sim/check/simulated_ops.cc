@@ -1,5 +1,7 @@
 #include "sim/check/simulated_ops.h"
 
+#include <algorithm>
+
 namespace trainsim::check {
 
 std::vector<OpSample> simulated_ops(const program::IterationProgram& prog, const engine::RunResult& run) {
@@ -13,7 +15,8 @@ std::vector<OpSample> simulated_ops(const program::IterationProgram& prog, const
             s.name = span.op != nullptr ? span.op->name : prog.describe(id);
             s.phase = program::to_string(info.phase);
             s.category = program::to_string(info.category);
-            s.layer = info.layer;
+            // As the trace names it: no layer outside the layers (the embedding's own memory key included).
+            s.layer = std::max(info.layer, -1);
             if (info.microbatch >= 0) {
                 s.microbatch = info.microbatch;
                 s.chunk = info.chunk;

@@ -291,8 +291,10 @@ private:
                     parameter_gather_->begin_chunk(step.chunk);
                 }
                 if (first) {
+                    ctx.layer = kEmbeddingLayer;
                     parameter_gather_->before(low, unit++, ctx);
                     low.lower(layers_.embedding_forward(), ctx);
+                    ctx.layer = -1;
                 }
                 engine::TaskId gathered = fsdp_->gather(low, ctx);
                 for (std::int64_t j = 0; j < chunk_layers; ++j) {
@@ -350,10 +352,11 @@ private:
                     lower_mtp_backwards(low, ctx, at);
                 }
                 backward_->lower_layers(low, at.pp, k, first_layer, ctx, anchors);
-                ctx.layer = -1;
+                ctx.layer = kEmbeddingLayer;
                 if (first) {
                     backward_->lower_backward(low, layers_.embedding_backward(), ctx, embedding_parameters());
                 }
+                ctx.layer = -1;
                 if (in_pair) {
                     low.end_overlap();
                     in_pair = false;

@@ -41,13 +41,20 @@ enum class Phase : std::uint8_t { Forward, Backward, Iteration };
 /// that run back to back on the compute stream with nothing else to wait for (ops [first_op,
 /// first_op + op_count) of IterationProgram::priced[priced]); a communication task is one op, or a
 /// pipeline transfer (priced = -1).
+/// TaskInfo::layer of the input embedding's forward and backward: a memory key of its own (the memory
+/// timeline frees a key's tensors when its backward ends), so that what the embedding holds goes with its
+/// backward, not with the output layer's or the gradient collectives' of a stage that has them too.
+inline constexpr std::int32_t kEmbeddingLayer = -2;
+
 struct TaskInfo {
     engine::GpuId gpu{0};  // index into IterationProgram::gpus
     TaskCategory category = TaskCategory::Compute;
     Phase phase = Phase::Forward;
     std::int32_t microbatch = -1;
     std::int32_t chunk = -1;
-    std::int32_t layer = -1;  // global layer index (num_layers + depth: an MTP depth), -1 outside the layers
+    // Global layer index (num_layers + depth: an MTP depth), kEmbeddingLayer for the input embedding's
+    // tasks, -1 elsewhere outside the layers (the output layer, gradient and parameter collectives).
+    std::int32_t layer = -1;
     std::int32_t priced = -1;
     std::uint16_t first_op = 0;
     std::uint16_t op_count = 0;

@@ -7,13 +7,9 @@
 namespace trainsim::report {
 
 Seconds cp_ring_kernel_time(const program::IterationProgram& prog) {
-    SimTime total{};
-    for_each_stage_compute_op(prog, [&](const workload::Op& op, SimTime d) {
-        if (op.kind == workload::OpKind::MemoryBound && std::string_view(op.name).starts_with("attn.cp_")) {
-            total += d;
-        }
+    return stage_mean_op_time(prog, [](const workload::Op& op) {
+        return op.kind == workload::OpKind::MemoryBound && std::string_view(op.name).starts_with("attn.cp_");
     });
-    return Seconds{to_seconds(total).value / stage_count(prog)};
 }
 
 }  // namespace trainsim::report

@@ -99,6 +99,7 @@ IterationReport make_iteration_report(const config::Scenario& sc, const cost::Co
     if (sc.parallelism.context_parallel_size > 1 && sc.parallelism.cp_comm_type == config::CpCommType::P2p) {
         r.cp_ring_kernels = cp_ring_kernel_time(prog);
     }
+    r.embedding_wgrad = embedding_wgrad_time(prog);
     r.tokens_per_s =
         static_cast<double>(sc.training.global_batch_size * sc.model.seq_length) / r.iteration_time.value;
 

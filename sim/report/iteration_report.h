@@ -11,6 +11,7 @@
 #include "sim/engine/simulator.h"
 #include "sim/program/iteration_program.h"
 #include "sim/report/cp_ring_time.h"
+#include "sim/report/embedding_wgrad_time.h"
 #include "sim/report/fp8_time.h"
 #include "sim/report/network_report.h"
 
@@ -91,6 +92,9 @@ struct IterationReport {
     std::optional<Fp8Time> fp8_time;  // with training.fp8_format: where FP8's GEMMs and kernels went
     // With context parallelism over the p2p ring: TE's kernels around the ring steps (cp_ring_time.h).
     std::optional<Seconds> cp_ring_kernels;
+    // The embedding's dense weight gradient: its zero-fill and its add into main_grad
+    // (embedding_wgrad_time.h), every micro-batch.
+    Seconds embedding_wgrad{0.0};
     double tflops_per_gpu = 0.0;
     double tokens_per_s = 0.0;
     Flops model_flops;

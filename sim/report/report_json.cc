@@ -105,6 +105,8 @@ nlohmann::ordered_json to_json(const IterationReport& r) {
         // Busy time of one GPU per iteration, mean over stages, inside breakdown.compute_s and recompute_s.
         j["cp_ring_kernels_s"] = r.cp_ring_kernels->value;
     }
+    // Likewise: F.embedding's dense gradient zero-filled and added into main_grad every micro-batch.
+    j["embedding_wgrad_s"] = r.embedding_wgrad.value;
     if (!r.recompute_scheduler.empty()) {
         j["recompute_plan"] = {{"scheduler", r.recompute_scheduler},
                                {"plan", r.recompute_plan},

@@ -124,6 +124,10 @@ void write_text(std::ostream& out, const IterationReport& r) {
         out << "    (of the compute: TE's context-parallel ring kernels " << ms(*r.cp_ring_kernels)
             << ": K/V packing, half-chunk copies, output merge, dQ/dKV accumulation)\n";
     }
+    if (r.embedding_wgrad.value > 0.0) {
+        out << "    (of the compute: the embedding's dense weight gradient " << ms(r.embedding_wgrad)
+            << ": zero-filled every micro-batch and added into main_grad)\n";
+    }
     if (r.network.model == "flow") {
         const NetworkReport& n = r.network;
         out << "  network (flow model): contention added " << ms(n.contention())

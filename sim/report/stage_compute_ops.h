@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "sim/core/units.h"
 #include "sim/program/iteration_program.h"
 
 namespace trainsim::report {
@@ -35,6 +36,19 @@ void for_each_stage_compute_op(const program::IterationProgram& prog, Visit&& vi
         stages += g.coordinates.tp == 0 && g.coordinates.dp == 0 ? 1 : 0;
     }
     return stages > 0 ? static_cast<double>(stages) : 1.0;
+}
+
+/// Busy time of the compute ops `select(op)` picks in one iteration, mean over stage representatives:
+/// an "of the compute" line of the breakdown.
+template <typename Select>
+[[nodiscard]] Seconds stage_mean_op_time(const program::IterationProgram& prog, Select&& select) {
+    SimTime total{};
+    for_each_stage_compute_op(prog, [&](const workload::Op& op, SimTime d) {
+        if (select(op)) {
+            total += d;
+        }
+    });
+    return Seconds{to_seconds(total).value / stage_count(prog)};
 }
 
 }  // namespace trainsim::report

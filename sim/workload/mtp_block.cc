@@ -207,7 +207,9 @@ OpList mtp_backward(const LayerShape& x, MtpRecompute recompute) {
     }
     append_ops(out, layer_backward(x, layer_policy(recompute)));
     append_ops(out, projection_backward(x));
-    append_ops(out, embedding_backward(x));
+    // Not the dense gradient's bytes: the depth's tensors are one key, freed only when its backward ends,
+    // so the gradient would count on top of all of them, where autograd has freed most by then.
+    append_ops(out, embedding_backward(x), /*recompute=*/false, /*keep_saved=*/false);
     return out;
 }
 

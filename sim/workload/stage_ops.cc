@@ -1,6 +1,7 @@
 #include "sim/workload/stage_ops.h"
 
 #include <algorithm>
+#include <string>
 
 #include "sim/workload/cross_entropy_passes.h"
 #include "sim/workload/element_bytes.h"
@@ -38,6 +39,32 @@ OpList embedding_forward(const LayerShape& x) {
     return ops.take();
 }
 
+namespace {
+
+// The weight gradient of a torch embedding table of `parameters` entries, looked up by `rows` [s·b, h]
+// rows (`prefix`.* ops). F.embedding's backward is dense (sparse=False): PyTorch's
+// embedding_dense_backward_cuda (aten/src/ATen/native/cuda/Embedding.cu) zero-fills a 16-bit gradient of
+// the whole table (at::zeros) and scatter-adds the rows' gradients into it. No fused wgrad GEMM wrote
+// main_grad (the table is no linear layer), so the gradient hook then adds it into main_grad and frees
+// it: Megatron-Core 0.8's DDP param_hook (distributed_data_parallel.py, `param.main_grad.add_(param.grad
+// .data)`), Apex 24.07's DistributedFusedAdam _grad_copy (`grad_out.add_(grad_in)` into its bucket). Both
+// run every micro-batch. (An MTP depth's lookup of the same table is priced alike: exact for one depth;
+// with more, autograd sums their dense gradients before the one hook, a little less than an add each.)
+void dense_embedding_gradient(OpListBuilder& ops, const std::string& prefix, std::int64_t parameters,
+                              std::int64_t rows, std::int64_t main_grad_bytes) {
+    // The 16-bit gradient is memory from the memset until the hook frees it after its add, the last op of
+    // this backward: held as the memset's saved bytes, which the memory timeline frees when the backward
+    // of the embedding's own key ends (sim/program/task_info.h's kEmbeddingLayer).
+    ops.memory(prefix + ".wgrad_memset", MemoryBoundKind::Generic, parameters * kActivationBytes,
+               Bytes{parameters * kActivationBytes});
+    ops.memory(prefix + ".grad_accumulate", MemoryBoundKind::Generic, 2 * rows * kActivationBytes);
+    // Read the 16-bit gradient, read and write main_grad (G bytes each).
+    ops.memory(prefix + ".main_grad_add", MemoryBoundKind::Generic,
+               parameters * (kActivationBytes + 2 * main_grad_bytes));
+}
+
+}  // namespace
+
 OpList embedding_backward(const LayerShape& x) {
     OpListBuilder ops(OpRole::Embedding);
     const std::int64_t full = x.tokens() * x.hidden;
@@ -46,8 +73,17 @@ OpList embedding_backward(const LayerShape& x) {
     if (x.sequence_parallel) {
         ops.sync_collective("embedding.grad_allgather", CollectiveKind::AllGather, full * kActivationBytes);
     }
-    // Scatter-add of the gradient rows into the embedding's gradient.
-    ops.memory("embedding.grad_accumulate", MemoryBoundKind::Generic, 2 * full * kActivationBytes);
+    // The word embedding's V/t × h shard (VocabParallelEmbedding calls F.embedding unless
+    // deterministic_mode: tensor_parallel/layers.py, core_r0.8.0). The output layer's use of a tied copy
+    // adds nothing: its fused wgrad GEMM writes main_grad and the hook skips it (grad_added_to_main_grad).
+    // Not modelled: on a single stage holding both, Megatron-Core 0.8 zero-fills that GEMM's placeholder
+    // gradient (zero_out_wgrad) and autograd sums it with this one (8 more bytes a parameter).
+    dense_embedding_gradient(ops, "embedding", x.vocab / x.tp * x.hidden, full, x.main_grad_bytes);
+    if (!x.rope) {
+        // The learned position embedding, a torch.nn.Embedding of seq_length × h on every TP rank, looked
+        // up for the whole sequence (LanguageModelEmbedding).
+        dense_embedding_gradient(ops, "embedding.position", x.seq * x.cp * x.hidden, full, x.main_grad_bytes);
+    }
     return ops.take();
 }
 
