@@ -101,7 +101,7 @@ TEST(EmbeddingWgrad, PricedOnTheFirstStageOnlyEveryMicrobatch) {
         if (info.priced < 0) {
             continue;
         }
-        const std::int64_t stage = prog.gpus[static_cast<std::size_t>(info.gpu)].coordinates.pp;
+        const std::int64_t stage = prog.gpus[info.gpu.index()].coordinates.pp;
         const program::PricedOps& priced = prog.priced[static_cast<std::size_t>(info.priced)];
         for (std::size_t i = info.first_op; i < static_cast<std::size_t>(info.first_op) + info.op_count;
              ++i) {
