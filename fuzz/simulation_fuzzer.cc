@@ -193,7 +193,7 @@ Outcome simulate(const config::Scenario& sc, const program::Fold& fold) {
     Outcome o{std::move(sim.run), std::move(sim.report), 0};
     std::vector<std::size_t> per_gpu(prog.gpus.size(), 0);
     for (const program::TaskInfo& info : prog.info) {
-        ++per_gpu[static_cast<std::size_t>(info.gpu)];
+        ++per_gpu[info.gpu.index()];
     }
     o.max_tasks_per_gpu = *std::max_element(per_gpu.begin(), per_gpu.end());
 
