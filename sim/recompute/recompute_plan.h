@@ -12,6 +12,7 @@
 // on the GPU has finished its layer j, so recomputed tensors take the place of ones just freed.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,6 +48,7 @@ struct StoredMicrobatches {
     std::int64_t stored = 0;
 
     [[nodiscard]] bool stores(std::int64_t microbatch) const { return microbatch % period < stored; }
+    friend auto operator<=>(const StoredMicrobatches&, const StoredMicrobatches&) = default;
 };
 
 struct RecomputePlan {
@@ -73,6 +75,8 @@ struct RecomputePlan {
     /// "stages 0-3: full overlapped; stages 4-7: selective on demand (lookahead 1 step)"; Appendix C's
     /// micro-batches as "stage 0: full on demand, micro-batches 0-1 of every 4 keep all".
     [[nodiscard]] std::string describe() const;
+    /// Member by member: plans that compare equal simulate alike (the recompute searches' cache key).
+    friend auto operator<=>(const RecomputePlan&, const RecomputePlan&) = default;
 };
 
 }  // namespace trainsim::recompute

@@ -1,5 +1,7 @@
 #include "sim/recompute_search/plan_evaluation.h"
 
+#include <utility>
+
 namespace trainsim::recompute_search {
 
 PlanEvaluation evaluate_plan(const config::Scenario& scenario, const cost::CostModel& cost,
@@ -18,13 +20,9 @@ PlanEvaluations::PlanEvaluations(config::Scenario scenario, const cost::CostMode
     : scenario_(std::move(scenario)), cost_(cost), fold_(fold) {}
 
 PlanEvaluation PlanEvaluations::evaluate(const recompute::RecomputePlan& plan, Bytes budget) {
-    Key key{plan.layers, {}, plan.lookahead};
-    for (const recompute::StoredMicrobatches& s : plan.stored_microbatches) {
-        std::get<1>(key).emplace_back(s.period, s.stored);
-    }
-    auto it = done_.find(key);
+    auto it = done_.find(plan);
     if (it == done_.end()) {
-        it = done_.emplace(std::move(key), evaluate_plan(scenario_, cost_, plan, budget, fold_)).first;
+        it = done_.emplace(plan, evaluate_plan(scenario_, cost_, plan, budget, fold_)).first;
     }
     PlanEvaluation e = it->second;
     e.fits = e.peak_memory <= budget;  // the one budget-dependent field

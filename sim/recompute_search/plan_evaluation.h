@@ -2,9 +2,6 @@
 #pragma once
 
 #include <map>
-#include <tuple>
-#include <utility>
-#include <vector>
 
 #include "sim/config/scenario.h"
 #include "sim/cost/cost_model.h"
@@ -42,14 +39,10 @@ public:
     [[nodiscard]] std::size_t simulated() const { return done_.size(); }
 
 private:
-    // Everything a plan says: its layers, its stored micro-batches (period, stored) and its lookahead.
-    using Key = std::tuple<std::vector<std::vector<recompute::LayerRecompute>>,
-                           std::vector<std::pair<std::int64_t, std::int64_t>>, std::int64_t>;
-
     config::Scenario scenario_;
     const cost::CostModel& cost_;
     program::Fold fold_;
-    std::map<Key, PlanEvaluation> done_;
+    std::map<recompute::RecomputePlan, PlanEvaluation> done_;  // keyed by everything a plan says
 };
 
 /// Whether `a` is the better outcome: fitting beats not fitting; among fitting plans the faster (then
