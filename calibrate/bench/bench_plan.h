@@ -18,6 +18,9 @@ struct GemmCase {
     cost::GemmClass cls = cost::GemmClass::Dense;
     bool fp8 =
         false;  // FP8 (E4M3) inputs, BF16 output: Transformer Engine's GEMMs (compute capability >= 8.9)
+    /// FP8 only: partial sums promoted to FP32 (cuBLASLt CUBLASLT_MATMUL_DESC_FAST_ACCUM 0), as Transformer
+    /// Engine runs dgrad and wgrad; false is fast accumulation, as TE runs the forward.
+    bool split_accumulator = false;
 };
 
 /// A memory-bound kernel over `elements` elements; row-wise kernels (LayerNorm, softmax, bias-GeLU,
@@ -50,8 +53,8 @@ struct BenchPlan {
 };
 
 struct PlanOptions {
-    std::optional<config::Scenario> scenario;
-    std::int64_t gemm_min_dim = 128;  // cubes m = n = k from here, doubling
+    std::vector<config::Scenario> scenarios;  // each one's cases, once each (a shape two share is timed once)
+    std::int64_t gemm_min_dim = 128;          // cubes m = n = k from here, doubling
     std::int64_t gemm_max_dim = 8192;
     double max_gemm_flops = 0.0;  // > 0: larger GEMMs (grid or scenario) are left out (a CPU's patience)
     std::int64_t kernel_min_elements = 1 << 12;  // quadrupling
@@ -69,8 +72,8 @@ struct PlanOptions {
     Timing collective_timing;
 };
 
-/// The plan: grids first, then the scenario's cases, without repeats. `notes` lists what the flop limit
-/// or the available ranks excluded (or, with scale_to_fit, scaled), one line each.
+/// The plan: grids first, then the scenarios' cases in order, without repeats. `notes` lists what the flop
+/// limit or the available ranks excluded (or, with scale_to_fit, scaled), one line each.
 [[nodiscard]] BenchPlan make_plan(const PlanOptions& options, std::vector<std::string>& notes);
 
 /// `shape` with m, n and k scaled by one factor (and then the batch) so that its FLOPs are at most

@@ -100,17 +100,21 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
             gemm_benchmark_name(g.shape, g.cls, dtype).text(), [&backend, g] { return backend.gemm(g); },
             plan.timing);
     }
-    // The dense GEMMs again with FP8 inputs where the GPU has FP8 tensor cores: fit refits
-    // compute.gemm_fp8 from them (dtype fp8 in the name).
+    // The dense GEMMs again with FP8 inputs where the GPU has FP8 tensor cores, twice: with fast
+    // accumulation (dtype fp8: fit refits compute.gemm_fp8 from them) and with the split accumulator
+    // (dtype fp8_split_accumulator: the fit's compute.gemm_fp8.split_accumulator_slowdown).
     if (backend.supports_fp8()) {
         for (GemmCase g : plan.gemms) {
             if (g.cls != cost::GemmClass::Dense) {
                 continue;
             }
             g.fp8 = true;
-            register_case(
-                gemm_benchmark_name(g.shape, g.cls, "fp8").text(), [&backend, g] { return backend.gemm(g); },
-                plan.timing);
+            for (const bool split : {false, true}) {
+                g.split_accumulator = split;
+                register_case(
+                    gemm_benchmark_name(g.shape, g.cls, split ? kFp8SplitAccumulatorDtype : "fp8").text(),
+                    [&backend, g] { return backend.gemm(g); }, plan.timing);
+            }
         }
     }
     for (const KernelCase& k : plan.kernels) {

@@ -20,7 +20,7 @@ namespace {
 struct RunArgs {
     std::string output;
     std::string backend;
-    std::string scenario;
+    std::vector<std::string> scenarios;
     std::vector<std::string> overrides;
     bool tiny = false;
     int ranks = 0;
@@ -104,9 +104,10 @@ int run_command(const std::vector<std::string>& args) {
                                                       "Google Benchmark JSON to write (required)")(
         "backend", po::value(&a.backend),
         "cpu or cuda (default: cuda when built with CUDA and a GPU is visible)")(
-        "scenario", po::value(&a.scenario), "add the GEMMs, kernels and TP collectives of this scenario")(
-        "set", po::value(&a.overrides)->composing(),
-        "override a scenario key: --set parallelism.tensor_model_parallel_size=4")(
+        "scenario", po::value(&a.scenarios)->composing(),
+        "add the GEMMs, kernels and TP collectives of this scenario (repeatable: each scenario's, a shared "
+        "shape once)")("set", po::value(&a.overrides)->composing(),
+                       "override a scenario key: --set parallelism.tensor_model_parallel_size=4")(
         "tiny", po::bool_switch(&a.tiny), "CPU: tiny sizes and few iterations (a few seconds; for tests)")(
         "ranks", po::value(&a.ranks), "CPU: threads of the largest collective group (default 2)")(
         "nodes", po::value(&a.nodes), "CUDA, one process per GPU: nodes the processes span (default 1)")(
@@ -169,9 +170,10 @@ int run_command(const std::vector<std::string>& args) {
     } else {
         throw InputError("--backend=" + a.backend + " must be cpu or cuda");
     }
-    if (!a.scenario.empty()) {
-        plan_options.scenario = load_scenario(a.scenario, a.overrides);
-    } else if (!a.overrides.empty()) {
+    for (const std::string& file : a.scenarios) {
+        plan_options.scenarios.push_back(load_scenario(file, a.overrides));
+    }
+    if (a.scenarios.empty() && !a.overrides.empty()) {
         throw InputError("--set needs --scenario");
     }
     if (vm.count("max-gemm-flops")) {

@@ -22,8 +22,9 @@ bool any_kernel(const MeasurementSet& m, KernelKind kind) {
 }
 
 bool any_gemm(const MeasurementSet& m, cost::GemmClass cls, bool fp8 = false) {
-    return std::any_of(m.gemms.begin(), m.gemms.end(),
-                       [&](const GemmMeasurement& g) { return g.cls == cls && is_fp8_gemm(g) == fp8; });
+    return std::any_of(m.gemms.begin(), m.gemms.end(), [&](const GemmMeasurement& g) {
+        return g.cls == cls && is_fp8_gemm(g) == fp8 && !is_fp8_split_accumulator_gemm(g);
+    });
 }
 
 // The records the default (out-of-place) collective fits read.
@@ -126,13 +127,21 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
          }},
         {"gpu.memory_visible_bytes", [&] { return device && device->memory_bytes.has_value(); }},
         {"gpu.compute_capability", [&] { return device && device->compute_capability.has_value(); }},
-        {"node.gpus_per_node", [&] { return device && device->gpus_per_node.has_value(); }},
+        // The node the network model sees is the one whose collectives were measured: a run on one GPU of
+        // a node (or on a one-GPU machine) times its compute, not the base's NVLink domain.
+        {"node.gpus_per_node",
+         [&] { return device && device->gpus_per_node.has_value() && !intra_all.empty(); }},
         {"compute.gemm.wave_quantization.num_sms", [&] { return device && device->num_sms.has_value(); }},
         {"compute.gemm.efficiency_vs_flops", [&] { return any_gemm(m, cost::GemmClass::Dense); }},
         // FP8 GEMMs refit the FP8 curve of a base that has one (its peak is the base's datasheet value).
         {"compute.gemm_fp8.efficiency_vs_flops",
          [&] {
              return any_gemm(m, cost::GemmClass::Dense, true) && at(base, "gpu.fp8_peak_tflops") != nullptr;
+         }},
+        {"compute.gemm_fp8.split_accumulator_slowdown",
+         [&] {
+             return std::any_of(m.gemms.begin(), m.gemms.end(), is_fp8_split_accumulator_gemm) &&
+                    at(base, "compute.gemm_fp8") != nullptr;
          }},
         {"compute.gemm.min_kernel_us", [&] { return !m.gemms.empty(); }},
         {"compute.attention.score_efficiency", [&] { return any_gemm(m, cost::GemmClass::AttentionScore); }},

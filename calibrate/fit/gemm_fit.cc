@@ -15,6 +15,7 @@ namespace {
 constexpr const char* kCurvePath = "compute.gemm.efficiency_vs_flops";
 constexpr const char* kFloorPath = "compute.gemm.min_kernel_us";
 constexpr const char* kPeakPath = "gpu.peak_tflops";
+constexpr const char* kSplitPath = "compute.gemm_fp8.split_accumulator_slowdown";
 
 // The two dense-GEMM curves: 16-bit against the 16-bit peak, FP8 against the FP8 peak (the same wave model).
 struct DenseCurve {
@@ -58,7 +59,8 @@ void fit_curve_target(FitState& state, const DenseCurve& spec) {
     std::vector<Sample> samples;
     bool any_corrected = false;
     for (const GemmMeasurement& g : state.measurements().gemms) {
-        if (g.cls != cost::GemmClass::Dense || is_fp8_gemm(g) != spec.fp8) {
+        if (g.cls != cost::GemmClass::Dense || is_fp8_gemm(g) != spec.fp8 ||
+            is_fp8_split_accumulator_gemm(g)) {
             continue;
         }
         const double wave = gemm_wave_factor(g.shape, sms, tile_m, tile_n);
@@ -132,6 +134,61 @@ void fit_floor_target(FitState& state) {
                     shortest->origin.source_id + ": shortest GEMM call, " + shortest->origin.record, r);
 }
 
+// compute.gemm_fp8.split_accumulator_slowdown: the median over the shapes timed both ways of (split
+// accumulator time / fast accumulation time), each pair from one input file. The median, because the cost
+// model applies one factor to every dgrad and wgrad FP8 GEMM and a few launch-bound shapes scatter widely.
+void fit_split_accumulator_target(FitState& state) {
+    const auto node = state.directive_node(kSplitPath);
+    if (!node) {
+        return;
+    }
+    const Directive d(kSplitPath, *node, state.json());
+    d.expect({"decimals", "significant"});
+    const auto& gemms = state.measurements().gemms;
+    TargetReport r;
+    r.path = kSplitPath;
+    std::vector<double> ratios;
+    for (const GemmMeasurement& split : gemms) {
+        if (split.cls != cost::GemmClass::Dense || !is_fp8_split_accumulator_gemm(split)) {
+            continue;
+        }
+        const auto fast = std::find_if(gemms.begin(), gemms.end(), [&](const GemmMeasurement& g) {
+            return g.cls == cost::GemmClass::Dense && is_fp8_gemm(g) && !is_fp8_split_accumulator_gemm(g) &&
+                   g.shape == split.shape && g.origin.source_id == split.origin.source_id;
+        });
+        if (fast == gemms.end()) {
+            continue;
+        }
+        ratios.push_back(split.seconds / fast->seconds);
+        r.residuals.push_back({split.origin.record, split.shape.flops().value, ratios.back(), 0.0, true});
+        if (std::find(r.inputs.begin(), r.inputs.end(), split.origin.source_id) == r.inputs.end()) {
+            r.inputs.push_back(split.origin.source_id);
+        }
+    }
+    if (ratios.empty()) {
+        d.fail(std::string("has no FP8 GEMM timed both with fast accumulation (dtype fp8) and with the split "
+                           "accumulator (dtype ") +
+               kFp8SplitAccumulatorDtype + ") in one input file");
+    }
+    std::vector<double> sorted = ratios;
+    std::sort(sorted.begin(), sorted.end());
+    const std::size_t n = sorted.size();
+    const double median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+    const Rounding rounding = d.rounding(Rounding::significant(3));
+    const double fitted = rounding.apply(median);
+    for (Residual& res : r.residuals) {
+        res.fitted = fitted;
+    }
+    r.method = "median of " + std::to_string(n) + " split/fast time ratio" + (n == 1 ? "" : "s") +
+               " (range " + short_number(sorted.front()) + " to " + short_number(sorted.back()) + "), " +
+               rounding.describe();
+    r.inputs = {joined_ids(r.inputs)};
+    state.set_value(d, fitted, "measured",
+                    r.inputs.front() + ": median ratio of FP8 GEMM times with the split accumulator to fast "
+                                       "accumulation, shape by shape",
+                    r);
+}
+
 void fit_attention_target(FitState& state, const std::string& key, cost::GemmClass cls) {
     const std::string path = "compute.attention." + key;
     const auto node = state.directive_node(path);
@@ -182,6 +239,10 @@ bool is_fp8_gemm(const GemmMeasurement& g) {
     return g.dtype.starts_with("fp8") || g.dtype == "e4m3" || g.dtype == "e5m2";
 }
 
+bool is_fp8_split_accumulator_gemm(const GemmMeasurement& g) {
+    return g.dtype == kFp8SplitAccumulatorDtype;
+}
+
 double gemm_wave_factor(const cost::GemmShape& shape, int num_sms, int tile_m, int tile_n) {
     const double flops = shape.flops().value;
     const auto ceil_div = [](std::int64_t a, std::int64_t b) { return static_cast<double>((a + b - 1) / b); };
@@ -196,6 +257,7 @@ double gemm_wave_factor(const cost::GemmShape& shape, int num_sms, int tile_m, i
 void fit_gemm_targets(FitState& state) {
     fit_curve_target(state, kBf16Curve);
     fit_curve_target(state, kFp8Curve);
+    fit_split_accumulator_target(state);
     fit_floor_target(state);
     fit_attention_target(state, "score_efficiency", cost::GemmClass::AttentionScore);
     fit_attention_target(state, "over_value_efficiency", cost::GemmClass::AttentionOverValue);

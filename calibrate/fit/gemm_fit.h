@@ -1,6 +1,6 @@
 // GEMM targets: compute.gemm.efficiency_vs_flops and compute.gemm_fp8.efficiency_vs_flops (with the cost
 // model's wave-quantization correction taken out of each measurement), compute.gemm.min_kernel_us,
-// compute.attention.*.
+// compute.gemm_fp8.split_accumulator_slowdown, compute.attention.*.
 #pragma once
 
 #include "calibrate/fit/fit_state.h"
@@ -10,6 +10,11 @@ namespace trainsim::calibrate {
 /// Whether a GEMM record ran FP8 inputs (dtype "fp8", "fp8_e4m3", "e4m3", "e5m2"): it is fitted into
 /// compute.gemm_fp8 against gpu.fp8_peak_tflops, not into the 16-bit curve.
 [[nodiscard]] bool is_fp8_gemm(const GemmMeasurement& g);
+
+/// Whether an FP8 GEMM record was timed with the split accumulator (kFp8SplitAccumulatorDtype): it is paired
+/// with the same shape's fast-accumulation record for compute.gemm_fp8.split_accumulator_slowdown and left
+/// out of the FP8 curve, which is fast accumulation's.
+[[nodiscard]] bool is_fp8_split_accumulator_gemm(const GemmMeasurement& g);
 
 /// The cost model's wave factor for `shape` (sim/cost/cost_model.cc, README "GEMM"): the fill of the SMs
 /// by the shape's output tiles relative to a cube of the same FLOPs, capped at 1. A measured efficiency

@@ -68,6 +68,7 @@ const std::vector<std::string>& fittable_paths() {
         "compute.gemm.wave_quantization.num_sms",
         "compute.gemm.efficiency_vs_flops",
         "compute.gemm_fp8.efficiency_vs_flops",
+        "compute.gemm_fp8.split_accumulator_slowdown",
         "compute.gemm.min_kernel_us",
         "compute.attention.score_efficiency",
         "compute.attention.over_value_efficiency",

@@ -20,6 +20,11 @@ struct Origin {
     std::string source;     // the record's own citation text ("S-AZURE: ..."), may be empty
 };
 
+/// The dtype of an FP8 GEMM timed with the split accumulator (partial sums promoted to FP32, cuBLASLt's
+/// CUBLASLT_MATMUL_DESC_FAST_ACCUM 0, Transformer Engine's dgrad and wgrad); plain "fp8" is fast
+/// accumulation, as TE's forward and the published cuBLASLt benchmarks run it.
+inline constexpr const char* kFp8SplitAccumulatorDtype = "fp8_split_accumulator";
+
 struct GemmMeasurement {
     Origin origin;
     cost::GemmShape shape;

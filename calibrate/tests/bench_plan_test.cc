@@ -49,7 +49,7 @@ TEST(BenchPlan, TheScenariosForwardDgradAndWgradGemms) {
 
 TEST(BenchPlan, GridsPlusTheScenarioWithinTheLimits) {
     PlanOptions o;
-    o.scenario = scenario("scenarios/korthikanti-22b.json");
+    o.scenarios = {scenario("scenarios/korthikanti-22b.json")};
     o.gemm_min_dim = 128;
     o.gemm_max_dim = 1024;
     o.max_gemm_flops = 1e11;
@@ -79,7 +79,7 @@ TEST(BenchPlan, GridsPlusTheScenarioWithinTheLimits) {
 // nothing over the limits (the 86 s --tiny run measured the full 134M-element softmax).
 TEST(BenchPlan, ScaleToFitKeepsEveryScenarioCaseWithinTheLimits) {
     PlanOptions o;
-    o.scenario = scenario("scenarios/korthikanti-22b.json");
+    o.scenarios = {scenario("scenarios/korthikanti-22b.json")};
     o.scale_to_fit = true;
     o.gemm_min_dim = 16;
     o.gemm_max_dim = 128;

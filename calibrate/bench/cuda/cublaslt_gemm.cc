@@ -14,7 +14,6 @@ namespace {
 constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20U;
 constexpr std::int64_t kBf16Bytes = 2;
 constexpr std::int64_t kFp8Bytes = 1;
-constexpr int kFp8One = 0x38;  // 1.0 in E4M3 (sign 0, exponent 0111, mantissa 000)
 
 cublasLtHandle_t as_handle(void* h) {
     return static_cast<cublasLtHandle_t>(h);
@@ -85,8 +84,13 @@ public:
             const cublasOperation_t transpose = CUBLAS_OP_T;
             TRAINSIM_CUDA_CHECK(cublasLtMatmulDescSetAttribute(op_.desc, CUBLASLT_MATMUL_DESC_TRANSA,
                                                                &transpose, sizeof(transpose)));
-            TRAINSIM_CUDA_CHECK(cudaMemsetAsync(a_.get(), kFp8One, a_.bytes(), stream_.get()));
-            TRAINSIM_CUDA_CHECK(cudaMemsetAsync(b_.get(), kFp8One, b_.bytes(), stream_.get()));
+            // Transformer Engine's fprop turns fast accumulation on, its dgrad and wgrad leave it off
+            // (use_split_accumulator); cuBLASLt's default is off.
+            const std::int8_t fast = g.split_accumulator ? 0 : 1;
+            TRAINSIM_CUDA_CHECK(cublasLtMatmulDescSetAttribute(op_.desc, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
+                                                               &fast, sizeof(fast)));
+            fill_fp8_e4m3(a_.get(), g.shape.m * g.shape.k * g.shape.batch, 1.0F, 11, stream_.get());
+            fill_fp8_e4m3(b_.get(), g.shape.k * g.shape.n * g.shape.batch, 1.0F, 12, stream_.get());
         } else {
             fill_bf16(a_.get(), g.shape.m * g.shape.k * g.shape.batch, 1.0F, 11, stream_.get());
             fill_bf16(b_.get(), g.shape.k * g.shape.n * g.shape.batch, 1.0F, 12, stream_.get());

@@ -1,6 +1,7 @@
 #include "calibrate/bench/cuda/memory_kernels.h"
 
 #include <cuda_bf16.h>
+#include <cuda_fp8.h>
 
 #include <algorithm>
 
@@ -207,6 +208,12 @@ __global__ void fill_bf16_kernel(bf16* out, std::int64_t n, float scale, std::ui
     }
 }
 
+__global__ void fill_fp8_e4m3_kernel(__nv_fp8_e4m3* out, std::int64_t n, float scale, std::uint64_t seed) {
+    for (std::int64_t i = first_index(); i < n; i += stride()) {
+        out[i] = __nv_fp8_e4m3(scale * (uniform(seed, i) - 0.5F));
+    }
+}
+
 __global__ void fill_f32_kernel(float* out, std::int64_t n, float scale, std::uint64_t seed) {
     for (std::int64_t i = first_index(); i < n; i += stride()) {
         out[i] = scale * (uniform(seed, i) - 0.5F);
@@ -295,6 +302,12 @@ void launch_adam(float* weight, const float* grad, float* m, float* v, void* wei
 void fill_bf16(void* out, std::int64_t elements, float scale, std::uint64_t seed, cudaStream_t stream) {
     fill_bf16_kernel<<<grid(elements, default_sms()), kThreads, 0, stream>>>(static_cast<bf16*>(out),
                                                                              elements, scale, seed);
+    check_launch();
+}
+
+void fill_fp8_e4m3(void* out, std::int64_t elements, float scale, std::uint64_t seed, cudaStream_t stream) {
+    fill_fp8_e4m3_kernel<<<grid(elements, default_sms()), kThreads, 0, stream>>>(
+        static_cast<__nv_fp8_e4m3*>(out), elements, scale, seed);
     check_launch();
 }
 

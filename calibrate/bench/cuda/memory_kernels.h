@@ -28,8 +28,11 @@ void launch_dropout(const void* in, void* out, std::uint8_t* mask, std::int64_t 
 /// fp32 weight, gradient and moments; writes the bf16 weight.
 void launch_adam(float* weight, const float* grad, float* m, float* v, void* weight_bf16,
                  std::int64_t elements, int sms, cudaStream_t stream);
-/// Deterministic values in [-scale/2, scale/2): bf16 and fp32 buffers.
+/// Deterministic values in [-scale/2, scale/2): bf16, FP8 (E4M3) and fp32 buffers. GEMM operands are
+/// never constant: a matrix unit fed constant or zero data draws less power and clocks higher than on
+/// real activations, which would overstate the efficiency the fit learns.
 void fill_bf16(void* out, std::int64_t elements, float scale, std::uint64_t seed, cudaStream_t stream);
+void fill_fp8_e4m3(void* out, std::int64_t elements, float scale, std::uint64_t seed, cudaStream_t stream);
 void fill_f32(float* out, std::int64_t elements, float scale, std::uint64_t seed, cudaStream_t stream);
 
 }  // namespace trainsim::calibrate::cuda
