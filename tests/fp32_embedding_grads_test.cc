@@ -111,6 +111,14 @@ TEST(Fp32EmbeddingGrads, TheEndOfTheIterationMovesTheTablesGradientsInFp32) {
     // 20480 of them read their gradient twice at 4 bytes: 2 × 20480 × 2 more.
     EXPECT_EQ(op_named(off, "optimizer.adam").bytes_moved.value, 50000 * 30);
     EXPECT_EQ(op_named(on, "optimizer.adam").bytes_moved.value, 50000 * 30 + 81920);
+    // DualPipe's sum of the two model copies' gradients over the rank's shard: 50000 × 2 bytes, the
+    // tables' 20480 at 4 (the op list alone; NeMo has no DualPipe).
+    config::Scenario dualpipe = small_model(kOn);
+    dualpipe.schedule = config::ScheduleKind::DualPipe;
+    EXPECT_EQ(op_named(workload::end_of_iteration(dualpipe, kParams, 0, false, 0, 0, 0, kWord + kPosition),
+                       "dualpipe.copy_grad_allreduce")
+                  .collective_bytes.value,
+              50000 * 2 + 20480 * 2);
     // With the reduction already overlapped, only the all-reduce and the step differ.
     const workload::OpList reduced =
         workload::end_of_iteration(small_model(kOn), kParams, kWord, true, 0, 0, 0, kWord + kPosition);

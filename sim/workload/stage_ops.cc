@@ -223,6 +223,10 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     }
     const std::int64_t owned =
         distributed ? (parameters - expert_parameters) / d + expert_parameters / edp : parameters;
+    // The fp32 embedding gradients' share of what the rank steps: 4 − G more bytes each where a gradient
+    // of the shard is moved or read.
+    const std::int64_t fp32_owned_extra =
+        fp32_gradient_extra_bytes(sc, distributed ? fp32_parameters / d : fp32_parameters);
     if (sc.bidirectional_placement()) {
         // DualPipe: rank r's chunks are stage r of one model copy and stage p − 1 − r of the other, and
         // rank p − 1 − r holds the same two stages the other way round; each copy's gradient is summed
@@ -231,7 +235,7 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
         // all-reduce moves the same sums). Over what the rank steps: all its gradients, or with the
         // distributed optimizer its shard, the partner sharding the same parameters alike.
         ops.sync_collective("dualpipe.copy_grad_allreduce", CollectiveKind::AllReduce,
-                            owned * gradient_bytes(sc), CommGroup::StageCopies);
+                            owned * gradient_bytes(sc) + fp32_owned_extra, CommGroup::StageCopies);
     }
     if (embedding_parameters > 0) {
         // NeMo all-reduces the tied embedding's main_grad, fp32 with fp32_embedding_grads.
@@ -241,10 +245,8 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32Bytes,
                         CommGroup::ModelParallel);
     ops.set_role(OpRole::Optimizer);
-    // The step reads each gradient of its shard twice (the step and the norm): the fp32 embedding
-    // gradients' share of the shard at 4 bytes.
-    const std::int64_t fp32_owned = distributed ? fp32_parameters / d : fp32_parameters;
-    const std::int64_t fp32_step_bytes = 2 * fp32_gradient_extra_bytes(sc, fp32_owned);
+    // The step reads each gradient of its shard twice (the step and the norm).
+    const std::int64_t fp32_step_bytes = 2 * fp32_owned_extra;
     if (sc.training.optimizer_param_copy) {
         // The copy runs after the step over the same owned shard, before the distributed optimizer's
         // all-gather of the 16-bit parameters.

@@ -46,7 +46,8 @@ inline constexpr std::int64_t kGradientBytes = OptimizerStateBytes{}.gradient;
 /// and copied back; none when 0.
 /// `fp32_parameters` (fp32_embedding_gradients.h): the embedding tables among the unsharded ones whose
 /// gradients are fp32 (NeMo's with_fp32_embedding_grads): reduced as a collective of their own in fp32,
-/// and read at 4 bytes by the Adam step; the tied embedding's all-reduce moves 4 bytes a gradient too.
+/// and their share of the rank's shard read at 4 bytes by the Adam step (and moved at 4 by DualPipe's
+/// sum); the tied embedding's all-reduce moves 4 bytes a gradient too.
 [[nodiscard]] OpList end_of_iteration(const config::Scenario& scenario, std::int64_t parameters,
                                       std::int64_t embedding_parameters, bool gradients_reduced = false,
                                       std::int64_t sharded_layer_parameters = 0,
