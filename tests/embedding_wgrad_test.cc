@@ -9,7 +9,6 @@
 #include <string>
 
 #include "sim/config/scenario.h"
-#include "sim/cost/hardware_profile.h"
 #include "sim/experiment/simulate_scenario.h"
 #include "sim/program/iteration_program.h"
 #include "sim/report/iteration_report.h"
@@ -18,7 +17,9 @@
 #include "sim/report/stage_compute_ops.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
+#include "tests/support/one_byte_per_ns.h"
 #include "tests/support/op_named.h"
+#include "tests/support/priced_ops.h"
 #include "tests/test_support.h"
 
 namespace trainsim {
@@ -73,54 +74,30 @@ TEST(EmbeddingWgrad, RopeHasNoPositionTable) {
     }
 }
 
-// A profile that prices a memory-bound kernel at a 2 µs launch plus 1 ns a byte (1 GB/s, efficiency 1).
-cost::CostModel one_byte_per_ns() {
-    cost::HardwareProfile p =
-        cost::load_hardware_profile("a100-80gb-selene", testing::source_path("scenarios/hardware"));
-    p.hbm_GBps = 1.0;
-    p.memory_bound_efficiency_vs_bytes.x = {1.0, 1e15};
-    p.memory_bound_efficiency_vs_bytes.y = {1.0, 1.0};
-    p.memory_bound_launch_us = 2.0;
-    for (double& f : p.memory_bound_kind_factor) {
-        f = 1.0;
-    }
-    return cost::CostModel(p);
-}
-
 // In the simulated iteration the passes run on stage 0 only (the last stage's tied copy gets its
 // gradient from the output layer's fused wgrad GEMM, which writes main_grad itself), once per
 // micro-batch, each at its price by hand; the breakdown's line is their sum over the two stages' mean.
 TEST(EmbeddingWgrad, PricedOnTheFirstStageOnlyEveryMicrobatch) {
-    const cost::CostModel cost = one_byte_per_ns();
+    const cost::CostModel cost = testing::one_byte_per_ns();
     const config::Scenario sc = small_model("fp32");
     const program::IterationProgram prog = program::build_iteration(sc, cost);
     const engine::RunResult run = program::simulate(prog);
     const report::IterationReport r = report::make_iteration_report(sc, cost, prog, run);
     int memsets = 0, adds = 0;
-    for (const program::TaskInfo& info : prog.info) {
-        if (info.priced < 0) {
-            continue;
+    testing::for_each_priced_op(prog, [&](std::int64_t stage, const workload::Op& op, SimTime d) {
+        if (op.name == "embedding.wgrad_memset") {
+            EXPECT_EQ(stage, 0);
+            EXPECT_EQ(d, SimTime{2000 + 65536});
+            ++memsets;
+        } else if (op.name == "embedding.main_grad_add") {
+            EXPECT_EQ(stage, 0);
+            EXPECT_EQ(d, SimTime{2000 + 327680});
+            ++adds;
+        } else if (op.name == "embedding.position.main_grad_add") {
+            EXPECT_EQ(stage, 0);
+            EXPECT_EQ(d, SimTime{2000 + 81920});
         }
-        const std::int64_t stage = prog.gpus[info.gpu.index()].coordinates.pp;
-        const program::PricedOps& priced = prog.priced[static_cast<std::size_t>(info.priced)];
-        for (std::size_t i = info.first_op; i < static_cast<std::size_t>(info.first_op) + info.op_count;
-             ++i) {
-            const std::string& name = (*priced.ops)[i].name;
-            const SimTime d = priced.durations[i];
-            if (name == "embedding.wgrad_memset") {
-                EXPECT_EQ(stage, 0);
-                EXPECT_EQ(d, SimTime{2000 + 65536});
-                ++memsets;
-            } else if (name == "embedding.main_grad_add") {
-                EXPECT_EQ(stage, 0);
-                EXPECT_EQ(d, SimTime{2000 + 327680});
-                ++adds;
-            } else if (name == "embedding.position.main_grad_add") {
-                EXPECT_EQ(stage, 0);
-                EXPECT_EQ(d, SimTime{2000 + 81920});
-            }
-        }
-    }
+    });
     EXPECT_EQ(memsets, 2);  // m = 2 micro-batches, on the one simulated GPU of stage 0 (TP peers folded)
     EXPECT_EQ(adds, 2);
     // Per micro-batch 65536 + 327680 + 16384 + 81920 bytes and four launches; 2 micro-batches over 2 stages.

@@ -364,6 +364,7 @@ TEST(NetworkModel, NvlsKeyChangesAnH100MultiNodeRun) {
         const auto r = trainsim::testing::run_trainsim(
             "run " + trainsim::testing::source_path("scenarios/nemo/gpt3-5b-64gpu-fp8.json") +
             " --format json --set hardware.network_model=flow --set training.use_distributed_optimizer=false"
+            " --set training.fp32_embedding_grads=false"
             " --set training.overlap_grad_reduce=false --set training.ddp_bucket_size=null"
             " --set training.overlap_param_gather=false --set parallelism.data_parallel_size=16"
             " --set training.global_batch_size=512 " +

@@ -153,6 +153,20 @@ TEST(OptimizerState, BadSettingsAreRefusedNamingTheKey) {
                    "training.main_grads_dtype=bf16",
                    "training.main_grads_dtype=\"bf16\" is not modelled with "
                    "parallelism.data_parallel_sharding_strategy=\"optim_grads_params\"");
+    // NeMo's fp32 embedding gradients (workload/fp32_embedding_gradients.h): a boolean, and only where
+    // Apex's DistributedFusedAdam could run them.
+    expect_refused("--set training.fp32_embedding_grads=1",
+                   "training.fp32_embedding_grads: expected a JSON boolean");
+    expect_refused("--set training.fp32_embedding_grads=true",
+                   "training.fp32_embedding_grads=true requires training.use_distributed_optimizer=true");
+    expect_refused(
+        "--set training.use_distributed_optimizer=true --set "
+        "parallelism.data_parallel_sharding_strategy=optim_grads --set training.fp32_embedding_grads=true",
+        "training.fp32_embedding_grads=true is not modelled with "
+        "parallelism.data_parallel_sharding_strategy=\"optim_grads\"");
+    expect_refused("--set training.use_distributed_optimizer=true --set model.mtp_num_layers=1 --set "
+                   "training.fp32_embedding_grads=true",
+                   "training.fp32_embedding_grads=true is not modelled with model.mtp_num_layers > 0");
 }
 
 // The three NeMo 24.07 DGX-H100 FP8 rows that trainsim called "does not fit" with Megatron's 2 + 4 + 12/d

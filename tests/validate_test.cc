@@ -87,8 +87,9 @@ TEST(Validate, NemoH100Fp8RowsStayWithinFifteenPercentAndTheirMeanErrorIsRecorde
     // mean |error| (6.29 % when recorded: 5.7 % with the loss's fp32 passes and TE's CP ring kernels, when
     // GPT3-5B and Llama 3 8B, 13-14 % fast, joined; then the parameter all-gather overlapped with the first
     // forward as NeMo runs it, which made the rows 0.5-5 points faster; 6.50 % with the bf16 gradient
-    // reduce-scatter of NeMo's FP8 recipes, training.main_grads_dtype, 0.1-2 points faster) must not grow
-    // past 6.5 % unnoticed.
+    // reduce-scatter of NeMo's FP8 recipes, training.main_grads_dtype, 0.1-2 points faster; 6.39 % with the
+    // embedding's dense weight gradient; 6.34 % with NeMo's fp32 embedding gradients,
+    // training.fp32_embedding_grads, 0.02-0.56 points slower) must not grow past 6.5 % unnoticed.
     const auto r = run_trainsim("validate " + source_path("scenarios/validation/nemo-24.07-h100-fp8.json") +
                                 " --format json");
     ASSERT_EQ(r.status, 0) << r.out << r.err;

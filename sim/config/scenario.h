@@ -292,6 +292,10 @@ struct TrainingConfig {
     /// Apex DistributedFusedAdam's contiguous grad buffer): what each parameter's gradient is accumulated
     /// in, and what the data-parallel reduction moves. fp32 is Megatron's default with bf16 training.
     StateDtype main_grads_dtype = StateDtype::Fp32;
+    /// NeMo's with_fp32_embedding_grads under Apex DistributedFusedAdam: the word and (learned) position
+    /// embeddings' gradients, and the last stage's tied copy's, in fp32 buckets whatever main_grads_dtype
+    /// says (workload/fp32_embedding_gradients.h). Nothing changes when main_grads_dtype is fp32.
+    bool fp32_embedding_grads = false;
     /// Adam's first and second moments (Megatron's --exp-avg-dtype and --exp-avg-sq-dtype; NeMo's
     /// optim.dtype sets both).
     StateDtype exp_avg_dtype = StateDtype::Fp32;

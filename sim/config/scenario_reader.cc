@@ -195,6 +195,7 @@ TrainingConfig read_training(const Json& document) {
     t.zero_grad_buffer = r.boolean("zero_grad_buffer", TrainingConfig{}.zero_grad_buffer);
     t.main_grads_dtype = r.enumeration("main_grads_dtype", kMainGradsDtypeNames, /*nullable=*/false)
                              .value_or(TrainingConfig{}.main_grads_dtype);
+    t.fp32_embedding_grads = r.boolean("fp32_embedding_grads", TrainingConfig{}.fp32_embedding_grads);
     t.exp_avg_dtype = r.enumeration("exp_avg_dtype", kExpAvgDtypeNames, /*nullable=*/false)
                           .value_or(TrainingConfig{}.exp_avg_dtype);
     t.exp_avg_sq_dtype = r.enumeration("exp_avg_sq_dtype", kExpAvgDtypeNames, /*nullable=*/false)

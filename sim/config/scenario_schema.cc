@@ -119,6 +119,7 @@ const std::vector<SectionSchema>& scenario_sections() {
           "optimizer_param_copy",
           "zero_grad_buffer",
           "main_grads_dtype",
+          "fp32_embedding_grads",
           "exp_avg_dtype",
           "exp_avg_sq_dtype",
           "store_params",

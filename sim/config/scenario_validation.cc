@@ -640,6 +640,26 @@ void check_optimizer_state(const Scenario& s) {
              " is not modelled with parallelism.data_parallel_sharding_strategy=\"optim_grads_params\" "
              "(Megatron-FSDP keeps its own gradient format)");
     }
+    // NeMo sets with_fp32_embedding_grads only with Apex's DistributedFusedAdam (megatron_gpt_model.py,
+    // r2.0.0rc1, line 559: with_distributed_adam and not use_mcore_dist_optim), a ZeRO-1 optimizer, and its
+    // GPT has no MTP.
+    if (t.fp32_embedding_grads) {
+        const DataParallelSharding sharding = s.parallelism.data_parallel_sharding_strategy;
+        if (!t.use_distributed_optimizer) {
+            fail("training.fp32_embedding_grads=true requires training.use_distributed_optimizer=true (NeMo "
+                 "keeps fp32 embedding gradients only in Apex DistributedFusedAdam's buckets)");
+        }
+        if (sharding != DataParallelSharding::NoShard && sharding != DataParallelSharding::Optim) {
+            fail("training.fp32_embedding_grads=true is not modelled with "
+                 "parallelism.data_parallel_sharding_strategy=" +
+                 quoted(to_string(sharding)) +
+                 " (Apex DistributedFusedAdam shards the optimizer state only)");
+        }
+        if (s.model.mtp_num_layers > 0) {
+            fail("training.fp32_embedding_grads=true is not modelled with model.mtp_num_layers > 0 (NeMo's "
+                 "GPT with Apex DistributedFusedAdam has no MTP)");
+        }
+    }
 }
 
 // Per-kernel draws need a GPU of their own to land on: the expected mode has no draws.

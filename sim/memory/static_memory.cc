@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/workload/fp32_embedding_gradients.h"
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/optimizer_state.h"
@@ -55,7 +56,11 @@ Bytes static_bytes(const config::Scenario& sc, std::int64_t pipeline_rank) {
                                bytes_per_parameter_over(
                                    sc, static_cast<double>(sc.parallelism.expert_data_parallel_size()))
                          : 0.0;
-    const Bytes bytes{static_cast<std::int64_t>(std::ceil(params * bytes_per_parameter(sc) + expert_bytes))};
+    // NeMo's fp32 embedding gradients (fp32_embedding_gradients.h) take 4 − G more bytes each in Apex's
+    // gradient buffer, which the distributed optimizer does not shard.
+    const Bytes bytes{
+        static_cast<std::int64_t>(std::ceil(params * bytes_per_parameter(sc) + expert_bytes)) +
+        workload::fp32_gradient_extra_bytes(sc, workload::fp32_gradient_parameters(sc, pipeline_rank))};
     const Bytes gathered = gathered_layer_bytes(sc, pipeline_rank);
     if (!sc.training.fp8()) {
         return bytes + gathered;

@@ -18,7 +18,8 @@ namespace trainsim::memory {
 [[nodiscard]] Bytes gathered_layer_bytes(const config::Scenario& scenario, std::int64_t pipeline_rank);
 
 /// Static bytes on one GPU of pipeline rank `pipeline_rank`: parameters × bytes_per_parameter, plus the
-/// gathered layers under FSDP.
+/// gathered layers under FSDP, plus 4 − G bytes for each of NeMo's fp32 embedding gradients
+/// (workload/fp32_embedding_gradients.h).
 [[nodiscard]] Bytes static_bytes(const config::Scenario& scenario, std::int64_t pipeline_rank);
 
 }  // namespace trainsim::memory

@@ -9,6 +9,7 @@
 #include "sim/parallel/layout.h"
 #include "sim/program/op_pricing.h"
 #include "sim/schedule/schedule.h"
+#include "sim/workload/fp32_embedding_gradients.h"
 #include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_layers.h"
@@ -202,10 +203,11 @@ Seconds iteration_time_lower_bound(const config::Scenario& sc, const cost::CostM
             }
         }
         const bool tied = workload::holds_tied_embedding_copy(sc, r);
-        const SimTime end = price.compute(
-            workload::end_of_iteration(sc, workload::stage_parameters(sc, r).total(),
-                                       tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap,
-                                       0, workload::stage_parameters(sc, r).expert));
+        const SimTime end = price.compute(workload::end_of_iteration(
+            sc, workload::stage_parameters(sc, r).total(),
+            tied ? workload::word_embedding_parameters_per_rank(sc) : 0, overlap, 0,
+            workload::stage_parameters(sc, r).expert,
+            /*tp_replicated_parameters=*/0, workload::fp32_gradient_parameters(sc, r)));
         if (r == 0) {
             end_0 = end;
         }

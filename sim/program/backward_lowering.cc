@@ -204,10 +204,10 @@ void BackwardLowering::lower_layers(OpLowering& low, std::int64_t pp, std::size_
 // With the backward split only B runs now; W is kept for the step's Weight pass, which adds the
 // gradients to the bucket.
 void BackwardLowering::lower_backward(OpLowering& low, const OpList& ops, const StepContext& ctx,
-                                      std::int64_t parameters) {
+                                      std::int64_t parameters, std::int64_t fp32_parameters) {
     if (!defer_weights_) {
         low.lower(ops, ctx);
-        add_gradients(low, parameters, ctx);
+        add_gradients(low, parameters, fp32_parameters, ctx);
         return;
     }
     auto [it, added] = splits_.try_emplace(&ops, nullptr, nullptr);
@@ -218,7 +218,8 @@ void BackwardLowering::lower_backward(OpLowering& low, const OpList& ops, const 
     if (!it->second.first->empty()) {
         low.lower(*it->second.first, ctx);
     }
-    pending_weights_[{ctx.microbatch, ctx.chunk}].push_back({ctx, it->second.second, parameters});
+    pending_weights_[{ctx.microbatch, ctx.chunk}].push_back(
+        {ctx, it->second.second, parameters, fp32_parameters});
 }
 
 void BackwardLowering::lower_weight_gradients(OpLowering& low, const schedule::Step& step,
@@ -232,18 +233,25 @@ void BackwardLowering::lower_weight_gradients(OpLowering& low, const schedule::S
         if (!w.ops->empty()) {
             low.lower(*w.ops, w.ctx);
         }
-        add_gradients(low, w.parameters, w.ctx);
+        add_gradients(low, w.parameters, w.fp32_parameters, w.ctx);
     }
     pending_weights_.erase(found);
 }
 
 // Gradient buckets (overlap_grad_reduce): parameters whose gradients are final are added in backward
 // order; a full bucket's reduction is issued at once, asynchronously.
-void BackwardLowering::add_gradients(OpLowering& low, std::int64_t parameters, const StepContext& ctx) {
+void BackwardLowering::add_gradients(OpLowering& low, std::int64_t parameters, std::int64_t fp32_parameters,
+                                     const StepContext& ctx) {
     if (!bucketing_) {
         return;
     }
-    bucket_filled_ += parameters;
+    if (fp32_parameters > 0) {
+        // NeMo's DistributedFusedAdam.init_params_bucket gives the fp32 embedding gradients buckets of
+        // their own (nemo/core/optim/distributed_adam.py, r2.0.0rc1, lines 261-276), complete with this
+        // backward: reduced at once, in fp32.
+        reduce_bucket(low, fp32_parameters, fp32_parameters, ctx);
+    }
+    bucket_filled_ += parameters - fp32_parameters;
     if (bucket_filled_ >= workload::gradient_bucket_parameters(sc_)) {
         flush_bucket(low, ctx);
     }
@@ -253,14 +261,19 @@ void BackwardLowering::flush_bucket(OpLowering& low, const StepContext& ctx) {
     if (!bucketing_ || bucket_filled_ == 0) {
         return;
     }
-    auto [it, added] = bucket_ops_.try_emplace(bucket_filled_, nullptr);
+    reduce_bucket(low, bucket_filled_, 0, ctx);
+    bucket_filled_ = 0;
+}
+
+void BackwardLowering::reduce_bucket(OpLowering& low, std::int64_t parameters, std::int64_t fp32_parameters,
+                                     const StepContext& ctx) {
+    auto [it, added] = bucket_ops_.try_emplace({parameters, fp32_parameters}, nullptr);
     if (added) {
-        it->second = own(workload::gradient_bucket_reduction(sc_, bucket_filled_));
+        it->second = own(workload::gradient_bucket_reduction(sc_, parameters, fp32_parameters));
     }
     StepContext at = ctx;
     at.layer = -1;
     low.lower(*it->second, at);
-    bucket_filled_ = 0;
 }
 
 const OpList* BackwardLowering::own(OpList ops) {

@@ -53,9 +53,10 @@ public:
     /// The layers of the step's chunk, last first. `ctx` names the step (its layer is ignored).
     void lower_layers(OpLowering& low, std::int64_t pp, std::size_t step_index, std::int64_t first_layer,
                       StepContext ctx, RecomputeAnchors& anchors);
-    /// A backward op list and the `parameters` whose gradients it makes final.
+    /// A backward op list and the `parameters` whose gradients it makes final, `fp32_parameters` of them
+    /// NeMo's fp32 embedding gradients (workload/fp32_embedding_gradients.h), a bucket of their own.
     void lower_backward(OpLowering& low, const workload::OpList& ops, const StepContext& ctx,
-                        std::int64_t parameters);
+                        std::int64_t parameters, std::int64_t fp32_parameters = 0);
     /// The W pass of a (micro-batch, chunk): the weight gradients its B left, in the B's order.
     void lower_weight_gradients(OpLowering& low, const schedule::Step& step, const std::string& schedule);
 
@@ -66,7 +67,10 @@ private:
                                                                std::size_t step_index,
                                                                std::int64_t first_layer, StepContext ctx,
                                                                const RecomputeAnchors& anchors) const;
-    void add_gradients(OpLowering& low, std::int64_t parameters, const StepContext& ctx);
+    void add_gradients(OpLowering& low, std::int64_t parameters, std::int64_t fp32_parameters,
+                       const StepContext& ctx);
+    void reduce_bucket(OpLowering& low, std::int64_t parameters, std::int64_t fp32_parameters,
+                       const StepContext& ctx);
     void flush_bucket(OpLowering& low, const StepContext& ctx);
     const workload::OpList* own(workload::OpList ops);
 
@@ -77,13 +81,15 @@ private:
     OpListStore& store_;
     bool bucketing_ = false;
     std::int64_t bucket_filled_ = 0;
-    std::map<std::int64_t, const workload::OpList*> bucket_ops_;  // by bucket parameters
+    // By the bucket's parameters and how many of them are fp32 embedding gradients.
+    std::map<std::pair<std::int64_t, std::int64_t>, const workload::OpList*> bucket_ops_;
     // Each backward list's B and W parts (backward split only), by the list they come from.
     std::map<const workload::OpList*, std::pair<const workload::OpList*, const workload::OpList*>> splits_;
     struct PendingWeight {
         StepContext ctx;
         const workload::OpList* ops = nullptr;
         std::int64_t parameters = 0;
+        std::int64_t fp32_parameters = 0;
     };
     bool defer_weights_ = false;  // the backward being lowered is B alone; its W step comes later
     // The W parts a B left, by (micro-batch, chunk), until the schedule's W step.

@@ -17,6 +17,7 @@
 #include "sim/recompute/megatron_recompute_plan.h"
 #include "sim/schedule/interleaved_schedule.h"
 #include "sim/schedule/schedule.h"
+#include "sim/workload/fp32_embedding_gradients.h"
 #include "sim/workload/mtp_block.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
@@ -348,13 +349,15 @@ private:
                 }
                 if (last) {
                     backward_->lower_backward(low, layers_.output_backward(), ctx,
-                                              output_layer_parameters(at));
+                                              output_layer_parameters(at),
+                                              workload::fp32_tied_copy_parameters(sc_, at.pp));
                     lower_mtp_backwards(low, ctx, at);
                 }
                 backward_->lower_layers(low, at.pp, k, first_layer, ctx, anchors);
                 ctx.layer = kEmbeddingLayer;
                 if (first) {
-                    backward_->lower_backward(low, layers_.embedding_backward(), ctx, embedding_parameters());
+                    backward_->lower_backward(low, layers_.embedding_backward(), ctx, embedding_parameters(),
+                                              workload::fp32_input_embedding_parameters(sc_));
                 }
                 ctx.layer = -1;
                 if (in_pair) {

@@ -1,5 +1,6 @@
 #include "sim/program/stage_op_lists.h"
 
+#include "sim/workload/fp32_embedding_gradients.h"
 #include "sim/workload/fp8_layer.h"
 #include "sim/workload/parameter_count.h"
 #include "sim/workload/stage_ops.h"
@@ -20,7 +21,8 @@ const workload::OpList& StageOpLists::gradient_buffer_zeroing(std::int64_t pipel
                                       ? params.total() - params.transformer +
                                             params.transformer / sc_.parallelism.data_parallel_size_with_cp()
                                       : params.total();
-        it->second = own(workload::gradient_buffer_zeroing(sc_, held));
+        it->second = own(workload::gradient_buffer_zeroing(
+            sc_, held, workload::fp32_gradient_parameters(sc_, pipeline_rank)));
     }
     return *it->second;
 }
@@ -39,9 +41,9 @@ const workload::OpList& StageOpLists::end_of_iteration(std::int64_t pipeline_ran
             tp_replicated = r.final_norm +
                             (sharded_ ? r.layers / sc_.parallelism.data_parallel_size_with_cp() : r.layers);
         }
-        workload::OpList ops =
-            workload::end_of_iteration(sc_, params.total(), embedding, gradients_reduced_,
-                                       sharded_ ? params.transformer : 0, params.expert, tp_replicated);
+        workload::OpList ops = workload::end_of_iteration(
+            sc_, params.total(), embedding, gradients_reduced_, sharded_ ? params.transformer : 0,
+            params.expert, tp_replicated, workload::fp32_gradient_parameters(sc_, pipeline_rank));
         if (const auto fp8 = sc_.training.fp8()) {
             // TE casts the updated weights to FP8 once, on the next iteration's first micro-batch,
             // after the distributed optimizer's parameter all-gather when there is one.

@@ -28,9 +28,10 @@ struct LayerShape {
     bool fp8_split_accumulator = true;     // TE's split accumulator on the GEMMs it uses it for
     bool flash_attention = false;          // one FlashAttention kernel per pass, no s×s tensors kept
     std::optional<bool> cross_entropy_loss_fusion;  // the loss's passes (cross_entropy_passes.h)
-    /// G, bytes of a main_grad element (training.main_grads_dtype: optimizer_state.h's gradient_bytes),
-    /// into which the embedding's dense 16-bit gradient is added every micro-batch (stage_ops.h).
-    std::int64_t main_grad_bytes = 4;
+    /// Bytes of an embedding table's main_grad element, into which its dense 16-bit gradient is added
+    /// every micro-batch (stage_ops.h): G (training.main_grads_dtype), or 4 with NeMo's fp32 embedding
+    /// gradients (fp32_embedding_gradients.h's embedding_gradient_bytes).
+    std::int64_t embedding_main_grad_bytes = 4;
     /// Context parallelism (flash attention only): c ranks share the sequence, each holding `seq`
     /// tokens (two of the 2·c chunks); attention reaches the other ranks' keys and values by `cp_comm`.
     std::int64_t cp = 1;

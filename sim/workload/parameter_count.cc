@@ -3,10 +3,10 @@
 #include <string>
 
 #include "sim/core/input_error.h"
+#include "sim/workload/fp32_embedding_gradients.h"
 #include "sim/workload/mla_attention.h"
 #include "sim/workload/moe_layer.h"
 #include "sim/workload/mtp_block.h"
-#include "sim/workload/optimizer_state.h"
 #include "sim/workload/stage_layers.h"
 
 namespace trainsim::workload {
@@ -83,7 +83,7 @@ LayerShape layer_shape_of(const config::Scenario& sc) {
     x.bias = sc.model.add_bias_linear;
     x.flash_attention = sc.training.attention_backend != config::AttentionBackend::Unfused;
     x.cross_entropy_loss_fusion = sc.training.cross_entropy_loss_fusion;
-    x.main_grad_bytes = gradient_bytes(sc);
+    x.embedding_main_grad_bytes = embedding_gradient_bytes(sc);
     x.mla = sc.model.mla;
     if (sc.model.moe && sc.model.moe->num_moe_layers() > 0) {
         x.experts = sc.model.moe->num_experts;

@@ -5,6 +5,7 @@
 
 #include "sim/workload/cross_entropy_passes.h"
 #include "sim/workload/element_bytes.h"
+#include "sim/workload/fp32_embedding_gradients.h"
 #include "sim/workload/fsdp_ops.h"
 #include "sim/workload/op_list_builder.h"
 #include "sim/workload/optimizer_state.h"
@@ -78,11 +79,12 @@ OpList embedding_backward(const LayerShape& x) {
     // adds nothing: its fused wgrad GEMM writes main_grad and the hook skips it (grad_added_to_main_grad).
     // Not modelled: on a single stage holding both, Megatron-Core 0.8 zero-fills that GEMM's placeholder
     // gradient (zero_out_wgrad) and autograd sums it with this one (8 more bytes a parameter).
-    dense_embedding_gradient(ops, "embedding", x.vocab / x.tp * x.hidden, full, x.main_grad_bytes);
+    dense_embedding_gradient(ops, "embedding", x.vocab / x.tp * x.hidden, full, x.embedding_main_grad_bytes);
     if (!x.rope) {
         // The learned position embedding, a torch.nn.Embedding of seq_length × h on every TP rank, looked
         // up for the whole sequence (LanguageModelEmbedding).
-        dense_embedding_gradient(ops, "embedding.position", x.seq * x.cp * x.hidden, full, x.main_grad_bytes);
+        dense_embedding_gradient(ops, "embedding.position", x.seq * x.cp * x.hidden, full,
+                                 x.embedding_main_grad_bytes);
     }
     return ops.take();
 }
@@ -134,14 +136,15 @@ OpList output_backward(const LayerShape& x) {
 
 namespace {
 
-void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64_t parameters, bool blocking,
+// `bytes` of gradients reduced over `group`: an all-reduce, or a reduce-scatter with the distributed
+// optimizer.
+void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64_t bytes, bool blocking,
                       CommGroup group = CommGroup::Data) {
     const bool distributed = sc.training.use_distributed_optimizer;
     const bool experts = group == CommGroup::ExpertData;
     const char* name = distributed ? (experts ? "expert_dp.grad_reducescatter" : "dp.grad_reducescatter")
                                    : (experts ? "expert_dp.grad_allreduce" : "dp.grad_allreduce");
     const CollectiveKind kind = distributed ? CollectiveKind::ReduceScatter : CollectiveKind::AllReduce;
-    const std::int64_t bytes = parameters * gradient_bytes(sc);
     if (blocking) {
         ops.sync_collective(name, kind, bytes, group);
     } else {
@@ -151,15 +154,20 @@ void reduce_gradients(OpListBuilder& ops, const config::Scenario& sc, std::int64
 
 }  // namespace
 
-OpList gradient_buffer_zeroing(const config::Scenario& sc, std::int64_t parameters) {
+OpList gradient_buffer_zeroing(const config::Scenario& sc, std::int64_t parameters,
+                               std::int64_t fp32_parameters) {
     OpListBuilder ops(OpRole::Optimizer);
-    ops.memory("optimizer.zero_grad_buffer", MemoryBoundKind::Generic, parameters * gradient_bytes(sc));
+    ops.memory("optimizer.zero_grad_buffer", MemoryBoundKind::Generic,
+               parameters * gradient_bytes(sc) + fp32_gradient_extra_bytes(sc, fp32_parameters));
     return ops.take();
 }
 
-OpList gradient_bucket_reduction(const config::Scenario& sc, std::int64_t parameters) {
+OpList gradient_bucket_reduction(const config::Scenario& sc, std::int64_t parameters,
+                                 std::int64_t fp32_parameters) {
     OpListBuilder ops(OpRole::GradientSync);
-    reduce_gradients(ops, sc, parameters, /*blocking=*/false);
+    reduce_gradients(ops, sc,
+                     parameters * gradient_bytes(sc) + fp32_gradient_extra_bytes(sc, fp32_parameters),
+                     /*blocking=*/false);
     return ops.take();
 }
 
@@ -179,7 +187,7 @@ std::int64_t gradient_bucket_parameters(const config::Scenario& sc) {
 OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
                         std::int64_t embedding_parameters, bool gradients_reduced,
                         std::int64_t sharded_layer_parameters, std::int64_t expert_parameters,
-                        std::int64_t tp_replicated_parameters) {
+                        std::int64_t tp_replicated_parameters, std::int64_t fp32_parameters) {
     OpListBuilder ops(OpRole::GradientSync);
     const bool distributed = sc.training.use_distributed_optimizer;
     // Gradients are reduced, and the optimizer sharded, over the d·c ranks that hold the same weights.
@@ -192,10 +200,16 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     const std::int64_t unsharded = parameters - sharded_layer_parameters - expert_parameters;
     const std::int64_t edp = sc.model.moe ? sc.parallelism.expert_data_parallel_size() : 1;
     if (d > 1 && !gradients_reduced) {
-        reduce_gradients(ops, sc, unsharded, /*blocking=*/true);
+        // NeMo's fp32 embedding gradients are buckets of their own (fp32_embedding_gradients.h), each
+        // bucket reduce-scattered in its dtype.
+        reduce_gradients(ops, sc, (unsharded - fp32_parameters) * gradient_bytes(sc), /*blocking=*/true);
+        if (fp32_parameters > 0) {
+            reduce_gradients(ops, sc, fp32_parameters * embedding_gradient_bytes(sc), /*blocking=*/true);
+        }
     }
     if (edp > 1 && expert_parameters > 0) {
-        reduce_gradients(ops, sc, expert_parameters, /*blocking=*/true, CommGroup::ExpertData);
+        reduce_gradients(ops, sc, expert_parameters * gradient_bytes(sc), /*blocking=*/true,
+                         CommGroup::ExpertData);
     }
     if (tp_replicated_parameters > 0) {
         // finalize_model_grads' _allreduce_non_tensor_model_parallel_grads, after finish_grad_sync:
@@ -209,6 +223,10 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
     }
     const std::int64_t owned =
         distributed ? (parameters - expert_parameters) / d + expert_parameters / edp : parameters;
+    // The fp32 embedding gradients' share of what the rank steps: 4 − G more bytes each where a gradient
+    // of the shard is moved or read.
+    const std::int64_t fp32_owned_extra =
+        fp32_gradient_extra_bytes(sc, distributed ? fp32_parameters / d : fp32_parameters);
     if (sc.bidirectional_placement()) {
         // DualPipe: rank r's chunks are stage r of one model copy and stage p − 1 − r of the other, and
         // rank p − 1 − r holds the same two stages the other way round; each copy's gradient is summed
@@ -217,23 +235,27 @@ OpList end_of_iteration(const config::Scenario& sc, std::int64_t parameters,
         // all-reduce moves the same sums). Over what the rank steps: all its gradients, or with the
         // distributed optimizer its shard, the partner sharding the same parameters alike.
         ops.sync_collective("dualpipe.copy_grad_allreduce", CollectiveKind::AllReduce,
-                            owned * gradient_bytes(sc), CommGroup::StageCopies);
+                            owned * gradient_bytes(sc) + fp32_owned_extra, CommGroup::StageCopies);
     }
     if (embedding_parameters > 0) {
+        // NeMo all-reduces the tied embedding's main_grad, fp32 with fp32_embedding_grads.
         ops.sync_collective("embedding.grad_allreduce", CollectiveKind::AllReduce,
-                            embedding_parameters * gradient_bytes(sc), CommGroup::Embedding);
+                            embedding_parameters * embedding_gradient_bytes(sc), CommGroup::Embedding);
     }
     ops.sync_collective("optimizer.grad_norm_allreduce", CollectiveKind::AllReduce, kFp32Bytes,
                         CommGroup::ModelParallel);
     ops.set_role(OpRole::Optimizer);
+    // The step reads each gradient of its shard twice (the step and the norm).
+    const std::int64_t fp32_step_bytes = 2 * fp32_owned_extra;
     if (sc.training.optimizer_param_copy) {
         // The copy runs after the step over the same owned shard, before the distributed optimizer's
         // all-gather of the 16-bit parameters.
         ops.memory("optimizer.adam", MemoryBoundKind::Optimizer,
-                   owned * (adam_step_bytes_per_parameter(sc) - kActivationBytes));
+                   owned * (adam_step_bytes_per_parameter(sc) - kActivationBytes) + fp32_step_bytes);
         ops.memory("optimizer.param_copy", MemoryBoundKind::Generic, owned * kParamCopyBytesPerParameter);
     } else {
-        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer, owned * adam_step_bytes_per_parameter(sc));
+        ops.memory("optimizer.adam", MemoryBoundKind::Optimizer,
+                   owned * adam_step_bytes_per_parameter(sc) + fp32_step_bytes);
     }
     ops.set_role(OpRole::GradientSync);
     // With overlap_param_gather the gather runs bucket by bucket in the next forward (parameter_gather.h).

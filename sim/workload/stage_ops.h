@@ -44,20 +44,30 @@ inline constexpr std::int64_t kGradientBytes = OptimizerStateBytes{}.gradient;
 /// `tp_replicated_parameters` (tp_replicated_gradients.h): the gradients summed over the TP group after
 /// the data-parallel reduction (Megatron's finalize_model_grads), flattened into one buffer, all-reduced
 /// and copied back; none when 0.
+/// `fp32_parameters` (fp32_embedding_gradients.h): the embedding tables among the unsharded ones whose
+/// gradients are fp32 (NeMo's with_fp32_embedding_grads): reduced as a collective of their own in fp32,
+/// and their share of the rank's shard read at 4 bytes by the Adam step (and moved at 4 by DualPipe's
+/// sum); the tied embedding's all-reduce moves 4 bytes a gradient too.
 [[nodiscard]] OpList end_of_iteration(const config::Scenario& scenario, std::int64_t parameters,
                                       std::int64_t embedding_parameters, bool gradients_reduced = false,
                                       std::int64_t sharded_layer_parameters = 0,
                                       std::int64_t expert_parameters = 0,
-                                      std::int64_t tp_replicated_parameters = 0);
+                                      std::int64_t tp_replicated_parameters = 0,
+                                      std::int64_t fp32_parameters = 0);
 
 /// One gradient bucket's data-parallel reduction, issued asynchronously as soon as the bucket's last
 /// gradient is ready (Megatron DDP with overlap_grad_reduce): an all-reduce of the gradients (in
 /// training.main_grads_dtype), or a reduce-scatter with the distributed optimizer.
-/// training.zero_grad_buffer: Megatron's zero_grad_buffer() at the start of the iteration, a memset of
-/// the GPU's whole gradient buffer (`parameters` × gradient_bytes written, HBM-bound).
-[[nodiscard]] OpList gradient_buffer_zeroing(const config::Scenario& scenario, std::int64_t parameters);
+/// `fp32_parameters` of the `parameters` are NeMo's fp32 embedding gradients (fp32_embedding_gradients.h):
+/// 4 bytes each.
+[[nodiscard]] OpList gradient_bucket_reduction(const config::Scenario& scenario, std::int64_t parameters,
+                                               std::int64_t fp32_parameters = 0);
 
-[[nodiscard]] OpList gradient_bucket_reduction(const config::Scenario& scenario, std::int64_t parameters);
+/// training.zero_grad_buffer: Megatron's zero_grad_buffer() at the start of the iteration, a memset of
+/// the GPU's whole gradient buffer (`parameters` × gradient_bytes written, HBM-bound; `fp32_parameters`
+/// of them at 4 bytes, as gradient_bucket_reduction).
+[[nodiscard]] OpList gradient_buffer_zeroing(const config::Scenario& scenario, std::int64_t parameters,
+                                             std::int64_t fp32_parameters = 0);
 
 /// One bucket's all-gather of `parameters` updated 16-bit parameters over the data-parallel group, issued
 /// asynchronously (training.overlap_param_gather: Megatron's DDP gathers bucket by bucket before the
