@@ -117,7 +117,9 @@ bool is_gemm_kernel(std::string_view kernel_name) {
     for (std::size_t at = s.find("fbgemm"); at != std::string::npos; at = s.find("fbgemm", at)) {
         s.erase(at, 6);
     }
-    for (const char* marker : {"gemm", "gemv", "cutlass", "xmma", "splitkreduce", "cublas"}) {
+    // "nvjet": cuBLAS 12.8 and later's own GEMM kernels (nvjet_sm90_tst_192x192_..._TNN in PyTorch 2.11's
+    // CUDA 13 traces, calibrate/data/h200/h200_gemm_trace.json.gz).
+    for (const char* marker : {"gemm", "gemv", "cutlass", "xmma", "splitkreduce", "cublas", "nvjet"}) {
         if (s.find(marker) != std::string::npos) {
             return true;
         }

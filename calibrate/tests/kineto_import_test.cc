@@ -25,6 +25,7 @@ using testing::TempDir;
 
 const std::string kTwoRank = "tests/data/kineto/a100-2rank-nccl.pt.trace.json.gz";
 const std::string kSixteenRank = "tests/data/kineto/a100-16rank-rank0.pt.trace.json.gz";
+const std::string kH200 = "tests/data/kineto/h200-torch2.11-gemms.pt.trace.json.gz";
 
 bool mentions(const std::vector<std::string>& lines, const std::string& text) {
     return std::any_of(lines.begin(), lines.end(),
@@ -114,11 +115,13 @@ TEST(KinetoImport, SixteenRankTraceJoinsGemmsThroughTheLaunchingThread) {
     EXPECT_TRUE(set.collectives.empty());
     EXPECT_TRUE(mentions(set.warnings, "80 NCCL kernels carry no collective metadata"));
     EXPECT_TRUE(mentions(set.warnings, "73 GEMM-library kernels"));
-    // 1280 device-to-device memcpys and 940 elementwise ops whose Input Dims give their bytes. The copy
+    // 1280 device-to-device memcpys and 940 elementwise ops of two same-shaped tensors or a Scalar. The copy
     // kernel at ts 1683564901556608 (14 us) was launched in aten::copy_ [[6, 65536], [6, 65536]] of types
     // long <- int: 393216 x (8 + 4) bytes; the one at ts 1683564901752642 (3 us) in aten::mul_
     // [[4096], [4096]] float x float: two reads and a write of 4096 x 4 bytes, BabelStream's add pattern.
-    EXPECT_EQ(set.kernels.size(), 1280U + 940U);
+    // And 825 aten::mul of a float tensor by a 0-dim "double" (dims []), one read and one write each: a
+    // scalar the way PyTorch 2.11 records it too (h200-torch2.11-gemms), no longer left out.
+    EXPECT_EQ(set.kernels.size(), 1280U + 940U + 825U);
     const KernelMeasurement* copy = nullptr;
     const KernelMeasurement* mul = nullptr;
     for (const KernelMeasurement& k : set.kernels) {
@@ -133,6 +136,37 @@ TEST(KinetoImport, SixteenRankTraceJoinsGemmsThroughTheLaunchingThread) {
     EXPECT_EQ(mul->kind, KernelKind::Add);
     EXPECT_EQ(mul->bytes_moved, 3 * 4096 * 4);
     EXPECT_NEAR(mul->seconds, 3e-6, 1e-12);
+}
+
+// PyTorch 2.11 on CUDA 13 (an H200 of this project, tests/data/kineto/README.md): cuBLAS's GEMM kernels are
+// nvjet_sm90_* (no "gemm" in the name) and add_(1.0)'s scalar is typed "double" with no dims. Before both
+// were recognised the trace imported nothing.
+TEST(KinetoImport, Torch211TraceOfAnH200GivesItsNvjetGemmsAndScalarAdds) {
+    const MeasurementSet set = import_kineto_trace(testing::source_path(kH200));
+    ASSERT_EQ(set.gemms.size(), 6U);  // 3 x (linear's mm, matmul's mm)
+    // Kernel nvjet_sm90_tst_192x192_64x4_2x1_v_bz_coopB_TNN, ts 5039213352182.619, dur 1015.112, External id
+    // 6 = aten::mm [[8192, 4096], [4096, 12288]] c10::BFloat16 (inside aten::linear).
+    const GemmMeasurement* linear = gemm_at(set, "5039213352182.619");
+    ASSERT_NE(linear, nullptr);
+    EXPECT_EQ(linear->shape.m, 8192);
+    EXPECT_EQ(linear->shape.n, 12288);
+    EXPECT_EQ(linear->shape.k, 4096);
+    EXPECT_EQ(linear->dtype, "bf16");
+    EXPECT_NEAR(linear->seconds, 1015.112e-6, 1e-12);
+    // nvjet_sm90_tst_256x128_64x4_1x2_h_bz_coopA_NNT, ts 5039213353200.931, 1011.623 us: aten::mm
+    // [[8192, 12288], [12288, 4096]].
+    const GemmMeasurement* matmul = gemm_at(set, "5039213353200.931");
+    ASSERT_NE(matmul, nullptr);
+    EXPECT_EQ(matmul->shape.n, 4096);
+    EXPECT_EQ(matmul->shape.k, 12288);
+    // The three add_(1.0) kernels (vectorized_elementwise_kernel, ~30 us): one read and one write of
+    // 8192 x 4096 bf16, BabelStream's scale pattern.
+    ASSERT_EQ(set.kernels.size(), 3U);
+    for (const KernelMeasurement& k : set.kernels) {
+        EXPECT_EQ(k.kind, KernelKind::Mul);
+        EXPECT_EQ(k.bytes_moved, 2 * 8192 * 4096 * 2);
+    }
+    EXPECT_NEAR(set.kernels.front().seconds, 29.696e-6, 1e-12);
 }
 
 TEST(KinetoImport, NanosecondClockAndMetadataOnTheOp) {
