@@ -72,8 +72,8 @@ std::optional<ElementwiseCall> elementwise_call(const Trace& trace, const CpuOp&
     // A Python number: "Scalar" in older traces; PyTorch 2.11 records its type ("double", "long int",
     // "bool") with no dims (h200_gemm_trace.json.gz's add_(1.0)).
     const std::string& second = op.input_types[1];
-    if (second == "Scalar" || (op.input_dims[1].empty() &&
-                               (second == "double" || second == "long int" || second == "bool"))) {
+    if (second == "Scalar" ||
+        (op.input_dims[1].empty() && (second == "double" || second == "long int" || second == "bool"))) {
         const auto bytes = times(*n, 2 * a_bytes);
         return bytes ? std::optional(ElementwiseCall{StreamPattern::Scale, *bytes}) : std::nullopt;
     }
