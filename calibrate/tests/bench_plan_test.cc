@@ -146,3 +146,47 @@ TEST(Compare, AProfileAgainstItselfChangesNothingAndSlowerGemmsShow) {
 
 }  // namespace
 }  // namespace trainsim::calibrate
+
+namespace trainsim::calibrate {
+namespace {
+
+// Fused (cuDNN) or flash attention is one kernel, not a GEMM the backends can time: a scenario
+// with flash attention adds its dense GEMMs only (the first H200 run timed a batched cuBLASLt GEMM under a
+// flash_forward name, which fit then refused).
+TEST(BenchPlan, FlashAttentionIsNotPlannedAsAGemm) {
+    const config::Scenario nemotron = scenario("scenarios/nemo/nemotron3-8b-64gpu-fp8.json");
+    ASSERT_EQ(nemotron.training.attention_backend, config::AttentionBackend::Fused);  // priced as flash_*
+    for (const GemmCase& g : scenario_gemms(nemotron)) {
+        EXPECT_EQ(g.cls, cost::GemmClass::Dense) << g.shape.m << "x" << g.shape.n << "x" << g.shape.k;
+    }
+}
+
+// `run --scenario A --scenario B`: both scenarios' shapes, a shape they share once.
+TEST(BenchPlan, SeveralScenariosAddEachOnesShapesOnce) {
+    PlanOptions o;
+    o.gemm_min_dim = 128;
+    o.gemm_max_dim = 128;
+    const config::Scenario a = scenario("scenarios/nemo/llama3-8b-8gpu-fp8.json");
+    const config::Scenario b = scenario("scenarios/nemo/llama2-7b-8gpu-fp8.json");
+    std::vector<std::string> notes;
+    o.scenarios = {a};
+    const std::size_t only_a = make_plan(o, notes).gemms.size();
+    o.scenarios = {b};
+    const std::size_t only_b = make_plan(o, notes).gemms.size();
+    o.scenarios = {a, b};
+    const BenchPlan both = make_plan(o, notes);
+    std::size_t shared = 0;
+    for (const GemmCase& ga : scenario_gemms(a)) {
+        for (const GemmCase& gb : scenario_gemms(b)) {
+            shared += ga.shape == gb.shape && ga.cls == gb.cls ? 1 : 0;
+        }
+    }
+    EXPECT_GT(shared, 0U);  // both have h = 4096: the attention output projection's shapes agree
+    EXPECT_EQ(both.gemms.size(), only_a + only_b - 1 - shared);  // the 128 cube once
+    for (const GemmCase& g : scenario_gemms(b)) {
+        EXPECT_TRUE(has(both.gemms, {g.shape.m, g.shape.n, g.shape.k}));
+    }
+}
+
+}  // namespace
+}  // namespace trainsim::calibrate
