@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <iostream>
+#include <memory>
 #include <unistd.h>
 #include <vector>
 
@@ -54,20 +55,39 @@ void add_context(const Backend& backend) {
     }
 }
 
-// One Google Benchmark: prepares the op when it starts (buffers live only while it runs), times it with
-// the backend's clock, and reports a failure to prepare or run as a skipped benchmark.
+// The op of the benchmark that runs now, prepared once for all of its runs: Google Benchmark calls a
+// benchmark's function once per trial of its iteration count and once per repetition, and preparing (GPU
+// buffers, operand fills, cuBLASLt's heuristic, NCCL groups) each time made the first H200 run take 1.6 s a
+// benchmark for 0.15 s of timing. One op is alive at a time, as before: the next benchmark frees it.
+struct PreparedOp {
+    std::size_t registered = 0;  // benchmarks registered so far; each one's id is its count
+    std::size_t owner = 0;       // the id of the benchmark `op` was prepared for; 0: none
+    std::unique_ptr<TimedOp> op;
+};
+
+// One Google Benchmark: prepares the op at its first run (and warms it: caches, page faults, a
+// collective's threads), times it with the backend's clock, and reports a failure to prepare or run as a
+// skipped benchmark.
 void register_case(const std::string& name, std::function<std::unique_ptr<TimedOp>()> prepare,
-                   const Timing& timing) {
+                   const Timing& timing, const std::shared_ptr<PreparedOp>& current) {
     const int calls = timing.calls_per_iteration;
+    const std::size_t id = ++current->registered;
     auto* b = benchmark::RegisterBenchmark(
-        name.c_str(), [prepare = std::move(prepare), calls](benchmark::State& state) {
+        name.c_str(), [prepare = std::move(prepare), calls, current, id](benchmark::State& state) {
             try {
-                const std::unique_ptr<TimedOp> op = prepare();
-                (void)op->seconds_per_call(1);  // warm: caches, page faults, a collective's threads
+                if (current->owner != id || !current->op) {
+                    current->op.reset();  // the previous benchmark's buffers go first
+                    current->owner = 0;
+                    current->op = prepare();
+                    current->owner = id;
+                    (void)current->op->seconds_per_call(1);
+                }
                 for (auto _ : state) {
-                    state.SetIterationTime(op->seconds_per_call(calls));
+                    state.SetIterationTime(current->op->seconds_per_call(calls));
                 }
             } catch (const std::exception& e) {
+                current->op.reset();
+                current->owner = 0;
                 state.SkipWithError(e.what());
             }
         });
@@ -75,7 +95,10 @@ void register_case(const std::string& name, std::function<std::unique_ptr<TimedO
     if (timing.iterations > 0) {
         b->Iterations(timing.iterations);
     } else {
-        b->MinTime(timing.min_time_s);
+        // An iteration runs `calls` calls but reports one call's time (the records are per call), so
+        // Google Benchmark would run `calls` times the minimum: the H200 runs spent ~1 s a benchmark at
+        // --min-time 0.02 and 0.03, ten times what was asked and what the estimate assumed.
+        b->MinTime(timing.min_time_s / calls);
     }
     if (timing.repetitions > 1) {
         b->Repetitions(timing.repetitions)->ReportAggregatesOnly(true);
@@ -94,11 +117,12 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
     const fs::path temp = dir / ("." + target.filename().string() + ".tmp." + std::to_string(::getpid()));
 
     add_context(backend);
+    const auto current = std::make_shared<PreparedOp>();
     const std::string dtype = backend.dtype();
     for (const GemmCase& g : plan.gemms) {
         register_case(
             gemm_benchmark_name(g.shape, g.cls, dtype).text(), [&backend, g] { return backend.gemm(g); },
-            plan.timing);
+            plan.timing, current);
     }
     // The dense GEMMs again with FP8 inputs where the GPU has FP8 tensor cores, twice: with fast
     // accumulation (dtype fp8: fit refits compute.gemm_fp8 from them) and with the split accumulator
@@ -113,19 +137,19 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
                 g.split_accumulator = split;
                 register_case(
                     gemm_benchmark_name(g.shape, g.cls, split ? kFp8SplitAccumulatorDtype : "fp8").text(),
-                    [&backend, g] { return backend.gemm(g); }, plan.timing);
+                    [&backend, g] { return backend.gemm(g); }, plan.timing, current);
             }
         }
     }
     for (const KernelCase& k : plan.kernels) {
         register_case(
             kernel_benchmark_name(k.kind, backend.bytes_moved(k), dtype).text(),
-            [&backend, k] { return backend.kernel(k); }, plan.timing);
+            [&backend, k] { return backend.kernel(k); }, plan.timing, current);
     }
     for (const CollectiveCase& c : plan.collectives) {
         register_case(
             collective_benchmark_name(c.op, c.ranks, backend.nodes(), c.bytes, dtype).text(),
-            [&backend, c] { return backend.collective(c); }, plan.collective_timing);
+            [&backend, c] { return backend.collective(c); }, plan.collective_timing, current);
     }
 
     std::vector<std::string> args = {"trainsim-calibrate", "--benchmark_out=" + temp.string(),
@@ -140,12 +164,12 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
     argv.push_back(nullptr);
     int argc = static_cast<int>(args.size());
     benchmark::Initialize(&argc, argv.data());
-    const std::size_t total = plan.gemms.size() + plan.kernels.size() + plan.collectives.size();
-    std::ostream null_stream(nullptr);  // ranks other than 0 show nothing
+    const std::size_t total = current->registered;  // the FP8 twins included
+    std::ostream null_stream(nullptr);              // ranks other than 0 show nothing
     std::ostream& out = backend.writes_output() ? std::cerr : null_stream;
     double estimate_s = 0.0;
     try {
-        const RunEstimate estimate = estimate_run(backend, plan);
+        const RunEstimate estimate = estimate_run(backend, plan, total);
         estimate_s = estimate.seconds;
         out << "trainsim-calibrate run: " << total << " benchmarks"
             << (options.filter.empty() ? "" : " before --filter") << ", about "
@@ -157,6 +181,7 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
     const auto reporter =
         make_progress_reporter(total, estimate_s, out, backend.writes_output() && ::isatty(2));
     const std::size_t ran = benchmark::RunSpecifiedBenchmarks(reporter.get());
+    current->op.reset();  // the last benchmark's buffers, before the backend goes
     benchmark::Shutdown();
 
     if (!backend.writes_output()) {

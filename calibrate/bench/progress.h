@@ -19,14 +19,16 @@ class BenchmarkReporter;
 
 namespace trainsim::calibrate {
 
-/// Seconds the plan should take on `backend`: every case's expected call time (a probe's rate scaled to
-/// the case's FLOPs, bytes or message size) times its iterations and repetitions, or the minimum time of
-/// adaptive benchmarks. A guess within a factor of two, for the user to decide whether to wait.
+/// Seconds the plan should take on `backend`: every case's expected call time (a fixed cost plus the
+/// case's FLOPs, bytes or message size at a rate, both from two probes, a small and a large case) times its
+/// iterations and repetitions, or the minimum time of adaptive benchmarks, plus one preparation per case.
+/// `benchmarks` counts what the harness registered (the plan's cases and the FP8 twins of its dense GEMMs,
+/// timed like the GEMM they repeat). A guess within a factor of two, for the user to decide whether to wait.
 struct RunEstimate {
     double seconds = 0.0;
     std::string how;  // the probe's rates, e.g. "GEMM 21 GFLOP/s, copy 9.1 GB/s, all_reduce 64 KiB 41 us"
 };
-[[nodiscard]] RunEstimate estimate_run(Backend& backend, const BenchPlan& plan);
+[[nodiscard]] RunEstimate estimate_run(Backend& backend, const BenchPlan& plan, std::size_t benchmarks);
 
 /// The display reporter: one line per finished benchmark (redrawn in place on a terminal, every tenth
 /// otherwise), benchmarks that failed by name, and the elapsed and remaining time.

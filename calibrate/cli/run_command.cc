@@ -117,7 +117,8 @@ int run_command(const std::vector<std::string>& args) {
         "run only benchmarks matching this regex (Google Benchmark's filter)")(
         "max-gemm-flops", po::value(&a.max_gemm_flops), "leave out GEMMs with more FLOPs (CPU default 4e9)")(
         "repetitions", po::value(&a.repetitions), "repetitions per benchmark (the median is used)")(
-        "min-time", po::value(&a.min_time), "seconds per benchmark for adaptive iteration counts");
+        "min-time", po::value(&a.min_time),
+        "seconds of timed calls per repetition of a benchmark (adaptive iteration counts)");
     po::variables_map vm;
     po::store(po::command_line_parser(args).options(options).run(), vm);
     po::notify(vm);
