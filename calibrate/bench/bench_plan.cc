@@ -180,15 +180,19 @@ BenchPlan make_plan(const PlanOptions& options, std::vector<std::string>& left_o
         const std::int64_t e = x.sequence_sharded_elements();
         const std::int64_t ffn_local = x.ffn / x.tp;
         const std::int64_t scores = x.micro_batch * x.local_heads() * x.seq * x.seq;
-        const KernelCase kernels[] = {
+        std::vector<KernelCase> kernels = {
             {KernelKind::Copy, e, 1},
             {KernelKind::LayerNorm, e, x.hidden},
             {KernelKind::BiasDropoutAdd, e, x.hidden},
             {KernelKind::BiasGelu, x.tokens() * ffn_local, ffn_local},
-            {KernelKind::ScaleMaskSoftmax, scores, x.seq},
-            {KernelKind::Dropout, scores, 1},
             {KernelKind::Optimizer, workload::layer_parameters_per_rank(x), 1},
         };
+        // The s x s score kernels run only in unfused attention; fused and flash attention never write the
+        // scores (and at 8k tokens they would be gigabytes to time).
+        if (sc.training.attention_backend == config::AttentionBackend::Unfused) {
+            kernels.push_back({KernelKind::ScaleMaskSoftmax, scores, x.seq});
+            kernels.push_back({KernelKind::Dropout, scores, 1});
+        }
         for (const KernelCase& k : kernels) {
             add_kernel(plan.kernels, fit_kernel(k, options, left_out));
         }

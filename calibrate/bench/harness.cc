@@ -180,8 +180,19 @@ std::size_t run_benchmarks(Backend& backend, const BenchPlan& plan, const Harnes
     }
     const auto reporter =
         make_progress_reporter(total, estimate_s, out, backend.writes_output() && ::isatty(2));
+    // The last benchmark's op and the registered benchmarks (which refer to `backend`) go before the
+    // backend does, whichever way this function is left.
+    struct Release {
+        PreparedOp& current;
+        explicit Release(PreparedOp& c) : current(c) {}
+        Release(const Release&) = delete;
+        Release& operator=(const Release&) = delete;
+        ~Release() {
+            current.op.reset();
+            benchmark::ClearRegisteredBenchmarks();
+        }
+    } release(*current);
     const std::size_t ran = benchmark::RunSpecifiedBenchmarks(reporter.get());
-    current->op.reset();  // the last benchmark's buffers, before the backend goes
     benchmark::Shutdown();
 
     if (!backend.writes_output()) {

@@ -21,7 +21,8 @@ namespace trainsim::calibrate {
 
 /// Seconds the plan should take on `backend`: every case's expected call time (a fixed cost plus the
 /// case's FLOPs, bytes or message size at a rate, both from two probes, a small and a large case) times its
-/// iterations and repetitions, or the minimum time of adaptive benchmarks, plus one preparation per case.
+/// iterations and repetitions, or the minimum time of adaptive benchmarks (preparing a case, its buffers
+/// and operands, is not counted).
 /// `benchmarks` counts what the harness registered (the plan's cases and the FP8 twins of its dense GEMMs,
 /// timed like the GEMM they repeat). A guess within a factor of two, for the user to decide whether to wait.
 struct RunEstimate {

@@ -127,10 +127,13 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
          }},
         {"gpu.memory_visible_bytes", [&] { return device && device->memory_bytes.has_value(); }},
         {"gpu.compute_capability", [&] { return device && device->compute_capability.has_value(); }},
-        // The node the network model sees is the one whose collectives were measured: a run on one GPU of
-        // a node (or on a one-GPU machine) times its compute, not the base's NVLink domain.
+        // A run on one GPU (of a node, or of a one-GPU machine) that measured no collective times its
+        // compute, not the base's NVLink domain: the base's node stays. Any other count is the node's.
         {"node.gpus_per_node",
-         [&] { return device && device->gpus_per_node.has_value() && !intra_all.empty(); }},
+         [&] {
+             return device && device->gpus_per_node.has_value() &&
+                    (device->gpus_per_node->value > 1 || !m.collectives.empty());
+         }},
         {"compute.gemm.wave_quantization.num_sms", [&] { return device && device->num_sms.has_value(); }},
         {"compute.gemm.efficiency_vs_flops", [&] { return any_gemm(m, cost::GemmClass::Dense); }},
         // FP8 GEMMs refit the FP8 curve of a base that has one (its peak is the base's datasheet value).

@@ -70,7 +70,7 @@ std::optional<ElementwiseCall> elementwise_call(const Trace& trace, const CpuOp&
         return bytes ? std::optional(ElementwiseCall{StreamPattern::Copy, *bytes}) : std::nullopt;
     }
     // A Python number: "Scalar" in older traces; PyTorch 2.11 records its type ("double", "long int",
-    // "bool") with no dims (h200_gemm_trace.json.gz's add_(1.0)).
+    // "bool") with no dims (add_(1.0) in tests/data/kineto/h200-torch2.11-gemms.pt.trace.json.gz).
     const std::string& second = op.input_types[1];
     if (second == "Scalar" ||
         (op.input_dims[1].empty() && (second == "double" || second == "long int" || second == "bool"))) {

@@ -118,7 +118,7 @@ bool is_gemm_kernel(std::string_view kernel_name) {
         s.erase(at, 6);
     }
     // "nvjet": cuBLAS 12.8 and later's own GEMM kernels (nvjet_sm90_tst_192x192_..._TNN in PyTorch 2.11's
-    // CUDA 13 traces, calibrate/data/h200/h200_gemm_trace.json.gz).
+    // CUDA 13 traces, tests/data/kineto/h200-torch2.11-gemms.pt.trace.json.gz).
     for (const char* marker : {"gemm", "gemv", "cutlass", "xmma", "splitkreduce", "cublas", "nvjet"}) {
         if (s.find(marker) != std::string::npos) {
             return true;

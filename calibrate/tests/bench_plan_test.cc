@@ -159,6 +159,19 @@ TEST(BenchPlan, FlashAttentionIsNotPlannedAsAGemm) {
     for (const GemmCase& g : scenario_gemms(nemotron)) {
         EXPECT_EQ(g.cls, cost::GemmClass::Dense) << g.shape.m << "x" << g.shape.n << "x" << g.shape.k;
     }
+    // Nor its s x s score kernels (softmax, dropout), which fused attention never runs: the plan's only
+    // softmax and dropout cases are the grid's.
+    PlanOptions o;
+    o.scenarios = {nemotron};
+    o.kernel_min_elements = 1 << 10;
+    o.kernel_max_elements = 1 << 12;
+    std::vector<std::string> notes;
+    const BenchPlan plan = make_plan(o, notes);
+    for (const KernelCase& k : plan.kernels) {
+        if (k.kind == KernelKind::ScaleMaskSoftmax || k.kind == KernelKind::Dropout) {
+            EXPECT_LE(k.elements, 1 << 12) << to_string(k.kind);
+        }
+    }
 }
 
 // `run --scenario A --scenario B`: both scenarios' shapes, a shape they share once.
