@@ -3,6 +3,7 @@
 
 #include "sim/cli/command_line.h"
 #include "sim/cli/commands.h"
+#include "sim/config/scenario.h"
 #include "sim/core/input_error.h"
 #include "sim/validate/validation_output.h"
 #include "sim/validate/validation_run.h"
@@ -14,9 +15,13 @@ namespace po = boost::program_options;
 int validate_command(const std::vector<std::string>& args) {
     std::string path;
     std::string format = "text";
+    std::vector<std::string> sets;
     po::options_description options("trainsim validate FILE [options]");
     options.add_options()("help,h", "show this help")("format", po::value<std::string>(&format),
-                                                      "text (default), json or csv");
+                                                      "text (default), json or csv")(
+        "set", po::value<std::vector<std::string>>(&sets)->composing(),
+        "override a key in every case's scenario, after the case's own: --set hardware.profile=my-h100.json "
+        "runs the file on another profile");
     po::options_description hidden;
     hidden.add_options()("file", po::value<std::string>(&path));
     po::options_description all;
@@ -39,8 +44,14 @@ int validate_command(const std::vector<std::string>& args) {
     }
     const Format f = parse_format(format);
     // Everything is evaluated before anything is printed, so a bad case leaves no partial table.
-    const validate::ValidationReport report =
-        validate::run_validation(validate::read_validation_file(path), profile_directory());
+    validate::ValidationFile file = validate::read_validation_file(path);
+    for (const std::string& text : sets) {
+        const config::Override o = config::parse_override(text);
+        for (validate::ValidationCase& c : file.cases) {
+            c.overrides.push_back(o);
+        }
+    }
+    const validate::ValidationReport report = validate::run_validation(file, profile_directory());
     switch (f) {
     case Format::Json:
         std::cout << validate::to_json(report).dump(2) << "\n";
