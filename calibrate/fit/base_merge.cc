@@ -21,9 +21,10 @@ bool any_kernel(const MeasurementSet& m, KernelKind kind) {
                        [&](const KernelMeasurement& k) { return k.kind == kind; });
 }
 
-bool any_gemm(const MeasurementSet& m, cost::GemmClass cls, bool fp8 = false) {
+bool any_gemm(const MeasurementSet& m, cost::GemmClass cls,
+              GemmRecordPrecision precision = GemmRecordPrecision::Bits16) {
     return std::any_of(m.gemms.begin(), m.gemms.end(), [&](const GemmMeasurement& g) {
-        return g.cls == cls && is_fp8_gemm(g) == fp8 && !is_fp8_split_accumulator_gemm(g);
+        return g.cls == cls && gemm_record_precision(g) == precision;
     });
 }
 
@@ -80,7 +81,9 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
     const auto& device = m.device;
     // FP8 rates are fractions of the FP8 peak; a base without one would leave them out of every curve
     // silently (the 16-bit curve takes none of them), so the user would fit less than was measured.
-    if (const auto fp8 = std::find_if(m.gemms.begin(), m.gemms.end(), is_fp8_gemm);
+    if (const auto fp8 = std::find_if(
+            m.gemms.begin(), m.gemms.end(),
+            [](const GemmMeasurement& g) { return gemm_record_precision(g) != GemmRecordPrecision::Bits16; });
         fp8 != m.gemms.end() && at(base, "gpu.fp8_peak_tflops") == nullptr) {
         const std::string first = fp8->origin.source.empty()
                                       ? fp8->origin.source_id + " " + fp8->origin.record
@@ -139,11 +142,16 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
         // FP8 GEMMs refit the FP8 curve of a base that has one (its peak is the base's datasheet value).
         {"compute.gemm_fp8.efficiency_vs_flops",
          [&] {
-             return any_gemm(m, cost::GemmClass::Dense, true) && at(base, "gpu.fp8_peak_tflops") != nullptr;
+             return any_gemm(m, cost::GemmClass::Dense, GemmRecordPrecision::Fp8Fast) &&
+                    at(base, "gpu.fp8_peak_tflops") != nullptr;
          }},
         {"compute.gemm_fp8.split_accumulator_slowdown",
          [&] {
-             return std::any_of(m.gemms.begin(), m.gemms.end(), is_fp8_split_accumulator_gemm) &&
+             return std::any_of(m.gemms.begin(), m.gemms.end(),
+                                [](const GemmMeasurement& g) {
+                                    return gemm_record_precision(g) ==
+                                           GemmRecordPrecision::Fp8SplitAccumulator;
+                                }) &&
                     at(base, "compute.gemm_fp8") != nullptr;
          }},
         {"compute.gemm.min_kernel_us", [&] { return !m.gemms.empty(); }},

@@ -21,10 +21,11 @@ constexpr const char* kSplitPath = "compute.gemm_fp8.split_accumulator_slowdown"
 struct DenseCurve {
     const char* curve;
     const char* peak;
-    bool fp8;
+    GemmRecordPrecision precision;
 };
-constexpr DenseCurve kBf16Curve{kCurvePath, kPeakPath, false};
-constexpr DenseCurve kFp8Curve{"compute.gemm_fp8.efficiency_vs_flops", "gpu.fp8_peak_tflops", true};
+constexpr DenseCurve kBf16Curve{kCurvePath, kPeakPath, GemmRecordPrecision::Bits16};
+constexpr DenseCurve kFp8Curve{"compute.gemm_fp8.efficiency_vs_flops", "gpu.fp8_peak_tflops",
+                               GemmRecordPrecision::Fp8Fast};
 constexpr double kMinEfficiency = 1e-4;
 
 bool has_any_tag(const GemmMeasurement& g, const std::vector<std::string>& tags) {
@@ -59,8 +60,7 @@ void fit_curve_target(FitState& state, const DenseCurve& spec) {
     std::vector<Sample> samples;
     bool any_corrected = false;
     for (const GemmMeasurement& g : state.measurements().gemms) {
-        if (g.cls != cost::GemmClass::Dense || is_fp8_gemm(g) != spec.fp8 ||
-            is_fp8_split_accumulator_gemm(g)) {
+        if (g.cls != cost::GemmClass::Dense || gemm_record_precision(g) != spec.precision) {
             continue;
         }
         const double wave = gemm_wave_factor(g.shape, sms, tile_m, tile_n);
@@ -69,8 +69,9 @@ void fit_curve_target(FitState& state, const DenseCurve& spec) {
                            g.achieved_tflops() / peak / wave, !has_any_tag(g, excluded)});
     }
     if (samples.empty()) {
-        d.fail(spec.fp8 ? "has no FP8 dense GEMM measurements in the inputs (dtype fp8)"
-                        : "has no 16-bit dense GEMM measurements in the inputs");
+        d.fail(spec.precision == GemmRecordPrecision::Fp8Fast
+                   ? "has no FP8 dense GEMM measurements in the inputs (dtype fp8)"
+                   : "has no 16-bit dense GEMM measurements in the inputs");
     }
     // A curve of fractions of the peak cannot hold a GEMM faster than the peak: capping it at 1 would
     // price every such GEMM slower than measured, silently. The peak is wrong for this device.
@@ -104,7 +105,8 @@ void fit_curve_target(FitState& state, const DenseCurve& spec) {
     target.y_max = 1.0;
     target.fallback_kind = "derived";
     target.fallback_source = joined_ids(ids_of(samples)) + ": least-squares fit of " +
-                             (spec.fp8 ? "FP8 " : "") + "dense GEMM timings";
+                             (spec.precision == GemmRecordPrecision::Fp8Fast ? "FP8 " : "") +
+                             "dense GEMM timings";
     target.extra_options = {"exclude_tags"};
     FittedCurve fitted = fit_curve(d, target, samples);
     state.set(spec.curve, std::move(fitted.json), std::move(fitted.report));
@@ -155,13 +157,14 @@ void fit_split_accumulator_target(FitState& state) {
     double fast_s = 0.0;
     std::size_t unpaired = 0;
     for (const GemmMeasurement& split : gemms) {
-        if (split.cls != cost::GemmClass::Dense || !is_fp8_split_accumulator_gemm(split)) {
+        if (split.cls != cost::GemmClass::Dense ||
+            gemm_record_precision(split) != GemmRecordPrecision::Fp8SplitAccumulator) {
             continue;
         }
         const auto fast = std::find_if(gemms.begin(), gemms.end(), [&](const GemmMeasurement& g) {
-            return g.cls == cost::GemmClass::Dense && is_fp8_gemm(g) && !is_fp8_split_accumulator_gemm(g) &&
-                   g.shape == split.shape && g.origin.source_id == split.origin.source_id &&
-                   g.origin.source == split.origin.source;
+            return g.cls == cost::GemmClass::Dense &&
+                   gemm_record_precision(g) == GemmRecordPrecision::Fp8Fast && g.shape == split.shape &&
+                   g.origin.source_id == split.origin.source_id && g.origin.source == split.origin.source;
         });
         if (fast == gemms.end()) {
             ++unpaired;
@@ -252,12 +255,12 @@ void fit_attention_target(FitState& state, const std::string& key, cost::GemmCla
 
 }  // namespace
 
-bool is_fp8_gemm(const GemmMeasurement& g) {
-    return g.dtype.starts_with("fp8") || g.dtype == "e4m3" || g.dtype == "e5m2";
-}
-
-bool is_fp8_split_accumulator_gemm(const GemmMeasurement& g) {
-    return g.dtype == kFp8SplitAccumulatorDtype;
+GemmRecordPrecision gemm_record_precision(const GemmMeasurement& g) {
+    if (g.dtype == kFp8SplitAccumulatorDtype) {
+        return GemmRecordPrecision::Fp8SplitAccumulator;
+    }
+    return g.dtype.starts_with("fp8") || g.dtype == "e4m3" || g.dtype == "e5m2" ? GemmRecordPrecision::Fp8Fast
+                                                                                : GemmRecordPrecision::Bits16;
 }
 
 double gemm_wave_factor(const cost::GemmShape& shape, int num_sms, int tile_m, int tile_n) {

@@ -7,14 +7,12 @@
 
 namespace trainsim::calibrate {
 
-/// Whether a GEMM record ran FP8 inputs (dtype "fp8", "fp8_e4m3", "e4m3", "e5m2"): it is fitted into
-/// compute.gemm_fp8 against gpu.fp8_peak_tflops, not into the 16-bit curve.
-[[nodiscard]] bool is_fp8_gemm(const GemmMeasurement& g);
-
-/// Whether an FP8 GEMM record was timed with the split accumulator (kFp8SplitAccumulatorDtype): it is paired
-/// with the same shape's fast-accumulation record for compute.gemm_fp8.split_accumulator_slowdown and left
-/// out of the FP8 curve, which is fast accumulation's.
-[[nodiscard]] bool is_fp8_split_accumulator_gemm(const GemmMeasurement& g);
+/// Which GEMM target a record feeds, by its dtype: the 16-bit curve (compute.gemm against
+/// gpu.peak_tflops); the FP8 curve (compute.gemm_fp8 against gpu.fp8_peak_tflops: "fp8", "fp8_e4m3",
+/// "e4m3", "e5m2", fast accumulation); or the split accumulator's slowdown (kFp8SplitAccumulatorDtype:
+/// paired with the same shape's fast-accumulation record, and kept out of the FP8 curve).
+enum class GemmRecordPrecision { Bits16, Fp8Fast, Fp8SplitAccumulator };
+[[nodiscard]] GemmRecordPrecision gemm_record_precision(const GemmMeasurement& g);
 
 /// The cost model's wave factor for `shape` (sim/cost/cost_model.cc, README "GEMM"): the fill of the SMs
 /// by the shape's output tiles relative to a cube of the same FLOPs, capped at 1. A measured efficiency
