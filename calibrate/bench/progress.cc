@@ -35,6 +35,29 @@ double case_seconds(double call_s, const Timing& t) {
     return call_s + (per_repetition + call_s) * std::max(1, t.repetitions);
 }
 
+// A case's call time as a fixed cost plus a time per unit (FLOP, byte), from a small and a large probe;
+// the large probe's own rate is what the estimate reports.
+struct LinearTime {
+    double fixed_s = 0.0;
+    double per_unit_s = 0.0;
+    double large_units = 0.0;
+    double large_s = 0.0;
+    [[nodiscard]] double at(double units) const { return fixed_s + units * per_unit_s; }
+    [[nodiscard]] double large_rate() const { return large_units / large_s; }
+};
+
+// `time(size)` probes one case and gives its units and seconds. When the plan goes no further than the
+// small case, that one probe is all rate.
+template <typename Probe> LinearTime linear_time(const Probe& time, std::int64_t small, std::int64_t large) {
+    const auto [small_units, small_s] = time(small);
+    if (large <= small) {
+        return {0.0, small_s / small_units, small_units, small_s};
+    }
+    const auto [large_units, large_s] = time(large);
+    const double per_unit = std::max(0.0, (large_s - small_s) / (large_units - small_units));
+    return {std::max(0.0, small_s - per_unit * small_units), per_unit, large_units, large_s};
+}
+
 std::string seconds_text(double s) {
     char buffer[32];
     if (s < 90.0) {
@@ -121,42 +144,30 @@ RunEstimate estimate_run(Backend& backend, const BenchPlan& plan, std::size_t be
     // dominate there), a large one's the rate. The first H200 run probed one 128^3 GEMM (11 us: 0.37
     // TFLOP/s) and scaled it to 16384^3: 58 minutes estimated for a plan of 545 benchmarks that ran 1.6 s
     // each (about 15 min).
-    const auto two_point = [](double small_units, double small_s, double large_units, double large_s) {
-        const double per_unit = std::max(0.0, (large_s - small_s) / (large_units - small_units));
-        return std::pair{std::max(0.0, small_s - per_unit * small_units), per_unit};
-    };
     std::int64_t large_dim = kProbeDim;
     for (const GemmCase& c : plan.gemms) {
         if (c.shape.m == c.shape.n && c.shape.n == c.shape.k && c.shape.batch == 1) {
             large_dim = std::max(large_dim, std::min(c.shape.m, kProbeLargeDim));
         }
     }
-    const GemmCase small_gemm{{kProbeDim, kProbeDim, kProbeDim, 1}, cost::GemmClass::Dense};
-    const GemmCase large_gemm{{large_dim, large_dim, large_dim, 1}, cost::GemmClass::Dense};
-    const double small_gemm_s = probe(*backend.gemm(small_gemm));
-    const double large_gemm_s = large_dim > kProbeDim ? probe(*backend.gemm(large_gemm)) : small_gemm_s;
-    const auto [gemm_fixed_s, s_per_flop] =
-        large_dim > kProbeDim ? two_point(small_gemm.shape.flops().value, small_gemm_s,
-                                          large_gemm.shape.flops().value, large_gemm_s)
-                              : std::pair{0.0, small_gemm_s / small_gemm.shape.flops().value};
-    const KernelCase small_copy{KernelKind::Copy, kProbeElements, 1};
+    const auto gemm_time = [&backend](std::int64_t d) {
+        const GemmCase g{{d, d, d, 1}, cost::GemmClass::Dense};
+        return std::pair{g.shape.flops().value, probe(*backend.gemm(g))};
+    };
+    const LinearTime gemm = linear_time(gemm_time, kProbeDim, large_dim);
     std::int64_t large_elements = kProbeElements;
     for (const KernelCase& k : plan.kernels) {
         large_elements = std::max(large_elements, std::min(k.elements, kProbeLargeElements));
     }
-    const KernelCase large_copy{KernelKind::Copy, large_elements, 1};
-    const auto small_bytes = static_cast<double>(backend.bytes_moved(small_copy));
-    const auto large_bytes = static_cast<double>(backend.bytes_moved(large_copy));
-    const double small_copy_s = probe(*backend.kernel(small_copy));
-    const double large_copy_s =
-        large_elements > kProbeElements ? probe(*backend.kernel(large_copy)) : small_copy_s;
-    const auto [copy_fixed_s, s_per_byte] =
-        large_elements > kProbeElements ? two_point(small_bytes, small_copy_s, large_bytes, large_copy_s)
-                                        : std::pair{0.0, small_copy_s / small_bytes};
+    const auto copy_time = [&backend](std::int64_t elements) {
+        const KernelCase k{KernelKind::Copy, elements, 1};
+        return std::pair{static_cast<double>(backend.bytes_moved(k)), probe(*backend.kernel(k))};
+    };
+    const LinearTime copy = linear_time(copy_time, kProbeElements, large_elements);
     double dense_s = 0.0;
     std::size_t dense = 0;
     for (const GemmCase& c : plan.gemms) {
-        const double t = case_seconds(gemm_fixed_s + c.shape.flops().value * s_per_flop, plan.timing);
+        const double t = case_seconds(gemm.at(c.shape.flops().value), plan.timing);
         e.seconds += t;
         if (c.cls == cost::GemmClass::Dense) {
             dense_s += t;
@@ -170,14 +181,11 @@ RunEstimate estimate_run(Backend& backend, const BenchPlan& plan, std::size_t be
         e.seconds += dense_s / static_cast<double>(dense) * static_cast<double>(benchmarks - cases);
     }
     for (const KernelCase& k : plan.kernels) {
-        e.seconds += case_seconds(copy_fixed_s + static_cast<double>(backend.bytes_moved(k)) * s_per_byte,
-                                  plan.timing);
+        e.seconds += case_seconds(copy.at(static_cast<double>(backend.bytes_moved(k))), plan.timing);
     }
-    const double flops_per_s = large_gemm.shape.flops().value / large_gemm_s;
-    const double bytes_per_s = large_bytes / large_copy_s;
     char buffer[160];
     std::snprintf(buffer, sizeof buffer, "GEMM %.3g us + %.3g GFLOP/s, copy %.3g us + %.3g GB/s",
-                  gemm_fixed_s * 1e6, flops_per_s / 1e9, copy_fixed_s * 1e6, bytes_per_s / 1e9);
+                  gemm.fixed_s * 1e6, gemm.large_rate() / 1e9, copy.fixed_s * 1e6, copy.large_rate() / 1e9);
     e.how = buffer;
     if (plan.collectives.empty()) {
         return e;
