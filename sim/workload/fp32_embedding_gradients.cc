@@ -6,7 +6,7 @@
 namespace trainsim::workload {
 
 namespace {
-constexpr std::int64_t kFp32GradientBytes = 4;
+constexpr std::int64_t kFp32GradientBytes = config::bytes_of(config::StateDtype::Fp32);
 }  // namespace
 
 bool fp32_embedding_gradients(const config::Scenario& sc) {
@@ -36,6 +36,10 @@ std::int64_t fp32_gradient_parameters(const config::Scenario& sc, std::int64_t p
 
 std::int64_t fp32_gradient_extra_bytes(const config::Scenario& sc, std::int64_t fp32) {
     return fp32 * (embedding_gradient_bytes(sc) - gradient_bytes(sc));
+}
+
+std::int64_t gradient_buffer_bytes(const config::Scenario& sc, std::int64_t parameters, std::int64_t fp32) {
+    return parameters * gradient_bytes(sc) + fp32_gradient_extra_bytes(sc, fp32);
 }
 
 }  // namespace trainsim::workload

@@ -47,4 +47,9 @@ namespace trainsim::workload {
 /// fp32 × (4 − G).
 [[nodiscard]] std::int64_t fp32_gradient_extra_bytes(const config::Scenario& scenario, std::int64_t fp32);
 
+/// The gradient bytes of `parameters` parameters, `fp32` of them fp32 embedding gradients:
+/// parameters × gradient_bytes + fp32 × (4 − G). What a gradient buffer holds and a reduction of it moves.
+[[nodiscard]] std::int64_t gradient_buffer_bytes(const config::Scenario& scenario, std::int64_t parameters,
+                                                 std::int64_t fp32);
+
 }  // namespace trainsim::workload

@@ -158,16 +158,14 @@ OpList gradient_buffer_zeroing(const config::Scenario& sc, std::int64_t paramete
                                std::int64_t fp32_parameters) {
     OpListBuilder ops(OpRole::Optimizer);
     ops.memory("optimizer.zero_grad_buffer", MemoryBoundKind::Generic,
-               parameters * gradient_bytes(sc) + fp32_gradient_extra_bytes(sc, fp32_parameters));
+               gradient_buffer_bytes(sc, parameters, fp32_parameters));
     return ops.take();
 }
 
 OpList gradient_bucket_reduction(const config::Scenario& sc, std::int64_t parameters,
                                  std::int64_t fp32_parameters) {
     OpListBuilder ops(OpRole::GradientSync);
-    reduce_gradients(ops, sc,
-                     parameters * gradient_bytes(sc) + fp32_gradient_extra_bytes(sc, fp32_parameters),
-                     /*blocking=*/false);
+    reduce_gradients(ops, sc, gradient_buffer_bytes(sc, parameters, fp32_parameters), /*blocking=*/false);
     return ops.take();
 }
 
