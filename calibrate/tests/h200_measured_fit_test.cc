@@ -102,9 +102,7 @@ TEST(H200MeasuredFit, SplitAccumulatorFasterThanFastAccumulationIsHeldAtOne) {
 TEST(H200MeasuredFit, SplitRecordsWithoutFastTwinsAreRefused) {
     const testing::TempDir dir;
     const std::string data = dir.path("split.measurements.json");
-    testing::write_file(data, R"({"schema": "trainsim-measurements/1", "description": "split only",
-        "sources": {"S-A": "hand-made"}, "gemm": [{"id": "s", "m": 4096, "n": 4096, "k": 4096,
-        "dtype": "fp8_split_accumulator", "time_us": 150, "source": "S-A"}]})");
+    testing::write_file(data, measurement_file(gemm_record("s", 4096, "fp8_split_accumulator", 150.0)));
     const std::string out = dir.path("split.json");
     const testing::CommandResult fit =
         testing::calibrate("fit --base h100-80gb-dgx '" + data + "' --output '" + out + "'");
