@@ -23,11 +23,7 @@ std::string profile_path(const std::string& name_or_path) {
 }
 
 config::Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-    std::vector<config::Override> parsed;
-    for (const std::string& text : overrides) {
-        parsed.push_back(config::parse_override(text));
-    }
-    return config::load_scenario(path, parsed);
+    return config::load_scenario(path, config::parse_overrides(overrides));
 }
 
 NcclLogOptions nccl_options(const std::string& op, int ranks, int nodes) {

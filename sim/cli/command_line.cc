@@ -47,11 +47,7 @@ Format parse_format(const std::string& text) {
 }
 
 config::Scenario load_scenario(const CommonOptions& options) {
-    std::vector<config::Override> overrides;
-    for (const std::string& text : options.overrides) {
-        overrides.push_back(config::parse_override(text));
-    }
-    return config::load_scenario(options.scenario_path, overrides);
+    return config::load_scenario(options.scenario_path, config::parse_overrides(options.overrides));
 }
 
 std::string scenario_directory() {

@@ -45,11 +45,9 @@ int validate_command(const std::vector<std::string>& args) {
     const Format f = parse_format(format);
     // Everything is evaluated before anything is printed, so a bad case leaves no partial table.
     validate::ValidationFile file = validate::read_validation_file(path);
-    for (const std::string& text : sets) {
-        const config::Override o = config::parse_override(text);
-        for (validate::ValidationCase& c : file.cases) {
-            c.overrides.push_back(o);
-        }
+    const std::vector<config::Override> overrides = config::parse_overrides(sets);
+    for (validate::ValidationCase& c : file.cases) {
+        c.overrides.insert(c.overrides.end(), overrides.begin(), overrides.end());
     }
     const validate::ValidationReport report = validate::run_validation(file, profile_directory());
     switch (f) {

@@ -51,6 +51,15 @@ Override parse_override(const std::string& text) {
     return result;
 }
 
+std::vector<Override> parse_overrides(const std::vector<std::string>& texts) {
+    std::vector<Override> parsed;
+    parsed.reserve(texts.size());
+    for (const std::string& text : texts) {
+        parsed.push_back(parse_override(text));
+    }
+    return parsed;
+}
+
 void apply_overrides(Json& document, const std::vector<Override>& overrides) {
     for (const auto& o : overrides) {
         if (!is_known_path(o.key)) {
@@ -71,8 +80,8 @@ void apply_overrides(Json& document, const std::vector<Override>& overrides) {
                 child = Json::object();
             }
             if (!child.is_object()) {
-                throw InputError("--set " + o.key + ": " + o.key.substr(0, end) + " is " + describe_json(child) +
-                                 " in the scenario, not an object");
+                throw InputError("--set " + o.key + ": " + o.key.substr(0, end) + " is " +
+                                 describe_json(child) + " in the scenario, not an object");
             }
             object = &child;
             begin = end + 1;

@@ -516,6 +516,8 @@ struct Override {
 
 /// Parses `key=value`; throws InputError when there is no '='.
 [[nodiscard]] Override parse_override(const std::string& text);
+/// Each of `texts`, in order (every `--set` of a command line).
+[[nodiscard]] std::vector<Override> parse_overrides(const std::vector<std::string>& texts);
 
 /// Reads, overrides and validates a scenario file. Throws InputError (one line naming the key and
 /// the rule) on malformed JSON, unknown keys (with a suggestion), wrong types, out-of-range values
