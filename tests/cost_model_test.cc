@@ -129,6 +129,26 @@ TEST(MemoryBoundCost, MatchesHandComputation) {
     expect_seconds(model.memory_bound(Bytes{0}, MemoryBoundKind::Dropout), 0.0);
 }
 
+// The framework kernels' factors scale the same curve: on the H100 profile TE's fused RoPE over 4e8 bytes
+// (the streaming curve there: 0.80 + 0.08·log10(4e8/1e8)/log10(8.05306e8/1e8) = 0.852) at 0.491.
+TEST(MemoryBoundCost, FrameworkKernelsRunAtTheirOwnFactor) {
+    const CostModel h100(load_hardware_profile("h100-80gb-dgx", kProfileDir));
+    const double curve = 0.80 + 0.08 * std::log10(4.0) / std::log10(805306368.0 / 1e8);
+    expect_seconds(h100.memory_bound(Bytes{400'000'000}, MemoryBoundKind::Rope),
+                   4e-6 + 4e8 / (3350e9 * curve * 0.491));
+    expect_seconds(h100.memory_bound(Bytes{400'000'000}, MemoryBoundKind::CrossEntropyFused),
+                   4e-6 + 4e8 / (3350e9 * curve * 0.697));
+    expect_seconds(h100.memory_bound(Bytes{400'000'000}, MemoryBoundKind::CrossEntropy),
+                   4e-6 + 4e8 / (3350e9 * curve * 0.841));
+    // The A100 profile has no timing of them: they run at the streaming curve, as before they had a kind.
+    const CostModel a100 = shipped_model();
+    for (const MemoryBoundKind k :
+         {MemoryBoundKind::Rope, MemoryBoundKind::CrossEntropy, MemoryBoundKind::CrossEntropyFused}) {
+        EXPECT_EQ(a100.memory_bound(Bytes{400'000'000}, k).value,
+                  a100.memory_bound(Bytes{400'000'000}, MemoryBoundKind::Generic).value);
+    }
+}
+
 TEST(CollectiveCost, AllReduceOf100MiBOn8GpusMatchesTheMeasuredTable) {
     const CostModel model = shipped_model();
     // busbw(100 MiB) = 171.54 + (176.92 - 171.54)·log2(100/64) = 175.0039 GB/s between the 64 and 128 MiB
@@ -302,6 +322,9 @@ TEST(CostModelContract, NamesMatchTheProfileKeys) {
     EXPECT_STREQ(to_string(Scope::InterNode), "inter_node");
     EXPECT_STREQ(to_string(MemoryBoundKind::ScaleMaskSoftmax), "scale_mask_softmax");
     EXPECT_STREQ(to_string(MemoryBoundKind::BiasDropoutAdd), "bias_dropout_add");
+    EXPECT_STREQ(to_string(MemoryBoundKind::Rope), "rope");
+    EXPECT_STREQ(to_string(MemoryBoundKind::CrossEntropy), "cross_entropy");
+    EXPECT_STREQ(to_string(MemoryBoundKind::CrossEntropyFused), "cross_entropy_fused");
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <utility>
 
+#include "sim/cost/hardware_profile.h"
 #include "sim/program/iteration_program.h"
 #include "sim/workload/cross_entropy_passes.h"
 #include "sim/workload/parameter_count.h"
@@ -54,6 +56,39 @@ workload::LayerShape small_shape(std::optional<bool> fused) {
     return x;
 }
 
+// The passes run as the kernels of the path the key selects, each at its own measured speed (the
+// profile's kind_factors): ATen's eager kernels or Inductor's compiled ones; unset, the earlier estimate is
+// a streaming kernel's.
+TEST(CrossEntropyPasses, LossRunsAsTheKernelsOfItsPath) {
+    const std::pair<std::optional<bool>, cost::MemoryBoundKind> paths[] = {
+        {std::nullopt, cost::MemoryBoundKind::Generic},
+        {false, cost::MemoryBoundKind::CrossEntropy},
+        {true, cost::MemoryBoundKind::CrossEntropyFused}};
+    for (const auto& [fused, kind] : paths) {
+        const workload::LayerShape x = small_shape(fused);
+        EXPECT_EQ(op_named(workload::output_forward(x), "loss.cross_entropy").memory_kind, kind);
+        EXPECT_EQ(op_named(workload::output_backward(x), "loss.cross_entropy.bwd").memory_kind, kind);
+    }
+}
+
+// Validation against the published H100 SXM timings the H100 profile's factors were fitted to (S-LIGER-
+// MCORE-CE: Megatron-Core's loss on 8192 tokens x V 131072 at TP 1, forward + backward): the cost model
+// prices the passes' bytes within 10 % of each measured path.
+TEST(CrossEntropyPasses, H100PricesBothPathsWithinTenPercentOfTheirMeasurements) {
+    const cost::CostModel h100(
+        cost::load_hardware_profile("h100-80gb-dgx", testing::source_path("scenarios/hardware")));
+    const std::int64_t logits = 8192LL * 131072;
+    const auto priced_ms = [&](bool fused, cost::MemoryBoundKind kind) {
+        const workload::CrossEntropyBytes b = cross_entropy_bytes_per_logit(fused);
+        return 1e3 * (h100.memory_bound(Bytes{logits * b.forward}, kind).value +
+                      h100.memory_bound(Bytes{logits * b.backward}, kind).value);
+    };
+    EXPECT_NEAR(priced_ms(true, cost::MemoryBoundKind::CrossEntropyFused), 18.230, 0.10 * 18.230);
+    EXPECT_NEAR(priced_ms(false, cost::MemoryBoundKind::CrossEntropy), 21.246, 0.10 * 21.246);
+    // A streaming kernel at the same bytes would miss the compiled loss by a third.
+    EXPECT_LT(priced_ms(true, cost::MemoryBoundKind::Generic), 0.75 * 18.230);
+}
+
 TEST(CrossEntropyPasses, OutputLayerMovesThoseBytesOverItsLogitShard) {
     for (const bool fused : {false, true}) {
         SCOPED_TRACE(fused ? "fused" : "eager");
@@ -84,11 +119,14 @@ TEST(CrossEntropyPasses, EagerLossLengthensTheIterationByItsExtraPasses) {
     ASSERT_EQ(eager.training.cross_entropy_loss_fusion, false);
     const workload::LayerShape x = workload::layer_shape_of(eager);
     const std::int64_t logits = x.tokens() * x.vocab;  // t = 1: the whole vocabulary (51200)
-    const auto priced = [&](std::int64_t bytes_per_logit) {
-        return to_sim_time(
-            cost.memory_bound(Bytes{logits * bytes_per_logit}, cost::MemoryBoundKind::Generic));
+    const auto priced = [&](std::int64_t bytes_per_logit, cost::MemoryBoundKind kind) {
+        return to_sim_time(cost.memory_bound(Bytes{logits * bytes_per_logit}, kind));
     };
-    const SimTime per_microbatch = priced(38) - priced(10) + priced(14) - priced(6);
+    // The A100 profile has no timing of the loss's kernels: its cross_entropy factor is the streaming one.
+    const auto eager_kind = cost::MemoryBoundKind::CrossEntropy;
+    const auto unset_kind = cost::MemoryBoundKind::Generic;
+    const SimTime per_microbatch =
+        priced(38, eager_kind) - priced(10, unset_kind) + priced(14, eager_kind) - priced(6, unset_kind);
     const auto iteration = [&](const config::Scenario& sc) {
         return program::simulate(program::build_iteration(sc, cost)).makespan;
     };

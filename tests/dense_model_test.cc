@@ -150,10 +150,13 @@ TEST(DenseLayer, LlamaOpListHasGroupedQkvGatedMlpRmsNormAndRope) {
     const std::int64_t s = 8192, q = s * 8192 / 8, k = s * 8 * 128 / 8;
     ASSERT_NE(find(fwd, "rope"), nullptr);
     EXPECT_EQ(find(fwd, "rope")->bytes_moved.value, 2 * (q + k) * 2);
+    // Transformer Engine's fused RoPE kernel, priced at its own measured factor (profile kind_factors.rope).
+    EXPECT_EQ(find(fwd, "rope")->memory_kind, cost::MemoryBoundKind::Rope);
     // SwiGLU reads both halves of fc1's output and writes one: 3·s·f/t elements.
     EXPECT_EQ(find(fwd, "swiglu")->bytes_moved.value, 3 * s * 28672 / 8 * 2);
     const OpList bwd = layer_backward(x, RecomputeGranularity::None);
     EXPECT_NE(find(bwd, "rope.bwd"), nullptr);
+    EXPECT_EQ(find(bwd, "rope.bwd")->memory_kind, cost::MemoryBoundKind::Rope);
     EXPECT_EQ(find(bwd, "qkv.bias_grad"), nullptr);  // no linear biases
     EXPECT_NE(find(bwd, "swiglu.bwd"), nullptr);
     // The embedding has no position add with RoPE; the output layer's norm is an RMSNorm.

@@ -74,7 +74,7 @@ TEST(HardwareProfile, ShippedProfileLoadsWithItsDatasheetValues) {
     EXPECT_EQ(p.tile_m, 256);
     EXPECT_EQ(p.tile_n, 128);
     EXPECT_EQ(p.gemm_efficiency_vs_flops.x.size(), 9U);
-    EXPECT_EQ(p.memory_bound_kind_factor.size(), 7U);
+    EXPECT_EQ(p.memory_bound_kind_factor.size(), 10U);
     EXPECT_EQ(p.intra_node.busbw_GBps_vs_bytes.x.size(), 20U);
     EXPECT_EQ(p.intra_node.busbw_GBps_vs_bytes.y.back(), 234.89);
     EXPECT_EQ(p.intra_node.measured_group_size, 8);
@@ -186,8 +186,9 @@ TEST_F(ProfileDir, ProvenanceIsChecked) {
 }
 
 TEST_F(ProfileDir, DocumentLevelRules) {
-    EXPECT_NE(error_of_text("{\"schema\": ").find("profile a100-80gb-selene: invalid JSON at line 1, column 12: "),
-              std::string::npos);
+    EXPECT_NE(
+        error_of_text("{\"schema\": ").find("profile a100-80gb-selene: invalid JSON at line 1, column 12: "),
+        std::string::npos);
     // One strict reader for every input file (sim/core/strict_json): a repeated key is refused, not resolved.
     EXPECT_EQ(error_of_text(R"({"schema": "a", "name": "b", "name": "c"})"),
               "profile a100-80gb-selene: name: duplicate key (each key may appear only once)");

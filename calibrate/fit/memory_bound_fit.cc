@@ -31,6 +31,12 @@ KernelKind kernel_for(cost::MemoryBoundKind kind) {
         return KernelKind::Dropout;
     case cost::MemoryBoundKind::Optimizer:
         return KernelKind::Optimizer;
+    case cost::MemoryBoundKind::Rope:
+        return KernelKind::Rope;
+    case cost::MemoryBoundKind::CrossEntropy:
+        return KernelKind::CrossEntropy;
+    case cost::MemoryBoundKind::CrossEntropyFused:
+        return KernelKind::CrossEntropyFused;
     case cost::MemoryBoundKind::Generic:
         return KernelKind::Copy;
     }
@@ -207,10 +213,7 @@ void fit_launch_target(FitState& state) {
 
 void fit_memory_bound_targets(FitState& state) {
     fit_efficiency_curve(state);
-    for (const auto kind :
-         {cost::MemoryBoundKind::LayerNorm, cost::MemoryBoundKind::BiasGelu,
-          cost::MemoryBoundKind::BiasDropoutAdd, cost::MemoryBoundKind::ScaleMaskSoftmax,
-          cost::MemoryBoundKind::Dropout, cost::MemoryBoundKind::Optimizer, cost::MemoryBoundKind::Generic}) {
+    for (const auto kind : cost::kMemoryBoundKinds) {
         fit_kind_factor(state, kind);
     }
 }

@@ -18,7 +18,7 @@ struct KernelName {
 
 // The spellings of the measurement files and benchmark names; the memory-bound ones are the profile's
 // kind_factors keys.
-constexpr std::array<KernelName, 12> kKernelNames = {{
+constexpr std::array<KernelName, 15> kKernelNames = {{
     {KernelKind::Empty, "empty"},
     {KernelKind::Copy, "copy"},
     {KernelKind::Mul, "mul"},
@@ -31,6 +31,9 @@ constexpr std::array<KernelName, 12> kKernelNames = {{
     {KernelKind::ScaleMaskSoftmax, "scale_mask_softmax"},
     {KernelKind::Dropout, "dropout"},
     {KernelKind::Optimizer, "optimizer"},
+    {KernelKind::Rope, "rope"},
+    {KernelKind::CrossEntropy, "cross_entropy"},
+    {KernelKind::CrossEntropyFused, "cross_entropy_fused"},
 }};
 
 }  // namespace
@@ -139,6 +142,12 @@ std::optional<cost::MemoryBoundKind> memory_bound_kind_of(KernelKind kind) {
         return cost::MemoryBoundKind::Dropout;
     case KernelKind::Optimizer:
         return cost::MemoryBoundKind::Optimizer;
+    case KernelKind::Rope:
+        return cost::MemoryBoundKind::Rope;
+    case KernelKind::CrossEntropy:
+        return cost::MemoryBoundKind::CrossEntropy;
+    case KernelKind::CrossEntropyFused:
+        return cost::MemoryBoundKind::CrossEntropyFused;
     default:
         return std::nullopt;
     }

@@ -39,7 +39,10 @@ struct GemmMeasurement {
 };
 
 /// The kernels the benchmarks time. The stream kernels are BabelStream's (published measurements use
-/// them); Empty is a launch with no work, which is how the launch floor is measured.
+/// them); Empty is a launch with no work, which is how the launch floor is measured. Rope, CrossEntropy
+/// and CrossEntropyFused are framework kernels (Transformer Engine's fused RoPE, Megatron-Core's eager and
+/// torch.compile'd vocab-parallel cross-entropy): the harness has none, their records come from published
+/// or framework timings in measurement files.
 enum class KernelKind {
     Empty,
     Copy,
@@ -53,6 +56,9 @@ enum class KernelKind {
     ScaleMaskSoftmax,
     Dropout,
     Optimizer,
+    Rope,
+    CrossEntropy,
+    CrossEntropyFused,
 };
 
 struct KernelMeasurement {

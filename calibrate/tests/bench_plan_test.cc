@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "calibrate/bench/backend.h"
 #include "calibrate/bench/bench_plan.h"
@@ -115,6 +116,10 @@ TEST(BenchPlan, KernelBytesFollowTheSimulatorsCounting) {
     EXPECT_EQ(kernel_bytes_moved(KernelKind::Dropout, 1000, 2), 5000);
     EXPECT_EQ(kernel_bytes_moved(KernelKind::Optimizer, 1000, 2), 30000);
     EXPECT_EQ(kernel_bytes_moved(KernelKind::Triad, 1000, 8), 24000);
+    // The framework kernels have no harness kernel to count for: their records come from framework timings.
+    for (const KernelKind k : {KernelKind::Rope, KernelKind::CrossEntropy, KernelKind::CrossEntropyFused}) {
+        EXPECT_THROW((void)kernel_bytes_moved(k, 1000, 2), std::invalid_argument) << to_string(k);
+    }
 }
 
 TEST(Compare, AProfileAgainstItselfChangesNothingAndSlowerGemmsShow) {

@@ -165,6 +165,12 @@ const char* to_string(MemoryBoundKind k) {
         return "dropout";
     case MemoryBoundKind::Optimizer:
         return "optimizer";
+    case MemoryBoundKind::Rope:
+        return "rope";
+    case MemoryBoundKind::CrossEntropy:
+        return "cross_entropy";
+    case MemoryBoundKind::CrossEntropyFused:
+        return "cross_entropy_fused";
     case MemoryBoundKind::Generic:
         return "generic";
     }

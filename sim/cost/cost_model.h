@@ -85,7 +85,10 @@ enum class GemmPrecision : std::uint8_t { Bf16, Fp8, Fp8SplitAccumulator };
     return p == GemmPrecision::Fp8 || p == GemmPrecision::Fp8SplitAccumulator;
 }
 
-/// Memory-bound kernels of a Megatron layer; each may have its own achieved-bandwidth factor.
+/// Memory-bound kernels of a Megatron layer; each may have its own achieved-bandwidth factor. Rope is
+/// Transformer Engine's fused RoPE kernel; CrossEntropy and CrossEntropyFused are Megatron-Core's
+/// vocab-parallel cross-entropy passes, eager and torch.compile'd (cross_entropy_passes.h): framework
+/// kernels whose measured speed differs from a streaming kernel's at the same bytes.
 enum class MemoryBoundKind {
     LayerNorm,
     BiasGelu,
@@ -93,15 +96,24 @@ enum class MemoryBoundKind {
     ScaleMaskSoftmax,
     Dropout,
     Optimizer,
+    Rope,
+    CrossEntropy,
+    CrossEntropyFused,
     Generic
 };
 
 /// Every kind in enum order: the order of a profile's memory_bound.kind_factors and of
 /// HardwareProfile::memory_bound_kind_factor.
-inline constexpr std::array<MemoryBoundKind, 7> kMemoryBoundKinds = {
-    MemoryBoundKind::LayerNorm,        MemoryBoundKind::BiasGelu, MemoryBoundKind::BiasDropoutAdd,
-    MemoryBoundKind::ScaleMaskSoftmax, MemoryBoundKind::Dropout,  MemoryBoundKind::Optimizer,
-    MemoryBoundKind::Generic};
+inline constexpr std::array<MemoryBoundKind, 10> kMemoryBoundKinds = {MemoryBoundKind::LayerNorm,
+                                                                      MemoryBoundKind::BiasGelu,
+                                                                      MemoryBoundKind::BiasDropoutAdd,
+                                                                      MemoryBoundKind::ScaleMaskSoftmax,
+                                                                      MemoryBoundKind::Dropout,
+                                                                      MemoryBoundKind::Optimizer,
+                                                                      MemoryBoundKind::Rope,
+                                                                      MemoryBoundKind::CrossEntropy,
+                                                                      MemoryBoundKind::CrossEntropyFused,
+                                                                      MemoryBoundKind::Generic};
 
 /// NCCL collectives, with nccl-tests' bus-bandwidth factors (DESIGN.md §6). AllToAll is the expert
 /// dispatch/combine exchange (each rank sends 1/n of its buffer to every rank), priced from the same

@@ -17,6 +17,16 @@ namespace {
 using cost::CollectiveKind;
 using cost::MemoryBoundKind;
 
+// The kernels that run the loss's passes, for their measured speed (the profile's kind_factors): ATen's
+// eager kernels, or the torch.compile'd ones of cross_entropy_loss_fusion. Unset keeps trainsim's earlier
+// one-pass estimate, priced as a streaming kernel.
+MemoryBoundKind cross_entropy_kind(const LayerShape& x) {
+    if (!x.cross_entropy_loss_fusion) {
+        return MemoryBoundKind::Generic;
+    }
+    return *x.cross_entropy_loss_fusion ? MemoryBoundKind::CrossEntropyFused : MemoryBoundKind::CrossEntropy;
+}
+
 }  // namespace
 
 OpList embedding_forward(const LayerShape& x) {
@@ -104,7 +114,7 @@ OpList output_forward(const LayerShape& x) {
     // Vocab-parallel cross-entropy in fp32, its passes as Megatron-Core runs them (cross_entropy_passes.h);
     // it keeps the fp32 softmax for its backward.
     const CrossEntropyBytes loss = cross_entropy_bytes_per_logit(x.cross_entropy_loss_fusion);
-    ops.memory("loss.cross_entropy", MemoryBoundKind::Generic, logits * loss.forward,
+    ops.memory("loss.cross_entropy", cross_entropy_kind(x), logits * loss.forward,
                Bytes{logits * kFp32Bytes});
     if (x.tp > 1) {
         ops.sync_collective("loss.allreduce_max", CollectiveKind::AllReduce, x.tokens() * kFp32Bytes);
@@ -126,7 +136,7 @@ OpList output_backward(const LayerShape& x) {
     const std::int64_t local_vocab = x.vocab / x.tp;
     const std::int64_t logits = x.tokens() * local_vocab;
     // Softmax minus one-hot, times the loss gradient, down to the 16-bit gradient of the logits.
-    ops.memory("loss.cross_entropy.bwd", MemoryBoundKind::Generic,
+    ops.memory("loss.cross_entropy.bwd", cross_entropy_kind(x),
                logits * cross_entropy_bytes_per_logit(x.cross_entropy_loss_fusion).backward);
     column_parallel_backward(ops, x, x.tokens(), x.hidden, local_vocab, "output.logits");
     ops.memory(x.rmsnorm ? "final_rmsnorm.bwd" : "final_ln.bwd", MemoryBoundKind::LayerNorm,

@@ -245,7 +245,7 @@ void core_attention_forward(OpListBuilder& ops, const LayerShape& x, const Sizes
 // write both. It keeps nothing beyond the small cos/sin table; its backward rotates dQ and dK back.
 void rope(OpListBuilder& ops, const LayerShape& x, const Sizes& z, const char* name) {
     if (x.rope) {
-        ops.memory(name, MemoryBoundKind::Generic, 2 * (z.q + z.kv) * kActivationBytes);
+        ops.memory(name, MemoryBoundKind::Rope, 2 * (z.q + z.kv) * kActivationBytes);
     }
 }
 
