@@ -80,28 +80,26 @@ TEST(Validate, ShippedCasesPassWithinTheirTolerances) {
     }
 }
 
-TEST(Validate, NemoH100Fp8RowsStayWithinFifteenPercentAndTheirMeanErrorIsRecorded) {
-    // NeMo 24.07's DGX-H100 FP8 rows that the simulator reproduces within ±15 % (GPT3-5B, GPT3-20B,
-    // GPT3-175B on 128 and 512 GPUs, Nemotron-340B, Llama 2 7B/13B/70B, Llama 3 8B and 70B with CP 2,
-    // Nemotron-22B) against h100-80gb-dgx, no constant fitted to them (results/README.md, issue 15). The
-    // mean |error| (6.29 % when recorded: 5.7 % with the loss's fp32 passes and TE's CP ring kernels, when
-    // GPT3-5B and Llama 3 8B, 13-14 % fast, joined; then the parameter all-gather overlapped with the first
-    // forward as NeMo runs it, which made the rows 0.5-5 points faster; 6.50 % with the bf16 gradient
-    // reduce-scatter of NeMo's FP8 recipes, training.main_grads_dtype, 0.1-2 points faster; 6.39 % with the
-    // embedding's dense weight gradient; 6.34 % with NeMo's fp32 embedding gradients,
-    // training.fp32_embedding_grads, 0.02-0.56 points slower) must not grow past 6.5 % unnoticed.
+TEST(Validate, NemoH100Fp8TableMeetsIssue15sTarget) {
+    // All twelve rows of NeMo 24.07's DGX-H100 FP8 table (GPT3-5B, GPT3-20B, GPT3-175B on 128 and 512 GPUs,
+    // Nemotron-340B, Llama 2 7B/13B/70B, Llama 3 8B and 70B with CP 2, Nemotron-22B and -8B) against
+    // h100-80gb-dgx, no constant fitted to them (results/README.md): issue 15's target is every row within
+    // 15 % and a mean |error| of at most 7 %. Recorded: 6.32 % (7.31 % and Nemotron-8B +18.0 % before TE's
+    // fused RoPE and Megatron-Core's loss ran at their published H100 speeds, kind_factors rope,
+    // cross_entropy and cross_entropy_fused); it must not grow past 6.5 % unnoticed.
     const auto r = run_trainsim("validate " + source_path("scenarios/validation/nemo-24.07-h100-fp8.json") +
                                 " --format json");
     ASSERT_EQ(r.status, 0) << r.out << r.err;
     const auto j = nlohmann::json::parse(r.out);
-    ASSERT_EQ(j["cases"].size(), 11u);
+    ASSERT_EQ(j["cases"].size(), 12u);
     double sum = 0.0;
     for (const auto& c : j["cases"]) {
         EXPECT_EQ(c["profile"], "h100-80gb-dgx") << c["id"];
         EXPECT_TRUE(c["pass"].get<bool>()) << c["id"] << ": " << c["simulated"] << " vs " << c["published"];
+        EXPECT_LT(std::abs(c["relative_error"].get<double>()), 0.15) << c["id"];
         sum += std::abs(c["relative_error"].get<double>());
     }
-    EXPECT_LT(sum / 11.0, 0.065);
+    EXPECT_LT(sum / 12.0, 0.065);
 }
 
 TEST(Validate, BlackwellMoeRowsRunInFp8AndAreAllSimulatedFast) {
