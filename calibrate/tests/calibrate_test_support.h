@@ -39,6 +39,14 @@ struct CommandResult {
 [[nodiscard]] CommandResult calibrate(const std::string& args);
 [[nodiscard]] CommandResult trainsim(const std::string& args);
 
+/// `trainsim-calibrate fit --base h100-80gb-dgx` on the published H100 measurements
+/// (calibrate/data/h100-published.measurements.json), written to `output`.
+[[nodiscard]] inline CommandResult refit_h100_from_published(const std::string& output) {
+    return calibrate("fit --base h100-80gb-dgx '" +
+                     source_path("calibrate/data/h100-published.measurements.json") + "' --output '" +
+                     output + "'");
+}
+
 /// Writes `text` to `path`.
 void write_file(const std::string& path, const std::string& text);
 

@@ -13,9 +13,7 @@ namespace {
 TEST(H100Fp8Fit, FitRefitsTheFp8CurveAgainstTheFp8PeakAndReproducesAzure) {
     const testing::TempDir dir;
     const std::string out = dir.path("h100-refit.json");
-    const testing::CommandResult fit = testing::calibrate(
-        "fit --base h100-80gb-dgx '" +
-        testing::source_path("calibrate/data/h100-published.measurements.json") + "' --output '" + out + "'");
+    const testing::CommandResult fit = testing::refit_h100_from_published(out);
     ASSERT_EQ(fit.status, 0) << fit.err;
     const cost::HardwareProfile p = cost::load_hardware_profile(out, dir.dir().string());
     EXPECT_EQ(p.fp8_peak_tflops, 1979.0);  // the base's datasheet peak, not fitted

@@ -19,9 +19,7 @@ double factor(const cost::HardwareProfile& p, cost::MemoryBoundKind k) {
 TEST(H100FrameworkKernelFit, ShippedFactorsAreTheFitOfThePublishedTimings) {
     const testing::TempDir dir;
     const std::string out = dir.path("h100-refit.json");
-    const testing::CommandResult fit = testing::calibrate(
-        "fit --base h100-80gb-dgx '" +
-        testing::source_path("calibrate/data/h100-published.measurements.json") + "' --output '" + out + "'");
+    const testing::CommandResult fit = testing::refit_h100_from_published(out);
     ASSERT_EQ(fit.status, 0) << fit.err;
     const cost::HardwareProfile refit = cost::load_hardware_profile(out, dir.dir().string());
     const cost::HardwareProfile shipped =
