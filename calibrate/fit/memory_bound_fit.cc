@@ -79,6 +79,11 @@ void fit_efficiency_curve(FitState& state) {
         if (!k || *k == KernelKind::Empty) {
             d.fail_option("kernels", "names '" + n + "', which is not a streaming kernel");
         }
+        if (*k == KernelKind::Rope || *k == KernelKind::CrossEntropy || *k == KernelKind::CrossEntropyFused) {
+            d.fail_option("kernels",
+                          "names '" + n +
+                              "', a framework kernel with its own kind factor, not a streaming kernel");
+        }
         kinds.push_back(*k);
     }
     std::vector<Sample> samples;
