@@ -143,6 +143,12 @@ int fit_command(const std::vector<std::string>& args) {
         if (fitted_paths.empty()) {
             throw InputError("the inputs measure nothing this profile holds");
         }
+        for (const std::string& path : kind_factors_kept_over_a_refit_curve(doc, fitted_paths)) {
+            std::cerr
+                << "trainsim-calibrate fit: warning: " << path << " is kept from the base, where it was "
+                << "fitted against the memory_bound.efficiency_vs_bytes this fit replaces: its kernel's "
+                << "speed moves with the new curve (give the kernel's timings to refit it)\n";
+        }
     }
     const StrictJson json(label);
     FitResult result = fit_profile(std::move(doc), measurements, json, fit_options, name);

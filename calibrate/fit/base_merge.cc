@@ -198,6 +198,26 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
     return marked;
 }
 
+std::vector<std::string> kind_factors_kept_over_a_refit_curve(const OrderedJson& base,
+                                                              const std::vector<std::string>& fitted) {
+    const auto refit = [&](const std::string& path) {
+        return std::find(fitted.begin(), fitted.end(), path) != fitted.end();
+    };
+    std::vector<std::string> kept;
+    if (!refit("memory_bound.efficiency_vs_bytes")) {
+        return kept;
+    }
+    for (const cost::MemoryBoundKind k : cost::kMemoryBoundKinds) {
+        const std::string path = std::string("memory_bound.kind_factors.") + cost::to_string(k);
+        const OrderedJson* kind = at(base, path + ".kind");
+        if (!refit(path) && kind != nullptr && kind->is_string() &&
+            (*kind == "measured" || *kind == "derived")) {
+            kept.push_back(path);
+        }
+    }
+    return kept;
+}
+
 void describe_merge(OrderedJson& profile, const std::string& base_name,
                     const std::vector<std::string>& fitted, const MeasurementSet& measurements) {
     std::string files;

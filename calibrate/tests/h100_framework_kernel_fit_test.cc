@@ -61,6 +61,33 @@ TEST(H100FrameworkKernelFit, MeasurementFilesNameTheFrameworkKernelsAsTheProfile
     }
 }
 
+// A fit that refits the memory-bound curve from copy timings alone keeps the base's fitted kind factors,
+// which scale that curve: it warns for each (the three framework kernels' on H100), not for the assumed ones.
+TEST(H100FrameworkKernelFit, RefittingTheCurveWarnsForTheFittedFactorsItKeeps) {
+    const testing::TempDir dir;
+    const std::string copies = dir.path("copies.measurements.json");
+    testing::write_file(copies, R"({"schema": "trainsim-measurements/1", "description": "copy timings",
+      "sources": {"S-T": "this test"}, "kernels": [
+      {"id": "c1", "kernel": "copy", "bytes_moved": 1000000, "time_us": 6.0, "source": "S-T"},
+      {"id": "c2", "kernel": "copy", "bytes_moved": 10000000, "time_us": 10.0, "source": "S-T"},
+      {"id": "c3", "kernel": "copy", "bytes_moved": 100000000, "time_us": 40.0, "source": "S-T"},
+      {"id": "c4", "kernel": "copy", "bytes_moved": 1000000000, "time_us": 340.0, "source": "S-T"}]})");
+    const testing::CommandResult fit = testing::calibrate("fit --base h100-80gb-dgx '" + copies +
+                                                          "' --output '" + dir.path("out.json") + "'");
+    ASSERT_EQ(fit.status, 0) << fit.err;
+    for (const char* kept : {"rope", "cross_entropy", "cross_entropy_fused"}) {
+        EXPECT_NE(fit.err.find(std::string("warning: memory_bound.kind_factors.") + kept +
+                               " is kept from the base"),
+                  std::string::npos)
+            << kept << ": " << fit.err;
+    }
+    EXPECT_EQ(fit.err.find("kind_factors.layernorm is kept"), std::string::npos) << fit.err;
+    // The published H100 file refits no curve: no such warning.
+    const testing::CommandResult published = testing::refit_h100_from_published(dir.path("refit.json"));
+    ASSERT_EQ(published.status, 0) << published.err;
+    EXPECT_EQ(published.err.find("is kept from the base"), std::string::npos) << published.err;
+}
+
 // The memory-bound curve is a streaming kernel's: a fit spec that names a framework kernel among its
 // kernels is refused, naming the option and the kernel.
 TEST(H100FrameworkKernelFit, TheStreamingCurveRefusesFrameworkKernels) {
