@@ -7,6 +7,7 @@
 
 #include "calibrate/fit/datasheet_peaks.h"
 #include "calibrate/fit/gemm_fit.h"
+#include "calibrate/fit/memory_bound_fit.h"
 #include "calibrate/fit/profile_fitter.h"
 #include "sim/core/input_error.h"
 
@@ -115,7 +116,7 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
         p2p_sizes.insert(c->bytes);
     }
 
-    const std::map<std::string, std::function<bool()>> can_fit = {
+    std::map<std::string, std::function<bool()>> can_fit = {
         {"memory_bound.launch_us", [&] { return any_kernel(m, KernelKind::Empty); }},
         {"gpu.peak_tflops",
          [&] {
@@ -159,19 +160,6 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
         {"compute.attention.over_value_efficiency",
          [&] { return any_gemm(m, cost::GemmClass::AttentionOverValue); }},
         {"memory_bound.efficiency_vs_bytes", [&] { return any_kernel(m, KernelKind::Copy); }},
-        {"memory_bound.kind_factors.layernorm", [&] { return any_kernel(m, KernelKind::LayerNorm); }},
-        {"memory_bound.kind_factors.bias_gelu", [&] { return any_kernel(m, KernelKind::BiasGelu); }},
-        {"memory_bound.kind_factors.bias_dropout_add",
-         [&] { return any_kernel(m, KernelKind::BiasDropoutAdd); }},
-        {"memory_bound.kind_factors.scale_mask_softmax",
-         [&] { return any_kernel(m, KernelKind::ScaleMaskSoftmax); }},
-        {"memory_bound.kind_factors.dropout", [&] { return any_kernel(m, KernelKind::Dropout); }},
-        {"memory_bound.kind_factors.optimizer", [&] { return any_kernel(m, KernelKind::Optimizer); }},
-        {"memory_bound.kind_factors.rope", [&] { return any_kernel(m, KernelKind::Rope); }},
-        {"memory_bound.kind_factors.cross_entropy", [&] { return any_kernel(m, KernelKind::CrossEntropy); }},
-        {"memory_bound.kind_factors.cross_entropy_fused",
-         [&] { return any_kernel(m, KernelKind::CrossEntropyFused); }},
-        {"memory_bound.kind_factors.generic", [&] { return any_kernel(m, KernelKind::Copy); }},
         {"network.intra_node.busbw_GBps_vs_bytes", [&] { return !intra_ar.empty(); }},
         {"network.intra_node.measured_group_size", [&] { return !intra_ar.empty(); }},
         {"network.intra_node.latency_base_us", [&] { return latency_rows; }},
@@ -181,6 +169,9 @@ std::vector<std::string> add_base_directives(OrderedJson& base, const Measuremen
         {"network.inter_node.nic_GBps", [&] { return !inter_ar.empty(); }},
         {"network.inter_node.busbw_efficiency_vs_bytes", [&] { return !inter_ar.empty(); }},
     };
+    for (const cost::MemoryBoundKind k : cost::kMemoryBoundKinds) {
+        can_fit[kind_factor_path(k)] = [&m, k] { return any_kernel(m, kernel_measuring(k)); };
+    }
     std::vector<std::string> marked;
     for (const std::string& path : fittable_paths()) {
         if (!can_fit.at(path)()) {
@@ -208,7 +199,7 @@ std::vector<std::string> kind_factors_kept_over_a_refit_curve(const OrderedJson&
         return kept;
     }
     for (const cost::MemoryBoundKind k : cost::kMemoryBoundKinds) {
-        const std::string path = std::string("memory_bound.kind_factors.") + cost::to_string(k);
+        const std::string path = kind_factor_path(k);
         const OrderedJson* kind = at(base, path + ".kind");
         if (!refit(path) && kind != nullptr && kind->is_string() &&
             (*kind == "measured" || *kind == "derived")) {

@@ -16,33 +16,6 @@ constexpr const char* kEfficiencyCurvePath = "memory_bound.efficiency_vs_bytes";
 constexpr const char* kHbmPath = "gpu.hbm_GBps";
 constexpr double kMinMemoryEfficiency = 1e-4;
 
-// The kernels whose records a kind factor reads: the generic factor is the streaming kernel's own.
-KernelKind kernel_for(cost::MemoryBoundKind kind) {
-    switch (kind) {
-    case cost::MemoryBoundKind::LayerNorm:
-        return KernelKind::LayerNorm;
-    case cost::MemoryBoundKind::BiasGelu:
-        return KernelKind::BiasGelu;
-    case cost::MemoryBoundKind::BiasDropoutAdd:
-        return KernelKind::BiasDropoutAdd;
-    case cost::MemoryBoundKind::ScaleMaskSoftmax:
-        return KernelKind::ScaleMaskSoftmax;
-    case cost::MemoryBoundKind::Dropout:
-        return KernelKind::Dropout;
-    case cost::MemoryBoundKind::Optimizer:
-        return KernelKind::Optimizer;
-    case cost::MemoryBoundKind::Rope:
-        return KernelKind::Rope;
-    case cost::MemoryBoundKind::CrossEntropy:
-        return KernelKind::CrossEntropy;
-    case cost::MemoryBoundKind::CrossEntropyFused:
-        return KernelKind::CrossEntropyFused;
-    case cost::MemoryBoundKind::Generic:
-        return KernelKind::Copy;
-    }
-    return KernelKind::Copy;
-}
-
 struct LaunchSetting {
     bool subtract = true;
     double us = 0.0;
@@ -126,7 +99,7 @@ void fit_efficiency_curve(FitState& state) {
 }
 
 void fit_kind_factor(FitState& state, cost::MemoryBoundKind kind) {
-    const std::string path = std::string("memory_bound.kind_factors.") + cost::to_string(kind);
+    const std::string path = kind_factor_path(kind);
     const auto node = state.directive_node(path);
     if (!node) {
         return;
@@ -136,7 +109,7 @@ void fit_kind_factor(FitState& state, cost::MemoryBoundKind kind) {
     const double hbm = state.value(kHbmPath, path);
     const cost::Curve curve = state.curve(kEfficiencyCurvePath, path);
     const LaunchSetting launch = launch_setting(state, d);
-    const KernelKind kernel = kernel_for(kind);
+    const KernelKind kernel = kernel_measuring(kind);
     std::vector<double> measured;  // efficiency of each record
     std::vector<double> on_curve;  // the curve's efficiency at its size
     TargetReport r;
@@ -176,6 +149,10 @@ void fit_kind_factor(FitState& state, cost::MemoryBoundKind kind) {
 }
 
 }  // namespace
+
+std::string kind_factor_path(cost::MemoryBoundKind kind) {
+    return std::string("memory_bound.kind_factors.") + cost::to_string(kind);
+}
 
 double streaming_GBps(const KernelMeasurement& k, double launch_us, bool subtract_launch) {
     if (!subtract_launch) {

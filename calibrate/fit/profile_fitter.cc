@@ -58,40 +58,38 @@ void add_source(OrderedJson& sources, const std::string& id, const std::string& 
 }  // namespace
 
 const std::vector<std::string>& fittable_paths() {
-    static const std::vector<std::string> paths = {
-        "memory_bound.launch_us",
-        "gpu.peak_tflops",
-        "gpu.hbm_GBps",
-        "gpu.memory_visible_bytes",
-        "gpu.compute_capability",
-        "node.gpus_per_node",
-        "compute.gemm.wave_quantization.num_sms",
-        "compute.gemm.efficiency_vs_flops",
-        "compute.gemm_fp8.efficiency_vs_flops",
-        "compute.gemm_fp8.split_accumulator_slowdown",
-        "compute.gemm.min_kernel_us",
-        "compute.attention.score_efficiency",
-        "compute.attention.over_value_efficiency",
-        "memory_bound.efficiency_vs_bytes",
-        "memory_bound.kind_factors.layernorm",
-        "memory_bound.kind_factors.bias_gelu",
-        "memory_bound.kind_factors.bias_dropout_add",
-        "memory_bound.kind_factors.scale_mask_softmax",
-        "memory_bound.kind_factors.dropout",
-        "memory_bound.kind_factors.optimizer",
-        "memory_bound.kind_factors.rope",
-        "memory_bound.kind_factors.cross_entropy",
-        "memory_bound.kind_factors.cross_entropy_fused",
-        "memory_bound.kind_factors.generic",
-        "network.intra_node.busbw_GBps_vs_bytes",
-        "network.intra_node.measured_group_size",
-        "network.intra_node.latency_base_us",
-        "network.intra_node.latency_per_hop_us",
-        "network.intra_node.p2p_GBps",
-        "network.intra_node.p2p_latency_us",
-        "network.inter_node.nic_GBps",
-        "network.inter_node.busbw_efficiency_vs_bytes",
-    };
+    static const std::vector<std::string> paths = [] {
+        std::vector<std::string> p = {
+            "memory_bound.launch_us",
+            "gpu.peak_tflops",
+            "gpu.hbm_GBps",
+            "gpu.memory_visible_bytes",
+            "gpu.compute_capability",
+            "node.gpus_per_node",
+            "compute.gemm.wave_quantization.num_sms",
+            "compute.gemm.efficiency_vs_flops",
+            "compute.gemm_fp8.efficiency_vs_flops",
+            "compute.gemm_fp8.split_accumulator_slowdown",
+            "compute.gemm.min_kernel_us",
+            "compute.attention.score_efficiency",
+            "compute.attention.over_value_efficiency",
+            "memory_bound.efficiency_vs_bytes",
+        };
+        for (const cost::MemoryBoundKind k : cost::kMemoryBoundKinds) {
+            p.push_back(kind_factor_path(k));  // each kind's factor, after the curve it scales
+        }
+        p.insert(p.end(), {
+                              "network.intra_node.busbw_GBps_vs_bytes",
+                              "network.intra_node.measured_group_size",
+                              "network.intra_node.latency_base_us",
+                              "network.intra_node.latency_per_hop_us",
+                              "network.intra_node.p2p_GBps",
+                              "network.intra_node.p2p_latency_us",
+                              "network.inter_node.nic_GBps",
+                              "network.inter_node.busbw_efficiency_vs_bytes",
+                          });
+        return p;
+    }();
     return paths;
 }
 

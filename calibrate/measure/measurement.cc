@@ -153,6 +153,15 @@ std::optional<cost::MemoryBoundKind> memory_bound_kind_of(KernelKind kind) {
     }
 }
 
+KernelKind kernel_measuring(cost::MemoryBoundKind kind) {
+    for (const KernelName& k : kKernelNames) {
+        if (memory_bound_kind_of(k.kind) == kind) {
+            return k.kind;
+        }
+    }
+    return KernelKind::Copy;
+}
+
 const char* to_string(cost::GemmClass cls) {
     switch (cls) {
     case cost::GemmClass::Dense:

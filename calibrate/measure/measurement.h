@@ -152,6 +152,9 @@ struct MeasurementSet {
 [[nodiscard]] std::vector<std::string> kernel_kind_names();
 /// The profile's memory_bound.kind_factors key a kernel measures, if any.
 [[nodiscard]] std::optional<cost::MemoryBoundKind> memory_bound_kind_of(KernelKind kind);
+/// The kernel whose records fit a kind factor: the one memory_bound_kind_of maps to it, and for the generic
+/// factor the streaming kernel's own (the copy).
+[[nodiscard]] KernelKind kernel_measuring(cost::MemoryBoundKind kind);
 
 [[nodiscard]] const char* to_string(cost::GemmClass cls);
 [[nodiscard]] std::optional<cost::GemmClass> gemm_class_from(std::string_view name);
